@@ -1,0 +1,104 @@
+"""The click command tree. Click code lives only in this package: each module turns options
+into typed arguments for a plain function in `interlock.commands`, which returns an exit code.
+
+`run_cli()` is the one funnel around every command: InterlockError -> ERROR with its message
+and hint, usage errors -> USAGE, Ctrl-C -> INTERRUPTED, anything else -> BUG with a report.
+"""
+
+from __future__ import annotations
+
+import datetime
+import platform
+import sys
+import traceback
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from interlock import __version__, exitcodes, output
+from interlock.errors import InterlockError
+from interlock.state import user_dir
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(context_settings=CONTEXT_SETTINGS)
+@click.version_option(__version__, "--version", prog_name="interlock")
+def cli() -> None:
+    """Keep a git worktree safe while an AI coding agent, or a person, works in it.
+
+    interlock blocks (or, in advisory mode, warns about) commands that would discard work,
+    validators whose failure is masked, and commands that would switch interlock off. It
+    snapshots the tree so that any state can be restored and nothing is ever lost.
+
+    \b
+    Example:
+      interlock check "git checkout -- ."
+      interlock snapshot -m "before refactor"
+      interlock install
+    """
+
+
+def json_option(func: F) -> F:
+    """`--json`: machine-readable output on stdout."""
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")(func)
+
+
+def cwd_option(func: F) -> F:
+    """`--cwd DIR`: act as if started in DIR."""
+    return click.option(
+        "--cwd",
+        "cwd",
+        type=click.Path(file_okay=False, exists=True),
+        default=None,
+        help="Directory to act in (default: the current one).",
+    )(func)
+
+
+def _write_bug_report(exc: BaseException) -> str:
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    try:
+        reports = user_dir() / "reports"
+        reports.mkdir(parents=True, exist_ok=True)
+        path = reports / f"crash-{stamp}.txt"
+        path.write_text(
+            f"interlock {__version__}\npython {sys.version}\nplatform {platform.platform()}\n"
+            f"argv {sys.argv!r}\n\n" + "".join(traceback.format_exception(exc))
+        )
+        return str(path)
+    except OSError:
+        return "(could not write a report: " + "".join(traceback.format_exception_only(exc)).strip() + ")"
+
+
+def run_cli(args: list[str]) -> int:
+    """Run the command tree on args and map every outcome to an exit code."""
+    try:
+        result = cli.main(args=args, prog_name="interlock", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        return int(exc.exit_code)
+    except click.exceptions.Abort:
+        output.write_err("interlock: interrupted")
+        return exitcodes.INTERRUPTED
+    except click.ClickException as exc:
+        exc.show()
+        return exitcodes.USAGE if isinstance(exc, click.UsageError) else exitcodes.ERROR
+    except InterlockError as exc:
+        output.error(str(exc), exc.hint)
+        return exitcodes.ERROR
+    except KeyboardInterrupt:
+        output.write_err("interlock: interrupted")
+        return exitcodes.INTERRUPTED
+    except BrokenPipeError:
+        return exitcodes.OK
+    except Exception as exc:  # the funnel: anything else is a bug, reported once
+        report = _write_bug_report(exc)
+        output.write_err(f"interlock: bug: {type(exc).__name__}: {exc} (report: {report})")
+        return exitcodes.BUG
+    return int(result) if isinstance(result, int) else exitcodes.OK
+
+
+# Command modules register themselves on `cli` when imported.
+from interlock.cli import config as _config  # noqa: E402,F401

@@ -1,0 +1,1 @@
+"""Plain functions behind each CLI command; each returns an exit code."""

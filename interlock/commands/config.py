@@ -1,0 +1,66 @@
+"""`interlock config show|validate|path`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from interlock import constants, exitcodes, output
+from interlock.config import SCHEMA, load_config, show_value, validate_file
+from interlock.git import discover
+
+
+def _root(cwd: str | None) -> Path | None:
+    loc = discover(cwd)
+    return loc.worktree if loc else None
+
+
+def show(cwd: str | None, as_json: bool) -> int:
+    root = _root(cwd)
+    config = load_config(root)
+    if as_json:
+        output.write_json(
+            {
+                "root": str(root) if root else None,
+                "values": {
+                    k.name: {
+                        "value": list(v) if isinstance(v := config.value(k.name), tuple) else v,
+                        "source": config.sources[k.name],
+                    }
+                    for k in SCHEMA
+                },
+                "warnings": list(config.warnings),
+            }
+        )
+        return exitcodes.OK
+    for warning in config.warnings:
+        output.warn(warning)
+    width = max(len(k.name) for k in SCHEMA)
+    for key in SCHEMA:
+        value = show_value(config.value(key.name))
+        output.write_out(f"{key.name.ljust(width)}  {value}  ({config.sources[key.name]})")
+    return exitcodes.OK
+
+
+def validate(cwd: str | None) -> int:
+    root = _root(cwd)
+    if root is None:
+        output.write_out("interlock: no repository here; nothing to validate")
+        return exitcodes.OK
+    errors = validate_file(root / constants.CONFIG_FILE) + validate_file(
+        root / constants.PYPROJECT, ("tool", "interlock")
+    )
+    for problem in errors:
+        output.error(str(problem))
+    if errors:
+        return exitcodes.ERROR
+    output.write_out("interlock: config is valid")
+    return exitcodes.OK
+
+
+def path(cwd: str | None) -> int:
+    root = _root(cwd)
+    if root is None:
+        output.error("not inside a git worktree", "run this inside a repository")
+        return exitcodes.ERROR
+    output.write_out(str(root / constants.CONFIG_FILE))
+    return exitcodes.OK

@@ -1,0 +1,311 @@
+"""The configuration resolver: the single source of truth for every key.
+
+Every reader calls `load_config()` and reads the frozen `Config` it returns; defaults live only
+in `SCHEMA`. Sources, highest first: an explicit override (a CLI flag), the environment
+(`INTERLOCK_MODE`), `.interlock.toml` at the worktree root, `[tool.interlock]` in
+pyproject.toml, the default.
+
+A value that cannot be used falls back to that key's default with a visible warning; a file
+that cannot be read or parsed yields the defaults plus a warning. The defaults are the guarded
+side (advisory guard on, bounded turns), so a broken file never means "everything off".
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from interlock import constants
+from interlock.errors import ConfigError
+
+MODES = ("off", "advisory", "blocking")
+TIER_MODES = ("off", "advisory", "blocking")
+SAFE_STATE_MODES = ("off", "advisory", "auto")
+UNBOUNDED_WORDS = frozenset(
+    {"unbounded", "none", "infinite", "infinity", "unlimited", "no limit", "nolimit", "inf"}
+)
+
+DEFAULT_PROTECTED = (
+    "tests/**",
+    "test/**",
+    "**/tests/**",
+    "**/test/**",
+    "**/test_*.py",
+    "**/*_test.py",
+    "**/*_test.go",
+    "**/*.test.[jt]s",
+    "**/*.test.[jt]sx",
+    "**/*.spec.[jt]s",
+    "**/*.spec.[jt]sx",
+    "**/conftest.py",
+    "pytest.ini",
+    "tox.ini",
+    "noxfile.py",
+    "setup.cfg",
+    "pyproject.toml",
+    "package.json",
+    "Makefile",
+    "makefile",
+    "GNUmakefile",
+    "jest.config.*",
+    "vitest.config.*",
+    "Cargo.toml",
+    "go.mod",
+    ".github/workflows/**",
+    ".gitlab-ci.yml",
+    ".ci/**",
+)
+
+
+class _Invalid(ValueError):
+    """A raw value that does not fit the key; the message says what was expected."""
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[Any], Any]:
+    def parse(raw: Any) -> str:
+        if isinstance(raw, bool) or not isinstance(raw, str):
+            raise _Invalid(f"one of {', '.join(options)}")
+        value = raw.strip().lower()
+        if value not in options:
+            raise _Invalid(f"one of {', '.join(options)}")
+        return value
+
+    return parse
+
+
+def _parse_max_turns(raw: Any) -> int | None:
+    """Positive int passes; 0, negatives and the 'unbounded' words mean unbounded (None)."""
+    if isinstance(raw, bool):
+        raise _Invalid("a positive integer or 'unbounded' (a boolean is not a number)")
+    if isinstance(raw, int):
+        return raw if raw > 0 else None
+    if isinstance(raw, float) and raw.is_integer():
+        return int(raw) if raw > 0 else None
+    if isinstance(raw, str):
+        text = raw.strip().lower()
+        if text in UNBOUNDED_WORDS:
+            return None
+        try:
+            number = int(text)
+        except ValueError:
+            raise _Invalid("a positive integer or 'unbounded'") from None
+        return number if number > 0 else None
+    raise _Invalid("a positive integer or 'unbounded'")
+
+
+def _parse_stall(raw: Any) -> int | None:
+    if raw is None:
+        return None
+    if isinstance(raw, bool):
+        raise _Invalid("an integer >= 2 (a boolean is not a number)")
+    if isinstance(raw, str) and raw.strip().lower() in ("off", "none", ""):
+        return None
+    try:
+        number = int(raw) if not isinstance(raw, float) or raw.is_integer() else None
+    except (TypeError, ValueError):
+        number = None
+    if number is None or number < 2:
+        raise _Invalid("an integer >= 2, or absent for off")
+    return number
+
+
+def _parse_str_list(raw: Any) -> tuple[str, ...]:
+    if isinstance(raw, str):
+        return (raw,)
+    if isinstance(raw, list) and all(isinstance(x, str) for x in raw):
+        return tuple(raw)
+    raise _Invalid("a list of strings")
+
+
+@dataclass(frozen=True)
+class Key:
+    """One configuration key: its default, how a raw value is checked, and what it means."""
+
+    name: str
+    default: Any
+    parse: Callable[[Any], Any]
+    help: str
+
+
+SCHEMA: tuple[Key, ...] = (
+    Key("mode", "advisory", _choice(MODES), "off | advisory | blocking"),
+    Key(
+        "verification_tiers",
+        "advisory",
+        _choice(TIER_MODES),
+        "off | advisory | blocking (per-run message ceiling 1 / 2 / 3)",
+    ),
+    Key(
+        "progress_stall_threshold",
+        None,
+        _parse_stall,
+        "barren turns before a stall notice; absent means off; an integer >= 2",
+    ),
+    Key("safe_state_abort", "advisory", _choice(SAFE_STATE_MODES), "off | advisory | auto"),
+    Key("max_turns", 200, _parse_max_turns, "a positive integer, or unbounded"),
+    Key("validators", (), _parse_str_list, "commands that are the project's full suite"),
+    Key("protected", DEFAULT_PROTECTED, _parse_str_list, "globs of validator definitions"),
+)
+SCHEMA_BY_NAME: Mapping[str, Key] = {k.name: k for k in SCHEMA}
+ENV_KEYS = {"mode": constants.ENV_MODE}
+
+
+@dataclass(frozen=True)
+class Config:
+    """The effective configuration; `sources[key]` says where each value came from."""
+
+    mode: str
+    verification_tiers: str
+    progress_stall_threshold: int | None
+    safe_state_abort: str
+    max_turns: int | None
+    validators: tuple[str, ...]
+    protected: tuple[str, ...]
+    sources: Mapping[str, str] = field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
+
+    def value(self, name: str) -> Any:
+        return getattr(self, name)
+
+
+@dataclass(frozen=True)
+class RawSource:
+    """A table of raw values and the name to show for it ('.interlock.toml', 'env', ...)."""
+
+    name: str
+    values: Mapping[str, Any]
+
+
+def _read_toml(path: Path, table: tuple[str, ...]) -> tuple[RawSource | None, list[str]]:
+    """Read one config file; problems become warnings, never exceptions."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, []
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, [f"{path}: cannot be read ({exc}); using the guarded defaults"]
+    except tomllib.TOMLDecodeError as exc:
+        return None, [f"{path}: not valid TOML ({exc}); using the guarded defaults"]
+    for part in table:
+        data = data.get(part, {}) if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return None, [f"{path}: [{'.'.join(table)}] is not a table; using the guarded defaults"]
+    if not data and table:
+        return None, []
+    return RawSource(path.name if not table else f"{path.name} [{'.'.join(table)}]", data), []
+
+
+def file_sources(root: Path | None) -> tuple[list[RawSource], list[str]]:
+    """The config files of a worktree, highest priority first, and read warnings."""
+    if root is None:
+        return [], []
+    sources: list[RawSource] = []
+    warnings: list[str] = []
+    for path, table in ((root / constants.CONFIG_FILE, ()), (root / constants.PYPROJECT, ("tool", "interlock"))):
+        source, problems = _read_toml(path, table)
+        warnings.extend(problems)
+        if source is not None:
+            sources.append(source)
+    return sources, warnings
+
+
+def env_source(environ: Mapping[str, str] | None = None) -> RawSource | None:
+    env = os.environ if environ is None else environ
+    values = {key: env[var] for key, var in ENV_KEYS.items() if env.get(var)}
+    return RawSource("env", {k: v for k, v in values.items()}) if values else None
+
+
+def resolve(sources: list[RawSource], warnings: list[str] | None = None) -> Config:
+    """Merge sources (highest priority first) through the schema."""
+    notes = list(warnings or [])
+    values: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    for source in sources:
+        for raw_key in source.values:
+            if raw_key not in SCHEMA_BY_NAME:
+                notes.append(f"{source.name}: unknown key {raw_key!r} ignored")
+    for key in SCHEMA:
+        for source in sources:
+            if key.name not in source.values:
+                continue
+            raw = source.values[key.name]
+            try:
+                values[key.name] = key.parse(raw)
+                origin[key.name] = source.name
+                break
+            except _Invalid as exc:
+                notes.append(
+                    f"{source.name}: {key.name} = {raw!r} is not {exc}; "
+                    f"using the default ({_show(key.default)})"
+                )
+        if key.name not in values:
+            values[key.name] = key.default
+            origin[key.name] = "default"
+    return Config(
+        **values,
+        sources=origin,
+        warnings=tuple(notes),
+        files=tuple(s.name for s in sources if s.name != "env" and not s.name.startswith("--")),
+    )
+
+
+def load_config(
+    root: Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Config:
+    """The effective config for a worktree root (None outside a repository)."""
+    sources: list[RawSource] = []
+    if overrides:
+        sources.append(RawSource("--option", {k: v for k, v in overrides.items() if v is not None}))
+    env = env_source(environ)
+    if env is not None:
+        sources.append(env)
+    found, warnings = file_sources(root)
+    sources.extend(found)
+    return resolve(sources, warnings)
+
+
+def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:
+    """Strict check for `interlock config validate`: every problem as a ConfigError."""
+    errors: list[ConfigError] = []
+    try:
+        data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return []
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return [ConfigError(f"{path}: cannot be used: {exc}")]
+    for part in table:
+        data = data.get(part, {}) if isinstance(data, dict) else {}
+    if not isinstance(data, dict):
+        return [ConfigError(f"{path}: [{'.'.join(table)}] is not a table")]
+    prefix = ".".join(table)
+    for raw_key, raw in data.items():
+        key_path = f"{prefix}.{raw_key}" if prefix else raw_key
+        key = SCHEMA_BY_NAME.get(raw_key)
+        if key is None:
+            errors.append(ConfigError(f"{path}: {key_path}: unknown key (ignored)"))
+            continue
+        try:
+            key.parse(raw)
+        except _Invalid as exc:
+            errors.append(ConfigError(f"{path}: {key_path}: expected {exc}, found {raw!r}"))
+    return errors
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "unbounded/off"
+    if isinstance(value, tuple):
+        return ", ".join(value) if value else "(none)"
+    return str(value)
+
+
+def show_value(value: Any) -> str:
+    """How `config show` prints a value."""
+    return _show(value)

@@ -25,7 +25,9 @@ class Invocation:
       may contain '..'); None when unknowable (`cd "$X"`).
     via: wrappers and trampolines passed through, outermost first, e.g. ('sudo', 'bash -c').
     extra_args: True when more arguments are appended at run time that we cannot see
-      (`xargs rm`, `find -exec rm {} +`); rules must treat the targets as unknown.
+      (`xargs rm`, `find -exec rm {} +`); rules must treat those targets as unknown.
+    arg_roots: where such run-time arguments come from, when known: the start paths of
+      `find` for `-exec`/`-execdir`/`-ok` (relative to cwd), None when unknown (xargs).
     degraded: found by a best-effort path (fallback tokenizer, inline interpreter code, an
       eval of a non-literal); the analysis result is then `degraded`.
     """
@@ -37,6 +39,7 @@ class Invocation:
     cwd: str | None = ""
     via: tuple[str, ...] = ()
     extra_args: bool = False
+    arg_roots: tuple[str, ...] | None = None
     degraded: bool = False
 
     @property

@@ -7,10 +7,6 @@ and hint, usage errors -> USAGE, Ctrl-C -> INTERRUPTED, anything else -> BUG wit
 
 from __future__ import annotations
 
-import datetime
-import platform
-import sys
-import traceback
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -18,7 +14,7 @@ import click
 
 from interlock import __version__, exitcodes, output
 from interlock.errors import InterlockError
-from interlock.state import user_dir
+from interlock.bugreport import report_bug
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,21 +54,6 @@ def cwd_option(func: F) -> F:
     )(func)
 
 
-def _write_bug_report(exc: BaseException) -> str:
-    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-    try:
-        reports = user_dir() / "reports"
-        reports.mkdir(parents=True, exist_ok=True)
-        path = reports / f"crash-{stamp}.txt"
-        path.write_text(
-            f"interlock {__version__}\npython {sys.version}\nplatform {platform.platform()}\n"
-            f"argv {sys.argv!r}\n\n" + "".join(traceback.format_exception(exc))
-        )
-        return str(path)
-    except OSError:
-        return "(could not write a report: " + "".join(traceback.format_exception_only(exc)).strip() + ")"
-
-
 def run_cli(args: list[str]) -> int:
     """Run the command tree on args and map every outcome to an exit code."""
     try:
@@ -94,7 +75,7 @@ def run_cli(args: list[str]) -> int:
     except BrokenPipeError:
         return exitcodes.OK
     except Exception as exc:  # the funnel: anything else is a bug, reported once
-        report = _write_bug_report(exc)
+        report = report_bug(exc)
         output.write_err(f"interlock: bug: {type(exc).__name__}: {exc} (report: {report})")
         return exitcodes.BUG
     return int(result) if isinstance(result, int) else exitcodes.OK

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# interlock installer. Thin: installs the package, then protects a repository.
+#
+#   ./install.sh [REPO]   install interlock for this user and protect REPO (default: the
+#                         git repository of the current directory, if any)
+#   ./install.sh --dev    create .venv in this checkout with the test tools (for developers)
+#
+# Needs Python >= 3.11 with venv, and git. Nothing of yours is touched beyond REPO's hooks,
+# which interlock chains (a hook already there keeps running, first).
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+python=${PYTHON:-python3}
+
+die() { printf 'install.sh: %s\n' "$*" >&2; exit 1; }
+
+"$python" - <<'PY' || die "Python >= 3.11 is required (set PYTHON=/path/to/python3.11)"
+import sys
+sys.exit(0 if sys.version_info >= (3, 11) else 1)
+PY
+command -v git >/dev/null || die "git is required"
+
+if [ "${1:-}" = "--dev" ]; then
+    "$python" -m venv "$here/.venv"
+    "$here/.venv/bin/python" -m pip install --quiet --upgrade pip
+    "$here/.venv/bin/python" -m pip install --quiet -e "$here[test]"
+    echo "install.sh: developer environment ready in $here/.venv"
+    exit 0
+fi
+
+venv=${INTERLOCK_VENV:-${XDG_DATA_HOME:-$HOME/.local/share}/interlock/venv}
+bindir=${INTERLOCK_BIN:-$HOME/.local/bin}
+"$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --upgrade pip
+"$venv/bin/python" -m pip install --quiet "$here"
+mkdir -p "$bindir"
+ln -sf "$venv/bin/interlock" "$bindir/interlock"
+echo "install.sh: interlock $("$venv/bin/interlock" --version | awk '{print $NF}') installed: $bindir/interlock"
+case ":$PATH:" in
+    *":$bindir:"*) ;;
+    *) echo "install.sh: add $bindir to your PATH (e.g. in ~/.bashrc: export PATH=\"$bindir:\$PATH\")" ;;
+esac
+
+repo=${1:-}
+if [ -z "$repo" ]; then
+    repo=$(git rev-parse --show-toplevel 2>/dev/null || true)
+    [ "$repo" = "$here" ] && repo=""
+fi
+if [ -n "$repo" ]; then
+    "$venv/bin/interlock" install --cwd "$repo"
+else
+    echo "install.sh: no repository given; protect one with: interlock install --cwd /path/to/repo"
+fi

@@ -1,0 +1,125 @@
+"""The command engine: `analyse()` reads a command line and finds what it would do. Pure: no
+I/O, no tree facts (those are applied later by `commands.check`).
+
+parse (shellmodel) -> walk (every invocation, through wrappers and trampolines) -> rules on
+each invocation (discard, self-disable) -> validators (tier, selection masking) -> exit-status
+flow (is a validator's failure able to reach the caller?).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from interlock import exitflow, rules, shellmodel, walk
+from interlock.findings import Finding, ValidatorMatch
+from interlock.invocation import Invocation
+from interlock.verdict import ParseState, ValidatorReport, unparsed_finding
+
+EXIT_MASK_RULE = "validator.exit-masked"
+_EXIT_MASK_INSTEAD = (
+    "run the validator so its failure reaches the exit status: drop `|| true`/`; echo`, "
+    "use `set -o pipefail` for pipes, or end with `exit ${PIPESTATUS[0]}`"
+)
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """What a command line would do, before tree facts and mode are applied."""
+
+    command: str
+    parse: ParseState
+    parse_error: str | None
+    invocations: tuple[Invocation, ...]
+    findings: tuple[Finding, ...]
+    validators: tuple[ValidatorReport, ...]
+
+
+def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
+    seen: set[tuple[str, str, str | None]] = set()
+    unique: list[Finding] = []
+    for finding in findings:
+        key = (finding.rule, finding.text, finding.cwd)
+        if key not in seen:
+            seen.add(key)
+            unique.append(finding)
+    return tuple(unique)
+
+
+def _validator_findings(
+    result: shellmodel.ParseResult,
+    invocations: list[Invocation],
+    declared: tuple[str, ...],
+) -> tuple[list[Finding], list[ValidatorReport]]:
+    matches: dict[int, ValidatorMatch] = {}
+    for inv in invocations:
+        match = rules.classify_validator(inv, declared)
+        if match is not None:
+            matches[id(inv)] = match
+    if not matches:
+        return [], []
+    by_text = {inv.text: matches[id(inv)] for inv in invocations if id(inv) in matches}
+
+    def is_validator(inv: Invocation) -> bool:
+        return rules.classify_validator(inv, declared) is not None
+
+    findings: list[Finding] = []
+    reports: list[ValidatorReport] = []
+    for inv, exit_mask in exitflow.validator_masking(result, is_validator):
+        match = matches.get(id(inv)) or by_text.get(inv.text) or rules.classify_validator(inv, declared)
+        if match is None:
+            continue
+        masked_by = match.masked_by or exit_mask
+        reports.append(ValidatorReport(match.text, match.tier, masked_by is not None, masked_by))
+        if match.masked_by is not None:
+            findings.append(
+                Finding(
+                    kind="masked-validator",
+                    rule=match.rule or "validator.selection-masked",
+                    text=match.text,
+                    reason=f"this run of {match.tool} cannot prove anything: {match.masked_by}",
+                    instead=f"run {match.tool} without the exclusion, or a positive selection "
+                    "of the tests you mean (e.g. `-k name`, `file::test`)",
+                    cwd=inv.cwd,
+                )
+            )
+        elif exit_mask is not None:
+            findings.append(
+                Finding(
+                    kind="masked-validator",
+                    rule=EXIT_MASK_RULE,
+                    text=match.text,
+                    reason=f"a failure of {match.tool} cannot reach the exit status: {exit_mask}",
+                    instead=_EXIT_MASK_INSTEAD,
+                    cwd=inv.cwd,
+                )
+            )
+    return findings, reports
+
+
+def analyse(command: str, declared_validators: tuple[str, ...] = ()) -> Analysis:
+    """Read one command line. Never raises on any text."""
+    result = shellmodel.parse(command)
+    if result.status == "unparsed" or result.root is None:
+        return Analysis(
+            command,
+            "unparsed",
+            result.error,
+            (),
+            (unparsed_finding(command, result.error),),
+            (),
+        )
+    invocations = walk.walk(result)
+    findings: list[Finding] = []
+    for inv in invocations:
+        findings.extend(rules.check_invocation(inv))
+    masked, reports = _validator_findings(result, invocations, declared_validators)
+    findings.extend(masked)
+    degraded = result.status == "degraded" or walk.is_degraded(result, invocations)
+    return Analysis(
+        command,
+        "degraded" if degraded else "ok",
+        result.error,
+        tuple(invocations),
+        _dedupe(findings),
+        tuple(reports),
+    )

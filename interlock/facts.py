@@ -1,0 +1,134 @@
+"""Facts about a worktree that decide whether a discard would really destroy anything.
+
+`collect_facts()` runs one `git status` (porcelain v1, -z) and a few cheap ref reads. The
+daemon serves the same object warm (`TreeFacts.to_json()` / `from_json()`).
+
+Paths are worktree-relative with '/' separators; a directory entry ends with '/' (git
+collapses a wholly untracked or wholly ignored directory into one entry).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from interlock import git
+from interlock.git import RepoLocation
+from interlock.regenerable import is_regenerable
+
+
+@dataclass(frozen=True)
+class TreeFacts:
+    """What is unsaved in a worktree right now."""
+
+    root: str
+    unborn: bool
+    operation: str | None
+    unstaged: frozenset[str]
+    staged: frozenset[str]
+    untracked: frozenset[str]
+    ignored: frozenset[str]
+    stash_count: int
+    head: str | None = None
+    branches: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def precious_ignored(self) -> frozenset[str]:
+        """Ignored entries that are hand-made (not build output or caches)."""
+        return frozenset(p for p in self.ignored if not is_regenerable(p))
+
+    def unsaved(self, destroys: str) -> frozenset[str]:
+        """Paths holding work of the kind a discard `destroys` (see findings.Destroys)."""
+        if destroys == "unstaged":
+            return self.unstaged
+        if destroys == "tracked":
+            return self.unstaged | self.staged
+        if destroys == "untracked":
+            return self.untracked
+        if destroys == "untracked+ignored":
+            return self.untracked | self.precious_ignored
+        if destroys == "ignored":
+            return self.precious_ignored
+        return self.unstaged | self.staged | self.untracked | self.precious_ignored
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "root": self.root,
+            "unborn": self.unborn,
+            "operation": self.operation,
+            "unstaged": sorted(self.unstaged),
+            "staged": sorted(self.staged),
+            "untracked": sorted(self.untracked),
+            "ignored": sorted(self.ignored),
+            "stash_count": self.stash_count,
+            "head": self.head,
+            "branches": list(self.branches),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TreeFacts:
+        return cls(
+            root=data["root"],
+            unborn=bool(data["unborn"]),
+            operation=data.get("operation"),
+            unstaged=frozenset(data["unstaged"]),
+            staged=frozenset(data["staged"]),
+            untracked=frozenset(data["untracked"]),
+            ignored=frozenset(data["ignored"]),
+            stash_count=int(data["stash_count"]),
+            head=data.get("head"),
+            branches=tuple(data.get("branches", ())),
+        )
+
+
+def parse_porcelain(raw: bytes) -> tuple[set[str], set[str], set[str], set[str]]:
+    """Split `git status --porcelain=v1 -z` output into (unstaged, staged, untracked, ignored)."""
+    unstaged: set[str] = set()
+    staged: set[str] = set()
+    untracked: set[str] = set()
+    ignored: set[str] = set()
+    entries = raw.split(b"\0")
+    i = 0
+    while i < len(entries):
+        entry = entries[i]
+        i += 1
+        if len(entry) < 4:
+            continue
+        x, y, path = chr(entry[0]), chr(entry[1]), os.fsdecode(entry[3:])
+        if x in "RC":
+            i += 1  # the next entry is the rename source
+        if x == "?" and y == "?":
+            untracked.add(path)
+        elif x == "!" and y == "!":
+            ignored.add(path)
+        else:
+            if x not in " ?!":
+                staged.add(path)
+            if y not in " ?!":
+                unstaged.add(path)
+    return unstaged, staged, untracked, ignored
+
+
+def collect_facts(loc: RepoLocation) -> TreeFacts:
+    """Read the worktree's unsaved state with one `git status`."""
+    _, raw, _ = git.run(
+        ["status", "--porcelain=v1", "-z", "--untracked-files=normal", "--ignored=traditional"],
+        loc.worktree,
+        check=True,
+    )
+    unstaged, staged, untracked, ignored = parse_porcelain(raw)
+    head = git.head_oid(loc)
+    _, stash_out, _ = git.run(["rev-list", "--walk-reflogs", "--count", "refs/stash"], loc.worktree)
+    stash_text = stash_out.decode().strip()
+    return TreeFacts(
+        root=os.fspath(loc.worktree),
+        unborn=head is None,
+        operation=git.in_progress_operation(loc),
+        unstaged=frozenset(unstaged),
+        staged=frozenset(staged),
+        untracked=frozenset(untracked),
+        ignored=frozenset(ignored),
+        stash_count=int(stash_text) if stash_text.isdigit() else 0,
+        head=head,
+    )

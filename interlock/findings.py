@@ -41,6 +41,12 @@ class Targets:
     unknown: bool = False
     refs: tuple[str, ...] = ()
     git_dir_flag: bool = False  # git -C/--git-dir/--work-tree pointed elsewhere
+    # `git checkout X` where X reads as a path but may be a branch: a discard only if X is
+    # really a path in the tree (the facts layer checks it exists and is dirty).
+    candidate: bool = False
+    # Every target is a literal path in a temp dir (/tmp/x): free when judged by text alone,
+    # but the facts layer still checks that no worktree lives there.
+    temp_only: bool = False
 
 
 @dataclass(frozen=True)

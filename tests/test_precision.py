@@ -28,9 +28,7 @@ def finding(destroys: str, *paths: str, rule: str = "fs.rm-recursive", cwd: str 
 
 
 def judge(repo: Path, f: Finding, start: Path | None = None):
-    loc = discover(repo)
-    assert loc is not None
-    return Judge(loc, collect_facts(loc), str(start or repo)).judge(f)
+    return Judge(str(start or repo)).judge(f)
 
 
 def test_porcelain_parser_splits_states_and_skips_rename_sources():
@@ -105,6 +103,34 @@ def test_removing_the_worktree_root_always_loses_the_repository(git_repo):
     result = judge(git_repo, finding("all", "."))
     assert any(".git" in p for p in result.lost)
     assert judge(git_repo, finding("all", ".git")).lost
+    assert judge(git_repo / "src", finding("all", "..")).lost
+
+
+def test_git_command_is_judged_in_the_repository_it_targets(git_repo, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    (other / "wip.txt").write_text("work")
+    reset = finding("untracked", ".", rule="git.clean-force", cwd="../other")
+    assert judge(git_repo, reset).lost == ("wip.txt",)
+    assert judge(git_repo, finding("untracked", ".", rule="git.clean-force")).lost == ()
+
+
+def test_rm_into_another_repository_uses_its_facts(git_repo, tmp_path):
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q")
+    (other / "keep").mkdir()
+    (other / "keep/wip.txt").write_text("work")
+    (other / "empty").mkdir()
+    assert judge(git_repo, finding("all", "../other/keep")).lost == ("keep/",)
+    assert judge(git_repo, finding("all", "../other/empty")).lost == ()
+
+
+def test_temp_literal_targets_are_still_checked_against_a_worktree(git_repo):
+    (git_repo / "src/app.py").write_text("changed\n")
+    f = finding("all", str(git_repo / "src"), temp_only=True)
+    assert judge(git_repo, f).lost == ("src/app.py",)
 
 
 def test_outside_the_worktree_only_temp_dirs_are_free(git_repo, tmp_path):
@@ -117,7 +143,10 @@ def test_temp_path_inside_another_worktree_is_not_free(git_repo, tmp_path):
     other = tmp_path / "other"
     other.mkdir()
     git(other, "init", "-q")
-    assert judge(git_repo, finding("all", str(other / "src"))).lost != ()
+    assert judge(git_repo, finding("all", str(other / "src"))).lost == ()  # nothing there yet
+    (other / "src").mkdir()
+    (other / "src/new.py").write_text("work")
+    assert judge(git_repo, finding("all", str(other / "src"))).lost == ("src/",)
     assert is_temp_path("/tmp/x") and not is_temp_path("/tmp") and not is_temp_path("/home/x")
 
 
@@ -161,8 +190,8 @@ def test_facts_work_on_an_unborn_head(tmp_path):
     assert loc is not None
     facts = collect_facts(loc)
     assert facts.unborn and facts.untracked == {"a.txt"}
-    assert Judge(loc, facts, str(repo)).judge(finding("all", "a.txt")).lost == ("a.txt",)
-    result = Judge(loc, facts, str(repo)).judge(finding("tracked", whole_tree=True, refs=("HEAD",), rule="git.reset-hard"))
+    assert Judge(str(repo), facts).judge(finding("all", "a.txt")).lost == ("a.txt",)
+    result = Judge(str(repo), facts).judge(finding("tracked", whole_tree=True, refs=("HEAD",), rule="git.reset-hard"))
     assert result.lost == ()
 
 

@@ -18,7 +18,7 @@ from interlock.config import load_config
 from interlock.engine import Analysis, analyse
 from interlock.facts import TreeFacts, collect_facts
 from interlock.findings import Finding
-from interlock.git import RepoLocation, discover
+from interlock.git import discover
 from interlock.precision import Judge
 from interlock.verdict import CheckResult, decide, internal_error_finding
 
@@ -39,37 +39,28 @@ class CheckOutcome:
 
 def _apply_facts(
     analysis: Analysis,
-    loc: RepoLocation | None,
     start: str,
     facts: TreeFacts | None,
     assume_dirty: bool,
 ) -> tuple[Finding, ...]:
-    """Drop discard findings that would destroy nothing; say what the rest would destroy."""
-    discards = [f for f in analysis.findings if f.kind == "discard"]
-    if assume_dirty or not discards:
+    """Drop discard findings that would destroy nothing; say what the rest would destroy.
+
+    With assume_dirty every target is taken to hold unsaved work, except literal temp dirs.
+    """
+    if not any(f.kind == "discard" for f in analysis.findings):
         return analysis.findings
-    if loc is None:
-        judge = None
-    else:
-        if facts is None:
-            facts = collect_facts(loc)
-        judge = Judge(loc, facts, start)
+    if assume_dirty:
+        return tuple(f for f in analysis.findings if not (f.targets and f.targets.temp_only))
+    judge = Judge(start, facts)
     kept: list[Finding] = []
     for finding in analysis.findings:
         if finding.kind != "discard":
             kept.append(finding)
             continue
-        if judge is None:
-            kept.append(_outside_repo(finding))
-            continue
         verdict = judge.judge(finding)
         if verdict.lost:
             kept.append(replace(finding, reason=f"{finding.reason}; unsaved here: {verdict.summary}"))
     return tuple(kept)
-
-
-def _outside_repo(finding: Finding) -> Finding:
-    return replace(finding, reason=f"{finding.reason} (outside any git worktree: nothing can bring it back)")
 
 
 def evaluate(
@@ -86,7 +77,7 @@ def evaluate(
     config = load_config(loc.worktree if loc else None, {"mode": mode} if mode else None)
     try:
         analysis = analyse(command, config.validators)
-        findings = _apply_facts(analysis, loc, start, facts, assume_dirty)
+        findings = _apply_facts(analysis, start, facts, assume_dirty)
         parse = analysis.parse
         validators = analysis.validators
     except Exception as exc:  # named outcome: interlock crashed -> guarded, never a silent allow

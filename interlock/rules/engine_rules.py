@@ -1,0 +1,34 @@
+"""Rules the engine reports itself (exit-status masking, unreadable commands), described here
+so that `interlock explain` knows every rule id a finding can carry."""
+
+from __future__ import annotations
+
+from interlock.rules.common import rule
+
+rule(
+    "validator.exit-masked",
+    "masked-validator",
+    "the validator's failure cannot reach the exit status of the command line",
+    "`|| true`, `; echo done`, a pipe without pipefail, `&`, `!`: the command line succeeds "
+    "even when the validator fails, so its pass proves nothing",
+    "run the validator so its failure fails the command: drop `|| true`/`; echo`, use "
+    "`set -o pipefail` for pipes, or end with `exit ${PIPESTATUS[0]}`",
+    ("pytest || true", "pytest | tail -20", "pytest; echo done", "pytest &"),
+    ("pytest && echo PASSED", "set -o pipefail; pytest | tee log", "pytest || (cat log; exit 1)"),
+)
+rule(
+    "parse.unparsed",
+    "unparsed",
+    "the command line could not be read",
+    "interlock cannot tell what an unreadable command would do, so it never lets one pass silently",
+    "split the command into simpler lines (no unbalanced quotes or unusual syntax)",
+    ("echo 'unterminated",),
+    ("echo ok",),
+)
+rule(
+    "interlock.internal-error",
+    "unparsed",
+    "interlock failed while judging the command",
+    "a crash must not turn into a silent allow; the bug report says where it is",
+    "retry the command; report the bug file named in the message",
+)

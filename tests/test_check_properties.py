@@ -1,0 +1,109 @@
+"""Properties of the whole check: it never raises, and wrapping never lowers a verdict."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from interlock.commands.check import evaluate
+
+RANK = {"allow": 0, "warn": 1, "block": 2}
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "commands.jsonl"
+BLOCKED_SEEDS = [
+    "git reset --hard",
+    "git checkout -- .",
+    "git clean -fdx",
+    "git stash clear",
+    "git branch -D topic",
+    "git push --force",
+    "rm -rf src",
+    "find . -name '*.py' -delete",
+    "git commit --no-verify -m wip",
+    "pytest || true",
+    "pytest -k 'not slow'",
+    "git -c core.hooksPath=/dev/null commit -m x",
+]
+if CORPUS.exists():
+    for line in CORPUS.read_text().splitlines():
+        case = json.loads(line)
+        if "safe" not in case["expect"] and "slow" not in case["expect"] and "fast" not in case["expect"]:
+            if "\n" not in case["cmd"] and "'" not in case["cmd"]:
+                BLOCKED_SEEDS.append(case["cmd"])
+
+# Prefix wrappers run one simple command, so they only wrap seeds that are one.
+PREFIX_WRAPPERS = ["sudo {}", "timeout 5 {}", "env A=1 {}", "nohup {}", "nice -n 5 {}", "command {}"]
+WRAPPERS = [
+    "true && {}",
+    "bash -c '{}'",
+    "sh -c '{}'",
+    "({})",
+    "{{ {}; }}",
+    "echo $({})",
+    "{} | cat",
+    "if true; then {}; fi",
+    "for i in 1; do {}; done",
+    "false || {}",
+    "echo start; {}",
+    "eval '{}'",
+    "x=$({})",
+    "cd sub && {}",
+]
+
+
+def verdict(command: str) -> str:
+    return evaluate(command, "/", mode="blocking", assume_dirty=True).result.verdict
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(st.text(max_size=300))
+def test_check_never_raises_on_any_text(text):
+    result = evaluate(text, "/", mode="blocking", assume_dirty=True).result
+    assert result.verdict in RANK
+    assert result.parse in ("ok", "degraded", "unparsed")
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["git", "reset", "--hard", "&&", "||", ";", "|", "$(", ")", "'", '"', "\\", "<<EOF", "\n", "`", "rm", "-rf", "{", "}", "(", "bash", "-c", "*", "$X"]
+        ),
+        max_size=25,
+    )
+)
+def test_check_never_raises_on_shell_shaped_noise(tokens):
+    result = evaluate(" ".join(tokens), "/", mode="blocking", assume_dirty=True).result
+    assert result.verdict in RANK
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(BLOCKED_SEEDS), st.lists(st.sampled_from(WRAPPERS), min_size=1, max_size=3))
+def test_wrapping_a_blocked_command_never_lowers_its_verdict(seed, wrappers):
+    assert verdict(seed) == "block", seed
+    command = seed
+    for wrapper in wrappers:
+        if "'" in wrapper and "'" in command:
+            continue  # single quotes do not nest; other wrappers cover this depth
+        command = wrapper.format(command)
+    assert verdict(command) == "block", command
+
+
+def _is_simple(command: str) -> bool:
+    if "=" in command.split()[0]:
+        return False  # `sudo A=1 git` runs a program named "A=1"
+    return not any(op in command for op in ("|", "&", ";", "(", "!", "{", "$", "<", ">", "\n"))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.sampled_from([s for s in BLOCKED_SEEDS if _is_simple(s)]),
+    st.lists(st.sampled_from(PREFIX_WRAPPERS), min_size=1, max_size=3),
+)
+def test_prefix_wrappers_never_lower_a_simple_blocked_command(seed, wrappers):
+    command = seed
+    for wrapper in wrappers:
+        command = wrapper.format(command)
+    assert verdict(command) == "block", command

@@ -1,0 +1,51 @@
+"""Every case of the shared command corpus judged as `interlock check --json --assume-dirty
+--mode blocking` would judge it (one process for all, like --batch)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from interlock.commands.check import evaluate
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "commands.jsonl"
+LOCAL = Path(__file__).parent / "corpus" / "commands.jsonl"
+KIND = {"masked": "masked-validator"}
+
+
+def load(path: Path) -> list[dict]:
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+CASES = load(CORPUS) + load(LOCAL)
+
+
+def judge(cmd: str) -> dict:
+    return evaluate(cmd, "/", mode="blocking", assume_dirty=True).result.to_json()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c["cmd"][:60] for c in CASES])
+def test_corpus_case_gets_expected_kinds(case):
+    result = judge(case["cmd"])
+    kinds = {f["kind"] for f in result["findings"]}
+    expect = set(case["expect"])
+    flagged = {KIND.get(e, e) for e in expect if e not in ("safe", "slow", "fast")}
+    assert flagged <= kinds, result
+    if "safe" in expect:
+        assert not result["findings"] and not result["validators"], result
+    for tier in ("slow", "fast"):
+        if tier in expect:
+            assert not result["findings"], result
+            assert any(v["tier"] == tier and not v["masked"] for v in result["validators"]), result
+    if flagged:
+        assert result["would_block"] and result["verdict"] == "block"
+    if not flagged:
+        assert result["verdict"] == "allow"
+
+
+def test_corpus_is_not_empty():
+    assert len(CASES) >= 190

@@ -1,0 +1,241 @@
+"""Deletion outside git: rm -r, rm of unknown targets, find -delete, shred, rsync --delete."""
+
+from __future__ import annotations
+
+import pytest
+from ruleskit import example, inv
+
+from interlock import rules, shellmodel
+from interlock.findings import Finding, RuleInfo
+from interlock.rules.fs import is_temp_path
+
+
+def static(findings: list[Finding]) -> list[Finding]:
+    """Findings as the text alone judges them: literal temp-dir targets are free."""
+    return [f for f in findings if not (f.targets and f.targets.temp_only)]
+
+
+def discards(cmd: str, **kw: object) -> list[Finding]:
+    return static([f for f in rules.check_invocation(inv(cmd, **kw)) if f.kind == "discard"])  # type: ignore[arg-type]
+
+
+def test_literal_temp_targets_are_reported_as_temp_only_for_the_facts_layer() -> None:
+    (finding,) = rules.check_invocation(inv("rm -rf /tmp/work/repo/src"))
+    assert finding.targets is not None and finding.targets.temp_only
+    (mixed,) = rules.check_invocation(inv("rm -rf /tmp/x src"))
+    assert mixed.targets is not None and not mixed.targets.temp_only
+    assert rules.check_invocation(inv('rm -rf "$TMPDIR/x"')) == []
+
+
+BLOCKED = [
+    ("rm -rf src", "fs.rm-recursive"),
+    ("rm -rf .", "fs.rm-recursive"),
+    ("rm -rf ./*", "fs.rm-recursive"),
+    ("rm -r -f tests/", "fs.rm-recursive"),
+    ("rm --recursive --force lib", "fs.rm-recursive"),
+    ("rm -R lib", "fs.rm-recursive"),
+    ("rm -r lib", "fs.rm-recursive"),
+    ("rm -fr lib", "fs.rm-recursive"),
+    ("rm -rfv lib", "fs.rm-recursive"),
+    ("rm --rec lib", "fs.rm-recursive"),
+    ("rm lib -rf", "fs.rm-recursive"),
+    ("rm -rf -- -weird", "fs.rm-recursive"),
+    ("rm -rf /tmp/x src", "fs.rm-recursive"),
+    ("rm -rf ~", "fs.rm-recursive"),
+    ("rm -rf /", "fs.rm-recursive"),
+    ("rm -rf /tmp/../home/me", "fs.rm-recursive"),
+    ('rm -rf "$DIR"', "fs.rm-recursive"),
+    ("rm -rf $HOME/project", "fs.rm-recursive"),
+    ("rm -rf ${template}", "fs.rm-recursive"),
+    ("rm *.py", "fs.rm-unknown-targets"),
+    ("rm -f src/*.orig", "fs.rm-unknown-targets"),
+    ('rm "$FILE"', "fs.rm-unknown-targets"),
+    ("rm $(git ls-files -o)", "fs.rm-unknown-targets"),
+    ("$RM -rf src", "fs.rm-recursive"),
+    ("find . -name '*.py' -delete", "fs.find-delete"),
+    ("find src -type f -delete", "fs.find-delete"),
+    ("find -L . -name '*.orig' -delete", "fs.find-delete"),
+    ("find -delete", "fs.find-delete"),
+    ("find . -maxdepth 1 -newer x -delete", "fs.find-delete"),
+    ("find /tmp/x src -delete", "fs.find-delete"),
+    ("shred -u secrets.txt", "fs.shred"),
+    ("shred notes.txt", "fs.shred"),
+    ("rsync -a --delete build/ src/", "fs.rsync-delete"),
+    ("rsync -av --delete-after ../upstream/ .", "fs.rsync-delete"),
+]
+
+ALLOWED = [
+    "rm file.txt",
+    "rm -f a.py b.py",
+    "rm -f /tmp/out.log",
+    "rm -f ~/.android/adbkey ~/.android/adbkey.pub",
+    "shred -s 10 -",
+    "rm -rf /tmp/build-cache",
+    "rm -rf /var/tmp/x /tmp/y",
+    "rm -rf /tmp",
+    'rm -rf "$TMPDIR/cache"',
+    "rm -rf ${TMPDIR:-/tmp}/x",
+    'rm -rf "$tmpdir"',
+    "rm -rf $tmp_dir",
+    "rm -rf $(mktemp -d)",
+    "rm -d emptydir",
+    "rm --help",
+    "rmdir empty/",
+    "unlink file.txt",
+    "mv build /dev/null",
+    "truncate -s 0 log.txt",
+    "find . -name '*.py'",
+    "find . -name -delete",
+    "find . -name '*.py' -print",
+    "find /tmp -name '*.log' -delete",
+    "find . -exec echo -delete ;",
+    "shred --help",
+    "rsync -a build/ /tmp/out/",
+    "rsync -an --delete a/ b/",
+    "rsync -a --delete src/ /tmp/mirror/",
+    "rsync -a --delete src/ host:backup/",
+    "mktemp -d",
+    "ls -la",
+    "grep -rn 'rm -rf' scripts/",
+    "echo rm -rf src",
+]
+
+
+@pytest.mark.parametrize(("cmd", "rule_id"), BLOCKED)
+def test_deletion_is_flagged_with_its_rule(cmd: str, rule_id: str) -> None:
+    assert rule_id in {f.rule for f in discards(cmd)}, rules.check_invocation(inv(cmd))
+
+
+@pytest.mark.parametrize("cmd", ALLOWED)
+def test_named_files_and_temp_dirs_are_not_discards(cmd: str) -> None:
+    assert discards(cmd) == []
+
+
+@pytest.mark.parametrize(
+    ("cmd", "paths", "unknown"),
+    [
+        ("rm -rf src build/", ("src", "build/"), False),
+        ("rm -rf /tmp/x src", ("/tmp/x", "src"), False),
+        ("rm -rf ./*", ("./*",), False),
+        ('rm -rf "$DIR"', ('"$DIR"',), True),
+        ("find src lib -delete", ("src", "lib"), False),
+        ("find -delete", (".",), False),
+        ("rsync -a --delete build/ out/", ("out/",), False),
+    ],
+)
+def test_deletion_reports_its_targets(cmd: str, paths: tuple[str, ...], unknown: bool) -> None:
+    (finding,) = discards(cmd)
+    assert finding.targets is not None
+    assert finding.targets.destroys == "all"
+    assert finding.targets.paths == paths and finding.targets.unknown is unknown
+
+
+def test_xargs_rm_has_unknown_targets() -> None:
+    (finding,) = discards("rm", extra_args=True)
+    assert finding.rule == "fs.rm-unknown-targets"
+    assert finding.targets is not None and finding.targets.unknown and finding.targets.paths == ()
+
+
+def test_xargs_rm_rf_is_still_unknown_targets() -> None:
+    (finding,) = discards("rm -rf", extra_args=True)
+    assert finding.rule == "fs.rm-unknown-targets"
+
+
+def test_find_exec_rm_reports_the_find_roots() -> None:
+    (finding,) = discards("rm", extra_args=True, arg_roots=("src",))
+    assert finding.targets is not None
+    assert finding.targets.paths == ("src",) and not finding.targets.unknown
+
+
+def test_find_exec_rm_under_temp_roots_is_allowed() -> None:
+    assert discards("rm -f", extra_args=True, arg_roots=("/tmp/cache",)) == []
+
+
+def test_relative_target_in_a_temp_cwd_is_temp() -> None:
+    assert discards("rm -rf build", cwd="/tmp/work") == []
+    assert discards("rm -rf build", cwd="sub") != []
+
+
+def test_rm_finding_keeps_the_invocation_cwd() -> None:
+    (finding,) = discards("rm -rf src", cwd="pkg")
+    assert finding.cwd == "pkg"
+
+
+@pytest.mark.parametrize(
+    ("path", "temp"),
+    [
+        ("/tmp/x", True),
+        ("/var/tmp/a/b", True),
+        ("/dev/shm/x", True),
+        ("/private/tmp/x", True),
+        ("$TMPDIR/x", True),
+        ('"$TMPDIR"/x', True),
+        ("${TMPDIR}/x", True),
+        ("${TMPDIR:-/tmp}/x", True),
+        ("$tmpdir", True),
+        ("$TMP_DIR", True),
+        ("$BUILD_TMP", True),
+        ("$(mktemp -d)", True),
+        ("`mktemp -d`", True),
+        ("/tmp", True),
+        ("/tmp/../etc", False),
+        ("tmp/x", False),
+        ("./tmp", False),
+        ("$template", False),
+        ("$TMPDIR/../x", False),
+        ("$TMPDIR/$X", False),
+        ("/home/me/tmp", False),
+        ("$HOME", False),
+    ],
+)
+def test_is_temp_path(path: str, temp: bool) -> None:
+    assert is_temp_path(path) is temp
+
+
+@pytest.mark.parametrize(
+    "info", [i for i in rules.all_rules() if i.id.startswith("fs.")], ids=lambda i: i.id
+)
+def test_fs_rule_examples_block_and_allow_as_documented(info: RuleInfo) -> None:
+    assert info.summary and info.why and info.instead and info.examples_block
+    for text in info.examples_block:
+        assert info.id in {f.rule for f in rules.check_invocation(example(text))}, text
+    for text in info.examples_allow:
+        assert static(rules.check_invocation(example(text))) == [], text
+
+
+def walked_rules(cmd: str) -> set[str]:
+    walk = pytest.importorskip("interlock.walk")
+    invocations = walk.walk(shellmodel.parse(cmd))
+    return {f.rule for i in invocations for f in static(rules.check_invocation(i))}
+
+
+@pytest.mark.parametrize(
+    ("cmd", "rule_id"),
+    [
+        ("find src -type f -exec rm {} +", "fs.rm-unknown-targets"),
+        ("find . -name '*.orig' -execdir rm -f {} \\;", "fs.rm-unknown-targets"),
+        ("git ls-files -o | xargs rm -f", "fs.rm-unknown-targets"),
+        ("ls | xargs -I{} rm -rf {}", "fs.rm-unknown-targets"),
+        ("sudo rm -rf src", "fs.rm-recursive"),
+        ("cd pkg && rm -rf build", "fs.rm-recursive"),
+        ("timeout 5 find . -delete", "fs.find-delete"),
+        ("bash -c 'rm -rf lib'", "fs.rm-recursive"),
+    ],
+)
+def test_deletion_is_found_through_the_walker(cmd: str, rule_id: str) -> None:
+    assert rule_id in walked_rules(cmd)
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "find /tmp/cache -type f -exec rm {} +",
+        "cd /tmp && rm -rf build",
+        'tmp=$(mktemp -d) && rm -rf "$tmp"',
+        "echo 'rm -rf src' > notes.txt",
+        "grep -rn 'rm -rf' scripts/",
+        "sudo rm -f /tmp/out.log",
+    ],
+)
+def test_temp_and_data_deletions_are_allowed_through_the_walker(cmd: str) -> None:
+    assert walked_rules(cmd) == set()

@@ -1,0 +1,653 @@
+"""Validators: runner recognition, tiers, selection masking, declared validators."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruleskit import inv
+
+from interlock import rules, shellmodel
+from interlock.findings import RuleInfo, ValidatorMatch
+
+
+def classify(cmd: str, declared: tuple[str, ...] = ()) -> ValidatorMatch | None:
+    return rules.classify_validator(inv(cmd), declared)
+
+
+SLOW = [
+    "pytest",
+    "py.test",
+    "pytest-3",
+    "/usr/bin/pytest -q",
+    "python -m pytest",
+    "python3 -m pytest -q",
+    "python3.11 -m pytest",
+    "python -u -W error -m pytest",
+    "python -mpytest",
+    "pypy3 -m pytest",
+    "pytest -x",
+    "pytest -q -x --maxfail 1",
+    "pytest tests/",
+    "pytest .",
+    "pytest tests/unit tests/integration",
+    "pytest --lf",
+    "pytest -p no:cacheprovider",
+    "pytest -n auto",
+    "pytest --cov src",
+    "pytest --cov tests/test_api.py",
+    "pytest --cov=src --cov-report term-missing",
+    "pytest -k ''",
+    "pytest $TESTS",
+    "coverage run -m pytest",
+    "coverage run --source=src -m pytest -q",
+    "python -m coverage run -m pytest",
+    "python -m unittest",
+    "python -m unittest discover",
+    "python -m unittest discover -s tests -p 'test_*.py'",
+    "python manage.py test",
+    "python setup.py test",
+    "python -m django test",
+    "tox",
+    "tox -e py311",
+    "tox -e py311,lint",
+    "tox run -e py312",
+    "nox",
+    "nox -s tests",
+    "make",
+    "make test",
+    "make check",
+    "make all",
+    "make build",
+    "make -j 4 test",
+    "make -j8 test",
+    "make -C sub test",
+    "make -k test",
+    "make clean test",
+    "make lint test",
+    "make myprogram",
+    "make test-integration",
+    "gmake check",
+    "just test",
+    "just",
+    "ninja",
+    "cmake --build build",
+    "cmake --build . --target test",
+    "npm test",
+    "npm t",
+    "npm run test",
+    "npm run test:unit",
+    "npm run-script test",
+    "npm run build",
+    "npm --prefix web test",
+    "npm test --workspaces",
+    "npm run ci",
+    "yarn test",
+    "yarn run test",
+    "yarn workspace api test",
+    "pnpm test",
+    "pnpm -r test",
+    "pnpm --filter api test",
+    "pnpm run e2e",
+    "bun test",
+    "bun run test",
+    "npx jest",
+    "jest",
+    "jest --coverage",
+    "npx vitest run",
+    "vitest",
+    "vitest run",
+    "npx mocha",
+    "mocha test/",
+    "npx ava",
+    "npx playwright test",
+    "npx cypress run",
+    "karma start",
+    "node --test",
+    "deno test",
+    "turbo run test",
+    "nx run-many -t test",
+    "nx test api",
+    "lerna run test",
+    "ng test",
+    "go test ./...",
+    "go test",
+    "go test ./a ./b",
+    "go test -count=1 -race ./...",
+    "go build ./...",
+    "cargo test",
+    "cargo test --all-features",
+    "cargo test --workspace",
+    "cargo +nightly test",
+    "cargo build --release",
+    "cargo nextest run",
+    "cargo-nextest nextest run",
+    "cargo llvm-cov",
+    "mvn test",
+    "mvn verify",
+    "mvn clean package",
+    "mvn -B -q install",
+    "./mvnw test",
+    "./gradlew test",
+    "gradle check",
+    "gradle build",
+    "./gradlew :app:test",
+    "dotnet test",
+    "dotnet build",
+    "rspec",
+    "bundle exec rspec",
+    "bundle exec rake test",
+    "rake",
+    "rails test",
+    "phpunit",
+    "vendor/bin/phpunit",
+    "php vendor/bin/phpunit",
+    "php artisan test",
+    "composer test",
+    "mix test",
+    "swift test",
+    "flutter test",
+    "dart test",
+    "ctest",
+    "ctest --output-on-failure",
+    "bazel test //...",
+    "bazel build //:all",
+    "./run_tests.sh",
+    "./scripts/test.sh",
+    "scripts/run-tests",
+    "bash run_tests.sh",
+    "sh ./ci.sh",
+    "./build.sh",
+    "python scripts/run_tests.py",
+    "hatch test",
+    "hatch run test",
+    "pdm run test",
+    "poetry run pytest",
+    "uv run pytest",
+    "uv run --with pytest-xdist pytest -n 4",
+    "pipenv run pytest",
+    "rye test",
+]
+
+FAST = [
+    "pytest tests/test_api.py::test_roundtrip",
+    "pytest tests/test_api.py",
+    "pytest tests/test_a.py tests/test_b.py",
+    "pytest tests/test_api.py::TestX::test_y -x",
+    "pytest -k token",
+    "pytest -k 'token and roundtrip'",
+    "pytest -m smoke",
+    "python -m pytest tests/test_api.py -q",
+    "PYTEST_ADDOPTS='-k token' pytest",
+    "python -m unittest tests.test_api.TestRoundTrip.test_token",
+    "python -m unittest tests/test_api.py",
+    "python -m unittest -k token",
+    "python tests/test_api.py",
+    "python manage.py test app.tests.TestX",
+    "tox -e lint",
+    "tox -e mypy,flake8",
+    "nox -s lint",
+    "make lint",
+    "make typecheck",
+    "make fmt-check",
+    "make check-format",
+    "just lint",
+    "npm run lint",
+    "npm run typecheck",
+    "npm run lint:fix",
+    "npm run format:check",
+    "yarn lint",
+    "pnpm lint",
+    "npm test -- src/parser.test.ts",
+    "npm test -- -t parser",
+    "npx jest src/parser.test.ts",
+    "jest -t 'parses tokens'",
+    "jest --testNamePattern parser",
+    "npx vitest run src/parser.test.ts",
+    "vitest run -t parser",
+    "vitest related src/a.ts",
+    "mocha test/parser.spec.js",
+    "mocha -g parser",
+    "npx playwright test tests/login.spec.ts",
+    "npx playwright test -g login",
+    "npx cypress run --spec cypress/e2e/login.cy.js",
+    "node --test test/a.test.js",
+    "bun test src/a.test.ts",
+    "deno test src/a_test.ts",
+    "deno lint",
+    "deno check main.ts",
+    "deno fmt --check",
+    "go test -run TestTokenRoundTrip ./internal/api/",
+    "go test -run=TestX ./...",
+    "go test ./internal/api/",
+    "go vet ./...",
+    "gofmt -l .",
+    "golangci-lint run",
+    "staticcheck ./...",
+    "cargo test token_roundtrip",
+    "cargo test --test integration",
+    "cargo test -- token",
+    "cargo check",
+    "cargo clippy -- -D warnings",
+    "cargo fmt --check",
+    "cargo fmt -- --check",
+    "cargo nextest run token",
+    "mvn test -Dtest=TokenTest",
+    "mvn compile",
+    "mvn package -DskipTests",
+    "mvn checkstyle:check",
+    "./gradlew test --tests com.x.TokenTest",
+    "./gradlew build -x test",
+    "./gradlew compileJava",
+    "./gradlew lint",
+    "dotnet test --filter FullyQualifiedName~Token",
+    "dotnet format --verify-no-changes",
+    "rspec spec/models/user_spec.rb",
+    "rspec spec/models/user_spec.rb:42",
+    "rspec -e 'parses tokens'",
+    "rake lint",
+    "rubocop",
+    "ruby -Itest test/token_test.rb",
+    "phpunit tests/TokenTest.php",
+    "phpunit --filter testToken",
+    "phpstan analyse",
+    "mix test test/token_test.exs",
+    "mix format --check-formatted",
+    "swift test --filter TokenTests",
+    "flutter analyze",
+    "ctest -R token",
+    "bazel test //pkg:token_test",
+    "ruff check .",
+    "ruff .",
+    "ruff check --fix src",
+    "ruff format --check .",
+    "ruff format --diff",
+    "python -m ruff check",
+    "mypy src",
+    "python -m mypy src",
+    "dmypy run -- src",
+    "pyright",
+    "flake8",
+    "pylint src",
+    "black --check .",
+    "black --diff src",
+    "isort --check-only .",
+    "isort -c .",
+    "bandit -r src",
+    "tsc --noEmit",
+    "tsc",
+    "tsc -p tsconfig.json",
+    "npx tsc --noEmit",
+    "vue-tsc --noEmit",
+    "npx eslint .",
+    "eslint src --ext .ts",
+    "prettier --check .",
+    "npx prettier -c src",
+    "biome check .",
+    "biome ci",
+    "stylelint '**/*.css'",
+    "next lint",
+    "ng lint",
+    "pre-commit run --all-files",
+    "pre-commit run",
+    "shellcheck scripts/*.sh",
+    "./scripts/lint.sh",
+    "bash scripts/typecheck.sh",
+    "hatch run lint:check",
+    "uv run ruff check .",
+    "poetry run mypy src",
+    "npx tsc",
+]
+
+NOT_VALIDATORS = [
+    "python script.py",
+    "python script.py --help",
+    "python -c 'print(1)'",
+    "python",
+    "python3 -m http.server",
+    "python -m pip install -e .",
+    "pip install -e .",
+    "python manage.py runserver",
+    "python manage.py migrate",
+    "python setup.py install",
+    "npm install",
+    "npm ci",
+    "npm run dev",
+    "npm run start",
+    "npm start",
+    "npm run storybook",
+    "npm run myscript",
+    "npm exec cowsay hi",
+    "yarn",
+    "yarn add lodash",
+    "pnpm install",
+    "npx create-react-app x",
+    "npx cowsay hi",
+    "bun install",
+    "cmake ..",
+    "cmake -S . -B build",
+    "make clean",
+    "make install",
+    "make run",
+    "make docs",
+    "make format",
+    "make -p",
+    "make --version",
+    "just --list",
+    "cat Makefile",
+    "ls",
+    "ls tests/",
+    "cat tests/test_api.py",
+    "git status",
+    "black .",
+    "isort src",
+    "ruff format .",
+    "ruff rule E501",
+    "ruff --version",
+    "prettier --write .",
+    "biome format --write .",
+    "gofmt -w .",
+    "go run ./cmd/app",
+    "go mod tidy",
+    "go fmt ./...",
+    "cargo run",
+    "cargo fmt",
+    "cargo add serde",
+    "cargo doc",
+    "mvn clean",
+    "mvn dependency:tree",
+    "./gradlew bootRun",
+    "./gradlew clean",
+    "./gradlew tasks",
+    "dotnet run",
+    "dotnet format",
+    "tox -l",
+    "tox list",
+    "tox --version",
+    "nox -l",
+    "pytest --version",
+    "pytest --help",
+    "pytest --fixtures",
+    "jest --version",
+    "tsc --init",
+    "rake db:migrate",
+    "bundle install",
+    "composer install",
+    "./deploy.sh",
+    "./scripts/start.sh",
+    "bash -c 'echo hi'",
+    "bash",
+    "node server.js",
+    "node -e 'console.log(1)'",
+    "deno run main.ts",
+    "docker build .",
+    "playwright install",
+    "cypress open",
+    "vitest bench",
+    "mix deps.get",
+    "flutter run",
+    "cmake --build . --target clean",
+    "bazel query //...",
+    "pre-commit install",
+    "hatch run dev",
+    "poetry install",
+    "uv sync",
+    "uv pip install -e .",
+    "pipx install ruff",
+    "echo pytest",
+    "grep -rn pytest .",
+    "test -f x",
+    "[ -f x ]",
+    "$CMD",
+]
+
+
+@pytest.mark.parametrize("cmd", SLOW)
+def test_full_suite_validators_are_slow(cmd: str) -> None:
+    match = classify(cmd)
+    assert match is not None and match.tier == "slow" and match.masked_by is None, match
+
+
+@pytest.mark.parametrize("cmd", FAST)
+def test_targeted_tests_and_checkers_are_fast(cmd: str) -> None:
+    match = classify(cmd)
+    assert match is not None and match.tier == "fast" and match.masked_by is None, match
+
+
+@pytest.mark.parametrize("cmd", NOT_VALIDATORS)
+def test_other_commands_are_not_validators(cmd: str) -> None:
+    assert classify(cmd) is None
+
+
+MASKED = [
+    ("pytest -k 'not test_token'", "validator.negative-selection"),
+    ("pytest -k 'api and not slow'", "validator.negative-selection"),
+    ("pytest -k 'not(slow)'", "validator.negative-selection"),
+    ("pytest -m 'not integration'", "validator.negative-selection"),
+    ("pytest --deselect tests/test_api.py::test_token", "validator.negative-selection"),
+    ("pytest --deselect=tests/test_api.py::test_token", "validator.negative-selection"),
+    ("pytest -p no:cacheprovider --ignore=tests/test_api.py", "validator.negative-selection"),
+    ("pytest --ignore tests/integration", "validator.negative-selection"),
+    ("pytest --ignore-glob='*_slow.py'", "validator.negative-selection"),
+    ("PYTEST_ADDOPTS='-k \"not slow\"' pytest", "validator.negative-selection"),
+    ("python -m pytest -k 'not flaky' tests/", "validator.negative-selection"),
+    ("python -m unittest -k 'not x'", "validator.negative-selection"),
+    ("tox -- -k 'not slow'", "validator.negative-selection"),
+    ("nox -k 'not lint'", "validator.negative-selection"),
+    ("cargo test -- --skip token", "validator.negative-selection"),
+    ("cargo test token -- --skip slow", "validator.negative-selection"),
+    ("go test -skip TestToken ./...", "validator.negative-selection"),
+    ("go test -skip=TestToken ./...", "validator.negative-selection"),
+    ("npx jest --testPathIgnorePatterns api", "validator.negative-selection"),
+    ("npm test -- --testPathIgnorePatterns=api", "validator.negative-selection"),
+    ("vitest run --exclude 'src/slow/**'", "validator.negative-selection"),
+    ("mocha -g parser --invert", "validator.negative-selection"),
+    ("npx ava --match '!slow'", "validator.negative-selection"),
+    ("npx playwright test --grep-invert @slow", "validator.negative-selection"),
+    ("mvn test -Dtest='!TokenTest'", "validator.negative-selection"),
+    ("dotnet test --filter 'FullyQualifiedName!=X.Token'", "validator.negative-selection"),
+    ("rspec --tag ~slow", "validator.negative-selection"),
+    ("phpunit --exclude-group slow", "validator.negative-selection"),
+    ("mix test --exclude slow", "validator.negative-selection"),
+    ("swift test --skip Slow", "validator.negative-selection"),
+    ("ctest -E slow", "validator.negative-selection"),
+    ("bazel test //... --test_tag_filters=-slow", "validator.negative-selection"),
+    ("pytest --co -q", "validator.collect-only"),
+    ("pytest --collect-only", "validator.collect-only"),
+    ("pytest --setup-plan", "validator.collect-only"),
+    ("npx jest --listTests", "validator.collect-only"),
+    ("vitest list", "validator.collect-only"),
+    ("npx playwright test --list", "validator.collect-only"),
+    ("go test -list . ./...", "validator.collect-only"),
+    ("cargo test -- --list", "validator.collect-only"),
+    ("rspec --dry-run", "validator.collect-only"),
+    ("ctest -N", "validator.collect-only"),
+    ("npm test -- --passWithNoTests", "validator.pass-with-no-tests"),
+    ("npx jest --passWithNoTests", "validator.pass-with-no-tests"),
+    ("vitest run --passWithNoTests", "validator.pass-with-no-tests"),
+    ("npx playwright test --pass-with-no-tests", "validator.pass-with-no-tests"),
+    ("pytest --suppress-no-test-exit-code", "validator.pass-with-no-tests"),
+    ("yarn test --passWithNoTests", "validator.pass-with-no-tests"),
+    ("make -i test", "validator.ignore-failures"),
+    ("make --ignore-errors check", "validator.ignore-failures"),
+    ("make test -i", "validator.ignore-failures"),
+    ("make -ik test", "validator.ignore-failures"),
+    ("MAKEFLAGS=-i make test", "validator.ignore-failures"),
+    ("mvn test -Dmaven.test.failure.ignore=true", "validator.ignore-failures"),
+    ("mvn test --fail-never", "validator.ignore-failures"),
+    ("make -n test", "validator.no-run"),
+    ("make --dry-run", "validator.no-run"),
+    ("make -t all", "validator.no-run"),
+    ("cargo test --no-run", "validator.no-run"),
+    ("go test -c ./pkg", "validator.no-run"),
+    ("mvn test -DskipTests", "validator.no-run"),
+    ("./gradlew test -x test", "validator.no-run"),
+    ("./gradlew build --dry-run", "validator.no-run"),
+]
+
+
+@pytest.mark.parametrize(("cmd", "rule_id"), MASKED)
+def test_a_validator_told_not_to_look_is_masked(cmd: str, rule_id: str) -> None:
+    match = classify(cmd)
+    assert match is not None and match.rule == rule_id and match.masked_by, match
+
+
+def test_pytest_with_run_time_arguments_is_slow() -> None:
+    match = rules.classify_validator(inv("pytest", extra_args=True))
+    assert match is not None and match.tier == "slow"
+
+
+def test_masking_keeps_the_tier_of_the_run() -> None:
+    assert classify("pytest -k 'not slow'").tier == "slow"  # type: ignore[union-attr]
+    assert classify("pytest tests/test_a.py --deselect tests/test_a.py::t").tier == "fast"  # type: ignore[union-attr]
+
+
+def test_ignore_of_a_non_test_path_is_not_masking() -> None:
+    match = classify("pytest --ignore=build --ignore node_modules")
+    assert match is not None and match.masked_by is None
+
+
+def test_masked_by_says_what_was_left_out() -> None:
+    match = classify("pytest -k 'not test_token'")
+    assert match is not None and match.masked_by is not None and "not test_token" in match.masked_by
+
+
+def test_match_carries_the_command_text_and_tool() -> None:
+    match = classify("python3 -m pytest -q")
+    assert match == ValidatorMatch("python3 -m pytest -q", "slow", "pytest")
+
+
+@pytest.mark.parametrize(
+    ("cmd", "declared"),
+    [
+        ("./scripts/check", ("./scripts/check",)),
+        ("scripts/check --fast", ("./scripts/check",)),
+        ("make ci", ("make ci",)),
+        ("pytest tests/test_api.py", ("pytest tests/test_api.py",)),
+        ("bin/verify", ("CI=1 bin/verify",)),
+    ],
+)
+def test_declared_validators_are_slow(cmd: str, declared: tuple[str, ...]) -> None:
+    match = classify(cmd, declared)
+    assert match is not None and match.tier == "slow"
+
+
+def test_declared_validator_keeps_runner_masking() -> None:
+    match = classify("pytest -k 'not x'", ("pytest",))
+    assert (
+        match is not None and match.tier == "slow" and match.rule == "validator.negative-selection"
+    )
+
+
+def test_declared_prefix_must_match_whole_words() -> None:
+    assert classify("scripts/checker", ("scripts/check",)) is None
+    assert classify("ls", ("",)) is None
+
+
+def test_masking_rules_are_explained() -> None:
+    for rule_id in (
+        "validator.negative-selection",
+        "validator.collect-only",
+        "validator.pass-with-no-tests",
+        "validator.ignore-failures",
+        "validator.no-run",
+    ):
+        info = rules.rule_info(rule_id)
+        assert info is not None and info.kind == "masked-validator" and info.examples_block
+
+
+@pytest.mark.parametrize(
+    "info",
+    [
+        i
+        for i in rules.all_rules()
+        if i.kind == "masked-validator" and i.id != "validator.exit-masked"
+    ],
+    ids=lambda i: i.id,
+)
+def test_masking_rule_examples_mask_and_allow_as_documented(info: RuleInfo) -> None:
+    for text in info.examples_block:
+        match = rules.classify_validator(inv(text))
+        assert match is not None and match.rule == info.id, text
+    for text in info.examples_allow:
+        match = rules.classify_validator(inv(text))
+        assert match is not None and match.masked_by is None, text
+
+
+# --- the shared corpus: every case decided by one invocation ---
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "commands.jsonl"
+_OPERATORS = re.compile(r"[|;&(){}<]|\$\(|`|^!|\b(bash|sh|eval)\b")
+_WRAPPERS = {"sudo": 0, "command": 0, "nohup": 0, "env": 0, "timeout": 1}
+
+
+def _single_invocation(cmd: str) -> str | None:
+    """The effective command when `cmd` is one simple command behind plain wrappers."""
+    if _OPERATORS.search(cmd.replace("\\n", "")):
+        return None
+    words = cmd.split(" ")
+    while words and words[0] in _WRAPPERS:
+        words = words[_WRAPPERS[words[0]] + 1 :]
+    return " ".join(words)
+
+
+def _corpus_all() -> list[dict[str, Any]]:
+    if not CORPUS.exists():
+        return []
+    return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
+
+
+def _corpus_cases() -> list[tuple[str, str, list[str]]]:
+    cases = _corpus_all()
+    single = [(c["cmd"], _single_invocation(c["cmd"]), c["expect"]) for c in cases]
+    return [(cmd, effective, expect) for cmd, effective, expect in single if effective]
+
+
+def verdict_kinds(effective: str) -> list[str]:
+    invocation = inv(effective)
+    kinds = {f.kind for f in rules.check_invocation(invocation)}
+    match = rules.classify_validator(invocation)
+    found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)
+    if match is not None and match.masked_by is not None:
+        found.append("masked")
+    if not found:
+        found = [match.tier] if match is not None else ["safe"]
+    return sorted(found)
+
+
+@pytest.mark.parametrize(("cmd", "effective", "expect"), _corpus_cases(), ids=lambda v: str(v)[:60])
+def test_corpus_case_decided_by_one_invocation(cmd: str, effective: str, expect: list[str]) -> None:
+    assert verdict_kinds(effective) == sorted(expect), (cmd, effective)
+
+
+def test_corpus_covers_most_cases_by_single_invocations() -> None:
+    assert len(_corpus_cases()) >= 140 or not CORPUS.exists()
+
+
+def _through_walker(cmd: str) -> tuple[set[str], list[ValidatorMatch]]:
+    walk = pytest.importorskip("interlock.walk")
+    invocations = walk.walk(shellmodel.parse(cmd))
+    kinds: set[str] = {f.kind for i in invocations for f in rules.check_invocation(i)}
+    matches = [m for i in invocations if (m := rules.classify_validator(i)) is not None]
+    return kinds, matches
+
+
+@pytest.mark.parametrize(
+    ("cmd", "expect"),
+    [(c["cmd"], c["expect"]) for c in _corpus_all() if c["expect"] != ["masked"]],
+    ids=lambda v: str(v)[:60],
+)
+def test_corpus_case_through_the_walker(cmd: str, expect: list[str]) -> None:
+    """Every case whose verdict the rules decide (exit-status masking is the engine's)."""
+    kinds, matches = _through_walker(cmd)
+    assert ("discard" in kinds) == ("discard" in expect), (cmd, kinds)
+    assert ("self-disable" in kinds) == ("self-disable" in expect), (cmd, kinds)
+    if expect == ["safe"]:
+        assert matches == [], matches
+    for tier in ("slow", "fast"):
+        if expect == [tier]:
+            assert tier in {m.tier for m in matches}, matches
+            assert all(m.masked_by is None for m in matches), matches

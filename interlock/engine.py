@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 from interlock import exitflow, rules, shellmodel, walk
 from interlock.findings import Finding, ValidatorMatch
-from interlock.invocation import Invocation
 from interlock.verdict import ParseState, ValidatorReport, unparsed_finding
 
 EXIT_MASK_RULE = "validator.exit-masked"
@@ -47,27 +46,22 @@ def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
 
 def _validator_findings(
     result: shellmodel.ParseResult,
-    invocations: list[Invocation],
+    walked: walk.Trace,
     declared: tuple[str, ...],
 ) -> tuple[list[Finding], list[ValidatorReport]]:
     matches: dict[int, ValidatorMatch] = {}
-    for inv in invocations:
+    for inv in walked.invocations:
         match = rules.classify_validator(inv, declared)
         if match is not None:
             matches[id(inv)] = match
     if not matches:
         return [], []
-    by_text = {inv.text: matches[id(inv)] for inv in invocations if id(inv) in matches}
-
-    def is_validator(inv: Invocation) -> bool:
-        return rules.classify_validator(inv, declared) is not None
 
     findings: list[Finding] = []
     reports: list[ValidatorReport] = []
-    for inv, exit_mask in exitflow.validator_masking(result, is_validator):
-        match = matches.get(id(inv)) or by_text.get(inv.text) or rules.classify_validator(inv, declared)
-        if match is None:
-            continue
+    masking = exitflow.validator_masking(result, lambda inv: id(inv) in matches, walked)
+    for inv, exit_mask in masking:
+        match = matches[id(inv)]
         masked_by = match.masked_by or exit_mask
         reports.append(ValidatorReport(match.text, match.tier, masked_by is not None, masked_by))
         if match.masked_by is not None:
@@ -99,27 +93,24 @@ def _validator_findings(
 def analyse(command: str, declared_validators: tuple[str, ...] = ()) -> Analysis:
     """Read one command line. Never raises on any text."""
     result = shellmodel.parse(command)
-    if result.status == "unparsed" or result.root is None:
-        return Analysis(
-            command,
-            "unparsed",
-            result.error,
-            (),
-            (unparsed_finding(command, result.error),),
-            (),
-        )
-    invocations = walk.walk(result)
+    if result.root is None:
+        finding = unparsed_finding(command, result.error)
+        return Analysis(command, "unparsed", result.error, (), (finding,), ())
+    # An unparsed line with a root is an unclosed construct read conservatively: bash runs
+    # the complete commands before the broken one, so they are judged too.
+    walked = walk.trace(result)
+    invocations = walked.invocations
     findings: list[Finding] = []
+    if result.status == "unparsed":
+        findings.append(unparsed_finding(command, result.error))
     for inv in invocations:
         findings.extend(rules.check_invocation(inv))
-    masked, reports = _validator_findings(result, invocations, declared_validators)
+    masked, reports = _validator_findings(result, walked, declared_validators)
     findings.extend(masked)
-    degraded = result.status == "degraded" or walk.is_degraded(result, invocations)
-    return Analysis(
-        command,
-        "degraded" if degraded else "ok",
-        result.error,
-        tuple(invocations),
-        _dedupe(findings),
-        tuple(reports),
-    )
+    if result.status == "unparsed":
+        parse: ParseState = "unparsed"
+    elif result.status == "degraded" or walk.is_degraded(result, list(invocations)):
+        parse = "degraded"
+    else:
+        parse = "ok"
+    return Analysis(command, parse, result.error, tuple(invocations), _dedupe(findings), tuple(reports))

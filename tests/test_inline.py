@@ -1,0 +1,199 @@
+"""interlock.inline: shell-outs and deletions in python -c, node -e, perl -e, ruby -e, php -r."""
+
+from __future__ import annotations
+
+import pytest
+
+from interlock.inline import inline_code, scan_code
+from interlock.shellmodel import SimpleCommand, parse
+from interlock.walk import is_degraded, walk
+
+
+def actions(language: str, code: str) -> list[object]:
+    """Each action as an argv list of literals, or ('sh', script)."""
+    out: list[object] = []
+    for action in scan_code(language, code):
+        if action.script is not None:
+            out.append(("sh", action.script))
+        else:
+            out.append([w.literal() for w in action.argv])
+    return out
+
+
+def code_of(text: str) -> str | None:
+    root = parse(text).root
+    assert isinstance(root, SimpleCommand)
+    redirects = root.redirects
+    stdin = next((r.heredoc for r in redirects if r.heredoc is not None), None)
+    if stdin is None:
+        stdin = next((r.target.literal() for r in redirects if r.op == "<<<" and r.target), None)
+    found = inline_code(root.words, stdin)
+    return None if found is None else found.code
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("python -c 'print(1)'", "print(1)"),
+        ("python3 -c 'print(1)'", "print(1)"),
+        ("python3.12 -u -c 'print(1)'", "print(1)"),
+        ("python -W ignore -c 'print(1)'", "print(1)"),
+        ("pypy3 -c 'print(1)'", "print(1)"),
+        ("python - <<'EOF'\nprint(1)\nEOF", "print(1)\n"),
+        ("python3 <<EOF\nprint(1)\nEOF", "print(1)\n"),
+        ("python3 <<< 'print(1)'", "print(1)"),
+        ("node -e 'console.log(1)'", "console.log(1)"),
+        ("node --eval 'x()'", "x()"),
+        ("node --eval='x()'", "x()"),
+        ("node -p '1+1'", "1+1"),
+        ("perl -e 'print 1'", "print 1"),
+        ("perl -E 'say 1'", "say 1"),
+        ("perl -lne 'print' file", "print"),
+        ("perl -pi -e 's/a/b/' f", "s/a/b/"),
+        ("ruby -e 'puts 1'", "puts 1"),
+        ("ruby -rjson -e 'puts 1'", "puts 1"),
+        ("php -r 'echo 1;'", "echo 1;"),
+    ],
+)
+def test_inline_code_is_found_in_each_interpreters_flags(text, code):
+    assert code_of(text) == code
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "python script.py",
+        "python -m pytest",
+        "python3 -m http.server",
+        "node app.js",
+        "perl script.pl",
+        "ruby x.rb",
+        "php artisan migrate",
+        "python",
+        "pythonista -c x",
+    ],
+)
+def test_running_a_file_or_module_is_not_inline_code(text):
+    assert code_of(text) is None
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("import shutil; shutil.rmtree('build')", [["rm", "-rf", "build"]]),
+        ("import shutil as sh; sh.rmtree('build')", [["rm", "-rf", "build"]]),
+        ("from shutil import rmtree as r; r('build')", [["rm", "-rf", "build"]]),
+        ("import os; os.remove('a.txt')", [["rm", "a.txt"]]),
+        ("import os; os.unlink(p)", [["rm", None]]),
+        ("import os; os.rmdir('d')", [["rmdir", "d"]]),
+        ("from pathlib import Path; Path('a').unlink()", [["rm", "a"]]),
+        ("import pathlib; pathlib.Path('d').rmdir()", [["rmdir", "d"]]),
+        ("p.unlink(missing_ok=True)", [["rm", None]]),
+        ("import os; os.system('git reset --hard')", [("sh", "git reset --hard")]),
+        ("__import__('os').system('git reset --hard')", [("sh", "git reset --hard")]),
+        ("import subprocess; subprocess.run(['git', 'clean', '-fd'])", [["git", "clean", "-fd"]]),
+        ("import subprocess as sp; sp.check_call('rm -rf x', shell=True)", [("sh", "rm -rf x")]),
+        ("from subprocess import Popen; Popen(['rm', f])", [["rm", None]]),
+        ("import subprocess; subprocess.run(args=['ls'])", [["ls"]]),
+        ("import subprocess; subprocess.run(cmd)", [[None]]),
+        ("import os; os.system(f'rm -rf {d}')", [("sh", "rm -rf $PY_EXPR")]),
+        ("import os; os.system('rm -rf ' + d)", [("sh", "rm -rf $PY_EXPR")]),
+        ("import os; os.execvp('git', ['git', 'push', '-f'])", [["git", "push", "-f"]]),
+        ("print(1 + 1)", []),
+        ("import os; print(os.getcwd())", []),
+    ],
+)
+def test_python_code_is_read_with_ast(code, expected):
+    assert actions("python", code) == expected
+
+
+def test_unparsable_python_falls_back_to_patterns():
+    code = "import os\nos.system('rm -rf x')\nif True print(1)\nshutil.rmtree('b')"
+    assert actions("python", code) == [("sh", "rm -rf x"), ["rm", "-rf", "b"]]
+
+
+@pytest.mark.parametrize(
+    ("language", "code", "expected"),
+    [
+        ("node", "require('child_process').execSync('git clean -fdx')", [("sh", "git clean -fdx")]),
+        (
+            "node",
+            "const {execSync} = require('child_process'); execSync('rm -rf x')",
+            [("sh", "rm -rf x")],
+        ),
+        ("node", "child_process.exec(`rm -rf ${d}`)", [("sh", "rm -rf ${d}")]),
+        ("node", "spawnSync('git', ['push', '-f'])", [["git", "push", "-f"]]),
+        ("node", "require('fs').rmSync('dist', {recursive: true})", [["rm", "-rf", "dist"]]),
+        ("node", "fs.rmdirSync('d', {recursive: true})", [["rm", "-rf", "d"]]),
+        ("node", "rimraf.sync('build')", [["rm", "-rf", "build"]]),
+        ("node", "fs.unlinkSync('a.txt')", [["rm", "a.txt"]]),
+        ("node", "fs.promises.rm(dir, {recursive: true})", [["rm", "-rf", None]]),
+        ("node", "/ab/.exec(s); console.log(1)", []),
+        ("perl", "unlink 'a.txt'; system('rm -rf x')", [["rm", "a.txt"], ("sh", "rm -rf x")]),
+        (
+            "perl",
+            "my $o = `git status`; qx(git clean -fd)",
+            [("sh", "git status"), ("sh", "git clean -fd")],
+        ),
+        ("perl", "use File::Path; rmtree('build')", [["rm", "-rf", "build"]]),
+        ("perl", "system('git', 'push', '-f')", [["git", "push", "-f"]]),
+        ("perl", "unlink $f", [["rm", None]]),
+        ("perl", "s/a/b/g", []),
+        ("ruby", "FileUtils.rm_rf('tmp')", [["rm", "-rf", "tmp"]]),
+        ("ruby", "File.delete('a')", [["rm", "a"]]),
+        ("ruby", 'system("rm -rf #{d}")', [("sh", "rm -rf $RUBY_EXPR")]),
+        ("ruby", "%x(git reset --hard)", [("sh", "git reset --hard")]),
+        ("ruby", "puts `ls`", [("sh", "ls")]),
+        (
+            "php",
+            "shell_exec('rm -rf /tmp/x'); unlink('y');",
+            [("sh", "rm -rf /tmp/x"), ["rm", "y"]],
+        ),
+        ("php", "echo `whoami`;", [("sh", "whoami")]),
+    ],
+)
+def test_other_languages_are_scanned_with_patterns(language, code, expected):
+    assert actions(language, code) == expected
+
+
+def test_non_literal_code_is_an_unknown_action():
+    found = inline_code(parse('python -c "$CODE"').root.words)  # type: ignore[union-attr]
+    assert found is not None
+    assert found.code is None
+    assert found.actions[0].argv[0].literal() is None
+
+
+def test_walk_turns_inline_findings_into_degraded_invocations():
+    result = parse(
+        """python3 -c "import shutil, os; shutil.rmtree('build'); os.system('git push -f')\""""
+    )
+    found = walk(result)
+    assert [inv.literals() for inv in found] == [
+        ["python3", "-c", "import shutil, os; shutil.rmtree('build'); os.system('git push -f')"],
+        ["rm", "-rf", "build"],
+        ["git", "push", "-f"],
+    ]
+    assert all(inv.degraded for inv in found)
+    assert found[1].via == ("python3 -c",)
+    assert found[2].via == ("python3 -c",)
+    assert is_degraded(result, found)
+
+
+def test_harmless_inline_code_has_no_findings_but_is_degraded():
+    result = parse("python -c 'print(1+1)'")
+    found = walk(result)
+    assert [inv.name for inv in found] == ["python"]
+    assert found[0].degraded
+    assert is_degraded(result, found)
+
+
+def test_inline_code_behind_wrappers_and_heredocs_is_scanned():
+    found = walk(parse("uv run python - <<'EOF'\nimport os\nos.remove('db.sqlite3')\nEOF"))
+    assert found[-1].literals() == ["rm", "db.sqlite3"]
+    assert found[-1].via == ("uv run", "python <<")
+
+
+def test_inline_shell_out_is_walked_through_its_own_wrappers():
+    found = walk(parse("""node -e "require('child_process').execSync('sudo rm -rf /opt/x')\""""))
+    assert found[-1].literals() == ["rm", "-rf", "/opt/x"]
+    assert found[-1].via == ("node -e", "sudo")

@@ -33,3 +33,29 @@ REF_PREFIX = "refs/interlock/"
 # Hooks.
 HOOK_MARKER = "# interlock-hook v1"
 HOOK_MARKERS_ALL = (HOOK_MARKER,)
+
+# Daemon, watcher and recorder (H5).
+DAEMON_IDLE_SECONDS = 30 * 60  # default for INTERLOCK_DAEMON_IDLE
+DAEMON_SOCKET_WHERE = "daemon.sock.where"  # names the socket when its path is too long
+DAEMON_SPAWN_MARK = "daemon.spawned"  # a front door started a daemon at this file's mtime
+DAEMON_SPAWN_BACKOFF = 5.0  # seconds before a front door spawns again after a failed start
+DAEMON_CONNECT_TIMEOUT = 0.3  # seconds a front door waits to connect before working inline
+DAEMON_LOG_MAX = 1 << 20  # bytes of daemon.log before it rotates (one old copy kept)
+SOCKET_PATH_MAX = 107  # AF_UNIX sun_path limit on Linux, minus the trailing NUL
+WATCH_DEBOUNCE = 0.05  # seconds a path must be quiet before the recorder reads it
+RECORDER_FILE = "recorder.db"
+RECORDER_MAX_BLOB = 2 << 20  # files larger than this are not recorded
+RECORDER_COMMIT_EVERY = 60.0  # seconds between commits that keep recorded blobs alive
+
+# Snapshots, restore and retention (H3).
+SNAPSHOT_LOCK_FILE = "snapshot.lock"  # in <git-dir>/interlock: serialises snapshot and restore
+SNAPSHOT_IGNORED_MAX_BYTES = 1 << 20  # hand-made ignored files (.env) larger than this: skipped
+SNAPSHOT_UNTRACKED_MAX_BYTES = 50 << 20  # untracked files larger than this: skipped, reported
+SNAPSHOT_IGNORED_DIR_MAX_ENTRIES = 1000  # entries read from one ignored directory at most
+GC_GREEN_RUNS = 20  # keep every green snapshot of this many most recent runs
+GC_PRE_DAYS = 14.0  # keep pre-discard and pre-restore snapshots this many days
+GC_RECORDER_DAYS = 7.0  # keep recorder snapshots/refs this many days
+GC_RECORDER_MAX_BYTES = 512 << 20  # and drop the oldest beyond this much recorded content
+
+# Git hooks (H6): the hooks interlock installs (hookfiles.py, hookrun.py).
+HOOK_NAMES = ("pre-commit", "pre-push", "reference-transaction", "post-checkout", "post-rewrite")

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from interlock import exitflow, rules, shellmodel, walk
 from interlock.findings import Finding, ValidatorMatch
+from interlock.invocation import Invocation
 from interlock.verdict import ParseState, ValidatorReport, unparsed_finding
 
 EXIT_MASK_RULE = "validator.exit-masked"

@@ -182,3 +182,300 @@ def in_progress_operation(loc: RepoLocation) -> str | None:
         if (loc.git_dir / name).exists():
             return op
     return None
+
+
+# --- object store (snapshots) ---
+# Raw object I/O for snapshot.py, objstore.py, treescan.py, restore.py and retention.py.
+# Object formats (modes, Entry, parse/format) live in interlock/gitobjects.py, pure Python.
+
+from interlock.gitobjects import (  # noqa: E402
+    BLOB,
+    COMMIT,
+    EXEC_MODE,  # noqa: F401 (re-exported)
+    FILE_MODE,  # noqa: F401 (re-exported)
+    GITLINK_MODE,  # noqa: F401 (re-exported)
+    LINK_MODE,  # noqa: F401 (re-exported)
+    TREE,
+    TREE_MODE,  # noqa: F401 (re-exported)
+    Entry,  # noqa: F401 (re-exported)
+    TreeEntries,
+    format_commit,
+    format_tree,
+    parse_commit,
+    parse_tree,
+)
+
+
+def has_object(repo: pygit2.Repository, oid: str) -> bool:
+    return bool(repo.odb.exists(oid))
+
+
+def write_blob(repo: pygit2.Repository, data: bytes) -> str:
+    """Store raw bytes as a loose blob (no filters) unless already present; returns its id."""
+    import pygit2
+
+    oid = str(pygit2.hash(data))
+    return oid if repo.odb.exists(oid) else str(repo.odb.write(BLOB, data))
+
+
+def write_blob_from_file(repo: pygit2.Repository, path: bytes) -> str:
+    """Store a (large) file's raw bytes, hashing it first and streaming only when missing."""
+    import pygit2
+
+    oid = str(pygit2.hashfile(os.fsdecode(path)))
+    if not repo.odb.exists(oid):
+        with open(path, "rb") as handle:
+            oid = str(repo.create_blob_fromiobase(handle))
+    return oid
+
+
+def read_object(repo: pygit2.Repository, oid: str, kind: int) -> bytes:
+    """The raw content of an object of the given type (GitError for another type)."""
+    found, data = repo.odb.read(oid)
+    if found != kind:
+        raise GitError(["cat-file", "-t", oid], 1, "", f"{oid} is not of type {kind}")
+    return bytes(data)
+
+
+def read_blob(repo: pygit2.Repository, oid: str) -> bytes:
+    return read_object(repo, oid, BLOB)
+
+
+def read_tree(repo: pygit2.Repository, oid: str) -> TreeEntries:
+    """A tree's entries by raw name, parsed from the object itself."""
+    return parse_tree(read_object(repo, oid, TREE))
+
+
+def write_tree(repo: pygit2.Repository, entries: TreeEntries) -> str:
+    """Write a loose tree object from entries; returns its id."""
+    return str(repo.odb.write(TREE, format_tree(entries)))
+
+
+def write_commit(
+    repo: pygit2.Repository, tree: str, parents: list[str], message: str, when: float
+) -> str:
+    """Write a loose commit object by interlock; returns its id."""
+    return str(repo.odb.write(COMMIT, format_commit(tree, parents, message, when)))
+
+
+def read_commit(repo: pygit2.Repository, oid: str) -> tuple[str, list[str], str] | None:
+    """(tree, parents, message) of a commit; None when missing or not a commit."""
+    if not repo.odb.exists(oid):
+        return None
+    kind, data = repo.odb.read(oid)
+    return parse_commit(bytes(data)) if kind == COMMIT else None
+
+
+def objects_dir(repo: pygit2.Repository) -> Path:
+    """The object directory (in the common git dir, also for a linked worktree)."""
+    return _common_dir_of(Path(repo.path)) / "objects"
+
+
+def commit_by_prefix(repo: pygit2.Repository, prefix: str) -> str | None:
+    """The full id of the one commit whose id starts with prefix (>= 4 hex digits), else None."""
+    import pygit2
+
+    try:
+        obj = repo.git_object_lookup_prefix(prefix)
+    except (pygit2.AmbiguousError, ValueError):
+        return None
+    return str(obj.id) if obj is not None and obj.type == COMMIT else None
+
+
+def list_refs(repo: pygit2.Repository, prefix: str, last: str = "") -> list[tuple[str, str]]:
+    """(name, target id) of every direct ref whose name starts with prefix (and whose last
+    component starts with `last`)."""
+    found = []
+    for raw in repo.raw_listall_references():
+        if raw.startswith(prefix.encode()) and raw.rsplit(b"/", 1)[-1].startswith(last.encode()):
+            ref = repo.references.get(raw.decode())
+            if ref is not None and ref.type == 1:  # direct, not symbolic
+                found.append((raw.decode(), str(ref.target)))
+    return found
+
+
+def set_ref(repo: pygit2.Repository, name: str, oid: str) -> None:
+    """Create or move one of interlock's refs (refs/interlock/...) to oid."""
+    if not name.startswith("refs/interlock/"):
+        raise ValueError(f"interlock only writes refs under refs/interlock/: {name}")
+    repo.references.create(name, oid, force=True)
+
+
+def is_ignored(repo: pygit2.Repository, loc: RepoLocation, path: bytes) -> bool:
+    """Whether ignore rules match path (a trailing `/` marks a directory); tracked-ness aside."""
+    try:
+        text = path.decode("utf-8")
+    except UnicodeDecodeError:  # pygit2 takes str only: ask git itself
+        args = ["check-ignore", "-q", "--no-index", "--", os.fsdecode(path)]
+        return run(args, loc.worktree)[0] == 0
+    return bool(repo.path_is_ignored(text))
+
+
+def submodule_paths(repo: pygit2.Repository, loc: RepoLocation) -> list[str]:
+    """Paths of the submodules `.gitmodules` declares (none without that file)."""
+    if not (loc.worktree / ".gitmodules").exists():
+        return []
+    return [str(p) for p in repo.listall_submodules()]
+
+
+def index_has(repo: pygit2.Repository, path: bytes) -> bool:
+    """Whether path is in the index (any stage), re-read when it changed on disk."""
+    index = repo.index
+    index.read(False)
+    return path in index
+
+
+# --- daemon, recorder and recover (H5) ---
+
+
+def ref_target(repo: pygit2.Repository, name: str) -> str | None:
+    """The id a direct ref points at, or None when it does not exist."""
+    ref = repo.references.get(name)
+    return str(ref.target) if ref is not None and ref.type == 1 else None
+
+
+def hash_blob(data: bytes) -> str:
+    """The blob id `data` would have (nothing written)."""
+    import pygit2
+
+    return str(pygit2.hash(data))
+
+
+def hash_file(path: bytes) -> str:
+    """The blob id of a file's raw bytes (no filters, nothing written)."""
+    import pygit2
+
+    return str(pygit2.hashfile(os.fsdecode(path)))
+
+
+def blob_size(repo: pygit2.Repository, oid: str) -> int | None:
+    """The size of a stored object, or None when it is not in the object store."""
+    if not repo.odb.exists(oid):
+        return None
+    return int(repo.odb.read_header(oid)[1])
+
+
+_STATE_FILES = ("index", "HEAD", "MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD", "BISECT_LOG")
+_STATE_DIRS = ("rebase-merge", "rebase-apply")
+_COMMON_FILES = ("packed-refs", "refs/stash", "logs/refs/stash", "config", "info/exclude")
+
+
+def state_fingerprint(loc: RepoLocation) -> tuple[tuple[int, int, int] | None, ...]:
+    """Stat data (inode, size, mtime) of what `git status` and the stash list depend on besides
+    the worktree: index, HEAD and its branch ref, packed refs, stash, operation markers,
+    config, excludes. Equal fingerprints: git's view of the repository did not change."""
+    paths = [loc.git_dir / n for n in (*_STATE_FILES, *_STATE_DIRS)]
+    paths += [loc.common_dir / n for n in _COMMON_FILES]
+    try:
+        head = (loc.git_dir / "HEAD").read_bytes()
+    except OSError:
+        head = b""
+    if head.startswith(b"ref: "):
+        paths.append(loc.common_dir / os.fsdecode(head[5:].strip()))
+    xdg = os.environ.get("XDG_CONFIG_HOME") or os.path.join(Path.home(), ".config")
+    paths.append(Path(xdg) / "git" / "ignore")
+    found: list[tuple[int, int, int] | None] = []
+    for path in paths:
+        try:
+            st = os.stat(path)
+        except OSError:
+            found.append(None)
+            continue
+        found.append((st.st_ino, st.st_size, st.st_mtime_ns))
+    return tuple(found)
+
+
+# --- file sets (audit) ---
+# Reads for interlock/audit/sources.py: whole-tree listings, raw diffs and blob contents, each
+# in one git process. Paths are decoded with os.fsdecode (surrogate escapes keep odd bytes).
+
+EMPTY_TREE_OID = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+_DIFF_RAW = (
+    "--raw",
+    "-z",
+    "--no-renames",
+    "--no-abbrev",
+    "--no-ext-diff",
+    "--no-color",
+    "--ignore-submodules=all",
+)
+
+
+def resolve_rev(loc: RepoLocation, rev: str) -> str | None:
+    """The commit (or tree) id a revision names, or None when git does not know it."""
+    for suffix in ("^{commit}", "^{tree}"):
+        code, out, _ = run(
+            ["rev-parse", "-q", "--verify", "--end-of-options", rev + suffix], loc.worktree
+        )
+        if code == 0:
+            return out.decode().strip()
+    return None
+
+
+def ls_tree_files(loc: RepoLocation, rev: str) -> dict[str, tuple[str, str]]:
+    """Every file of a tree-ish: path -> (mode, blob id); submodules are left out."""
+    _, out, _ = run(["ls-tree", "-r", "-z", "--full-tree", rev], loc.worktree, check=True)
+    files: dict[str, tuple[str, str]] = {}
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, kind, oid = meta.split(b" ")
+        if kind == b"blob":
+            files[os.fsdecode(path)] = (mode.decode(), oid.decode())
+    return files
+
+
+def diff_raw(
+    loc: RepoLocation, args: list[str], index_file: str | None = None
+) -> list[tuple[str, str, str, str]]:
+    """`git diff --raw ARGS` as (status, path, old blob id, new blob id); ids of worktree
+    files are all zeros. index_file: read that index instead of the worktree's own."""
+    _, out, _ = run(
+        ["diff", *_DIFF_RAW, *args],
+        loc.worktree,
+        env=no_git_env({"GIT_INDEX_FILE": index_file}) if index_file else None,
+        check=True,
+    )
+    parts = out.split(b"\0")
+    entries: list[tuple[str, str, str, str]] = []
+    for i in range(0, len(parts) - 1, 2):
+        meta = parts[i].lstrip(b":").split(b" ")
+        if len(meta) < 5:
+            continue
+        entries.append(
+            (meta[4][:1].decode(), os.fsdecode(parts[i + 1]), meta[2].decode(), meta[3].decode())
+        )
+    return entries
+
+
+def untracked_paths(loc: RepoLocation) -> list[str]:
+    """Untracked files git does not ignore."""
+    _, out, _ = run(
+        ["ls-files", "-o", "--exclude-standard", "-z", "--full-name"], loc.worktree, check=True
+    )
+    return [os.fsdecode(p) for p in out.split(b"\0") if p]
+
+
+def cat_blobs(loc: RepoLocation, oids: list[str]) -> dict[str, bytes]:
+    """Contents of many blobs in one `git cat-file --batch`; missing ones are left out."""
+    if not oids:
+        return {}
+    _, out, _ = run(
+        ["cat-file", "--batch"],
+        loc.worktree,
+        input="".join(f"{o}\n" for o in oids).encode(),
+        check=True,
+    )
+    blobs: dict[str, bytes] = {}
+    pos = 0
+    while pos < len(out):
+        end = out.index(b"\n", pos)
+        header = out[pos:end].split(b" ")
+        pos = end + 1
+        if len(header) != 3:
+            continue
+        size = int(header[2])
+        blobs[header[0].decode()] = out[pos : pos + size]
+        pos += size + 1
+    return blobs

@@ -93,7 +93,8 @@ def events(
     """Events matching the filters, oldest first unless newest_first."""
     conn, _ = open_journal(loc)
     try:
-        clauses, params = [], []
+        clauses: list[str] = []
+        params: list[object] = []
         if kind is not None:
             clauses.append("kind = ?")
             params.append(kind)

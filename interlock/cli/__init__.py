@@ -7,21 +7,62 @@ and hint, usage errors -> USAGE, Ctrl-C -> INTERRUPTED, anything else -> BUG wit
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 
 from interlock import __version__, exitcodes, output
-from interlock.errors import InterlockError
 from interlock.bugreport import report_bug
+from interlock.errors import InterlockError
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 CONTEXT_SETTINGS = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
-@click.group(context_settings=CONTEXT_SETTINGS)
+# Which module of this package registers each top-level command. Modules are imported only
+# when their command runs (or for --help), so `interlock audit` does not pay for the daemon,
+# the snapshot engine and the shell parser.
+COMMAND_MODULES = {
+    "approve": "hooks",
+    "audit": "audit",
+    "check": "check",
+    "config": "config",
+    "daemon": "daemon",
+    "diff": "snapshot",
+    "explain": "check",
+    "gc": "snapshot",
+    "hook": "hooks",
+    "hooks": "hooks",
+    "install": "hooks",
+    "lost": "hooks",
+    "recover": "recover",
+    "restore": "snapshot",
+    "snapshot": "snapshot",
+    "snapshots": "snapshot",
+    "uninstall": "hooks",
+    "undo": "snapshot",
+}
+
+
+class LazyGroup(click.Group):
+    """A group whose commands are registered by importing their module on first use."""
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMAND_MODULES.get(cmd_name)
+        if module is not None and cmd_name not in self.commands:
+            importlib.import_module(f"interlock.cli.{module}")
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        for module in sorted(set(COMMAND_MODULES.values())):
+            importlib.import_module(f"interlock.cli.{module}")
+        return super().list_commands(ctx)
+
+
+@click.group(cls=LazyGroup, context_settings=CONTEXT_SETTINGS)
 @click.version_option(__version__, "--version", prog_name="interlock")
 def cli() -> None:
     """Keep a git worktree safe while an AI coding agent, or a person, works in it.
@@ -79,7 +120,3 @@ def run_cli(args: list[str]) -> int:
         output.write_err(f"interlock: bug: {type(exc).__name__}: {exc} (report: {report})")
         return exitcodes.BUG
     return int(result) if isinstance(result, int) else exitcodes.OK
-
-
-# Command modules register themselves on `cli` when imported.
-from interlock.cli import config as _config  # noqa: E402,F401

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import click
-
 from interlock.cli import cli, cwd_option, json_option
 from interlock.commands import config as commands
 

@@ -1,0 +1,56 @@
+"""The shared tamper corpus, judged exactly as the project is judged: commit before/, lay
+after/ over it (files absent from after/ are deleted), run `interlock audit --json`."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from interlock.cli import run_cli
+
+CORPUS = Path("/work/shared/corpus/tamper")
+CASES = (
+    sorted(p for p in CORPUS.iterdir() if (p / "case.json").is_file()) if CORPUS.is_dir() else []
+)
+
+
+def _git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+
+
+def build_case_repo(case: Path, repo: Path) -> None:
+    """A repository at before/ committed, with after/ laid over the worktree."""
+    shutil.copytree(case / "before", repo)
+    _git(repo, "init", "-q", "-b", "main")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "before")
+    after = case / "after"
+    for path in sorted(repo.rglob("*")):
+        rel = path.relative_to(repo)
+        if rel.parts[0] == ".git" or not path.is_file():
+            continue
+        if not (after / rel).exists():
+            path.unlink()
+    shutil.copytree(after, repo, dirs_exist_ok=True)
+
+
+@pytest.mark.skipif(not CASES, reason="the shared corpus is not mounted here")
+@pytest.mark.parametrize("case", CASES, ids=lambda p: p.name)
+def test_corpus_case_is_judged_as_expected(case, tmp_path, cap_out):
+    expected = json.loads((case / "case.json").read_text())["expect"]
+    repo = tmp_path / "repo"
+    build_case_repo(case, repo)
+
+    code = run_cli(["audit", "--json", "--cwd", str(repo)])
+
+    report = json.loads(cap_out[0].getvalue())
+    assert set(report) >= {"verdict", "findings"}
+    for finding in report["findings"]:
+        assert set(finding) >= {"kind", "path", "line", "test", "detail"}
+    want = "tampered" if expected == "tampered" else "clean"
+    assert report["verdict"] == want, report["findings"]
+    assert code == (1 if want == "tampered" else 0)

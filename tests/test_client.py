@@ -1,0 +1,170 @@
+"""The thin client: what it imports, how it parses `check`, and that the daemon's answer is
+exactly the full CLI's answer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from daemonkit import daemons_fixture, git, interlock, poll, shell  # noqa: F401
+
+from interlock import client, constants
+from interlock.__main__ import parse_check_args
+from interlock.facts import collect_facts
+from interlock.git import discover
+
+HEAVY = ("bashlex", "pygit2", "click", "watchdog", "psutil")
+
+
+def test_the_thin_path_imports_none_of_the_heavy_libraries(daemons, git_repo):
+    daemons.start(git_repo)
+    probe = f"""
+import sys
+from interlock.__main__ import thin_check
+from interlock import client
+assert client.request(client.locate("."), "ping")["ok"]
+thin_check(["--json", "ls"])
+print("heavy:" + ",".join(sorted(m for m in {HEAVY!r} if m in sys.modules)))
+print("git module:", "interlock.git" in sys.modules)
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", probe], cwd=git_repo, capture_output=True, text=True, check=True
+    )
+    assert result.stdout.strip().splitlines()[-2:] == ["heavy:", "git module: False"]
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["ls", "-la"], {"command": "ls -la", "json": False, "mode": None}),
+        (
+            ["--json", "--mode", "blocking", "rm -rf x"],
+            {"command": "rm -rf x", "json": True, "mode": "blocking"},
+        ),
+        (
+            ["--mode=off", "--assume-dirty", "--", "-x"],
+            {"command": "-x", "mode": "off", "assume_dirty": True},
+        ),
+        (["git", "push", "--force"], {"command": "git push --force"}),
+        (["ls", "--json"], {"command": "ls --json", "json": False}),
+    ],
+)
+def test_check_arguments_are_parsed_like_the_full_cli(args, expected):
+    parsed = parse_check_args(args)
+    assert parsed is not None
+    assert {k: parsed[k] for k in expected} == expected
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["--batch"],
+        ["--help"],
+        ["-h"],
+        ["--json"],
+        ["--mode"],
+        ["--cwd", "/no/such/dir", "ls"],
+        ["--what", "ls"],
+    ],
+)
+def test_anything_unusual_goes_to_the_full_cli(args):
+    assert parse_check_args(args) is None
+
+
+def test_locate_finds_the_same_worktree_as_discover(git_repo, tmp_path):
+    linked = tmp_path / "linked"
+    git(git_repo, "worktree", "add", "-q", str(linked))
+    (git_repo / "src" / "deep").mkdir()
+    for start in (git_repo, git_repo / "src" / "deep", linked, git_repo / ".git", tmp_path):
+        thin, full = client.locate(str(start)), discover(start)
+        assert (thin is None) == (full is None), start
+        if thin is not None and full is not None:
+            assert (thin.worktree, thin.git_dir, thin.state_dir) == (
+                full.worktree,
+                full.git_dir,
+                full.state_dir,
+            )
+
+
+def test_a_request_to_a_worktree_without_a_daemon_is_none(git_repo):
+    assert client.request(discover(git_repo), "ping") is None
+
+
+CHECKS = [
+    ["ls -la"],
+    ["--json", "git checkout -- ."],
+    ["git checkout -- ."],
+    ["--mode", "blocking", "git reset --hard"],
+    ["--json", "--assume-dirty", "pytest || true"],
+    ["--", "rm", "-rf", "src"],
+]
+
+
+def test_the_daemon_answers_checks_exactly_as_the_full_cli(daemons, git_repo):
+    shell(git_repo, "echo unsaved >> src/app.py")
+    daemons.start(git_repo)
+    for args in CHECKS:
+        inline = interlock(git_repo, "check", *args, env={constants.ENV_NO_DAEMON: "1"})
+        assert inline.returncode in (0, 126), inline.stderr
+        served = interlock(git_repo, "check", *args)
+        assert (served.stdout, served.stderr, served.returncode) == (
+            inline.stdout,
+            inline.stderr,
+            inline.returncode,
+        ), args
+    requests = json.loads(interlock(git_repo, "daemon", "status", "--json").stdout)["requests"]
+    assert requests >= len(CHECKS)
+
+
+def test_the_client_environment_reaches_the_check(daemons, git_repo):
+    shell(git_repo, "echo unsaved >> src/app.py")
+    daemons.start(git_repo)
+    env = {constants.ENV_MODE: "blocking"}
+    served = interlock(git_repo, "check", "git checkout -- .", env=env)
+    inline = interlock(
+        git_repo, "check", "git checkout -- .", env={**env, constants.ENV_NO_DAEMON: "1"}
+    )
+    assert served.returncode == inline.returncode == 126
+    assert served.stderr == inline.stderr
+
+
+def test_a_check_with_the_daemon_down_is_answered_inline_and_starts_it(daemons, git_repo):
+    loc = daemons.track(git_repo)
+    inline = interlock(git_repo, "check", "ls", env={constants.ENV_NO_DAEMON: "1"})
+    first = interlock(git_repo, "check", "ls")
+    assert (first.stdout, first.stderr, first.returncode) == (
+        inline.stdout,
+        inline.stderr,
+        inline.returncode,
+    )
+    poll(lambda: client.request(loc, "ping"), what="the daemon a front door started")
+
+
+def test_facts_over_the_socket_follow_the_tree_and_the_index(daemons, git_repo):
+    daemons.start(git_repo)
+    loc = discover(git_repo)
+
+    def facts() -> dict:
+        return client.call(loc, "facts")["facts"]
+
+    assert facts() == collect_facts(loc).to_json()
+    poll(lambda: client.call(loc, "facts")["warm"], what="warm facts")
+    shell(git_repo, "echo new > untracked.txt")
+    assert "untracked.txt" in facts()["untracked"]
+    git(git_repo, "add", "untracked.txt")
+    assert "untracked.txt" in facts()["staged"]
+    assert facts() == collect_facts(loc).to_json()
+
+
+def test_facts_are_served_for_a_linked_worktree_too(daemons, git_repo, tmp_path: Path):
+    linked = tmp_path / "linked"
+    git(git_repo, "worktree", "add", "-q", str(linked))
+    daemons.start(linked)
+    loc = discover(linked)
+    shell(linked, "echo x >> README.md")
+    assert "README.md" in client.call(loc, "facts")["facts"]["unstaged"]
+    assert client.call(loc, "facts")["facts"] == collect_facts(loc).to_json()

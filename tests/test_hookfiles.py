@@ -1,0 +1,291 @@
+"""Installing and removing interlock's hooks, with real git and real commits."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from interlock import hookfiles
+from interlock.commands.hooks import install_hooks, uninstall_hooks
+from interlock.errors import InterlockError
+from interlock.git import require_repo
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(autouse=True)
+def mode_off(monkeypatch):
+    """These tests are about hook files and chaining: interlock's own checks stay off, so each
+    commit does not pay for loading the audit (tests/test_hookrun.py covers them)."""
+    monkeypatch.setenv("INTERLOCK_MODE", "off")
+
+
+def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=check)
+
+
+def said(result: subprocess.CompletedProcess[str]) -> str:
+    """Everything a git command printed: git sends a hook's stdout to stderr."""
+    return result.stdout + result.stderr
+
+
+def write_hook(path: Path, body: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(0o755)
+
+
+def hook_files(hooks: Path) -> dict[str, str]:
+    return {
+        p.name: p.read_text() for p in sorted(hooks.iterdir()) if not p.name.endswith(".sample")
+    }
+
+
+def test_install_twice_keeps_foreign_hook_and_chains_it(git_repo, cap_out):
+    foreign = git_repo / ".git" / "hooks" / "pre-commit"
+    write_hook(foreign, "echo foreign hook ran\n")
+
+    assert install_hooks(git_repo) == 0
+    after_first = hook_files(git_repo / ".git" / "hooks")
+    assert install_hooks(git_repo) == 0  # idempotent
+    assert hook_files(git_repo / ".git" / "hooks") == after_first
+    assert "nothing to do" in cap_out[0].getvalue()
+    assert "foreign hook ran" in (git_repo / ".git/hooks/pre-commit.legacy").read_text()
+    result = git(git_repo, "commit", "--allow-empty", "-m", "x")
+    assert result.returncode == 0
+    assert "foreign hook ran" in said(result)
+
+
+def test_uninstall_restores_foreign_hook_and_then_has_nothing_to_do(git_repo, cap_out):
+    foreign = git_repo / ".git" / "hooks" / "pre-commit"
+    write_hook(foreign, "echo foreign hook ran\n")
+    original = foreign.read_text()
+    install_hooks(git_repo)
+
+    assert uninstall_hooks(git_repo) == 0
+    assert foreign.read_text() == original
+    assert os.access(foreign, os.X_OK)
+    assert not (foreign.parent / "pre-commit.legacy").exists()
+    assert all(not (foreign.parent / name).exists() for name in hookfiles.HOOK_NAMES[1:])
+    assert uninstall_hooks(git_repo) == 0
+    assert "nothing to do" in cap_out[0].getvalue()
+
+
+def test_a_failing_foreign_hook_still_stops_the_commit(git_repo):
+    write_hook(git_repo / ".git/hooks/pre-commit", "echo no way >&2\nexit 3\n")
+    install_hooks(git_repo)
+
+    result = git(git_repo, "commit", "--allow-empty", "-m", "x", check=False)
+
+    assert result.returncode != 0
+    assert "no way" in result.stderr
+    assert git(git_repo, "log", "--format=%s").stdout.split() == ["initial"]
+
+
+def test_uninstall_leaves_a_hook_that_is_not_interlocks(git_repo):
+    install_hooks(git_repo)
+    replaced = git_repo / ".git/hooks/post-checkout"
+    write_hook(replaced, "echo another tool\n")
+
+    uninstall_hooks(git_repo)
+
+    assert replaced.read_text() == "#!/bin/sh\necho another tool\n"
+
+
+def test_linked_worktree_runs_the_hooks_of_the_common_dir(git_repo, tmp_path):
+    write_hook(git_repo / ".git/hooks/pre-commit", 'echo "foreign hook ran in $(pwd)"\n')
+    install_hooks(git_repo)
+    linked = tmp_path / "linked"
+    git(git_repo, "worktree", "add", "-q", "-b", "side", str(linked))
+
+    result = git(linked, "commit", "--allow-empty", "-m", "from the linked worktree")
+
+    assert f"foreign hook ran in {linked}" in said(result)
+    assert hookfiles.resolve_hooks_dir(require_repo(linked)).path == git_repo / ".git" / "hooks"
+
+
+def test_hooks_path_inside_the_repo_is_used_and_its_hooks_chained(git_repo, cap_out):
+    write_hook(git_repo / ".githooks" / "pre-commit", "echo team hook ran\n")
+    git(git_repo, "config", "core.hooksPath", ".githooks")
+
+    assert install_hooks(git_repo) == 0
+
+    assert "core.hooksPath is set" in cap_out[0].getvalue()
+    assert hookfiles.is_ours(git_repo / ".githooks" / "pre-commit")
+    assert not (git_repo / ".git/hooks/pre-commit").exists()
+    result = git(git_repo, "commit", "--allow-empty", "-m", "x")
+    assert "team hook ran" in said(result)
+    uninstall_hooks(git_repo)
+    assert (git_repo / ".githooks" / "pre-commit").read_text() == "#!/bin/sh\necho team hook ran\n"
+    assert sorted(p.name for p in (git_repo / ".githooks").iterdir()) == ["pre-commit"]
+
+
+def test_husky_generated_hooks_path_is_refused_with_a_hint(git_repo):
+    husky = git_repo / ".husky" / "_"
+    write_hook(husky / "pre-commit", '. "$(dirname "$0")/h"\n')
+    git(git_repo, "config", "core.hooksPath", ".husky/_")
+    before = hook_files(husky)
+
+    with pytest.raises(InterlockError) as caught:
+        install_hooks(git_repo)
+
+    assert "husky" in str(caught.value)
+    assert caught.value.hint and "interlock hook run pre-commit" in caught.value.hint
+    assert hook_files(husky) == before
+
+
+def test_hooks_path_outside_the_repo_is_refused_with_the_fixing_command(git_repo, tmp_path):
+    shared = tmp_path / "shared-hooks"
+    shared.mkdir()
+    git(git_repo, "config", "core.hooksPath", str(shared))
+
+    with pytest.raises(InterlockError) as caught:
+        install_hooks(git_repo)
+
+    assert caught.value.hint and "git config core.hooksPath" in caught.value.hint
+    assert list(shared.iterdir()) == []
+
+
+FRAMEWORK_HOOK = """\
+# File generated by pre-commit: https://pre-commit.com
+# It runs <dir>/pre-commit.legacy itself, and refuses when that is itself.
+HERE="$(cd "$(dirname "$0")" && pwd)"
+if [ -n "$PRE_COMMIT_RUNNING_LEGACY" ]; then echo "bug: migration mode" >&2; exit 1; fi
+if [ -x "$HERE/pre-commit.legacy" ]; then
+    PRE_COMMIT_RUNNING_LEGACY=1 "$HERE/pre-commit.legacy" "$@" || exit 1
+fi
+echo framework hooks ran
+"""
+
+
+def test_pre_commit_framework_hook_is_chained_and_keeps_its_own_legacy(git_repo):
+    hooks = git_repo / ".git" / "hooks"
+    write_hook(hooks / "pre-commit", FRAMEWORK_HOOK)
+    write_hook(hooks / "pre-commit.legacy", "echo original hook ran\n")
+    (git_repo / ".pre-commit-config.yaml").write_text("repos: []\n")
+
+    install_hooks(git_repo)
+    result = git(git_repo, "commit", "--allow-empty", "-m", "x")
+
+    assert "original hook ran" in said(result)
+    assert "framework hooks ran" in said(result)
+    assert hookfiles.is_framework_hook(hooks / "pre-commit.pre-commit-framework")
+    uninstall_hooks(git_repo)
+    assert hookfiles.is_framework_hook(hooks / "pre-commit")
+    assert "original hook ran" in (hooks / "pre-commit.legacy").read_text()
+
+
+def test_reinstall_after_the_framework_moved_our_hook_aside(git_repo):
+    hooks = git_repo / ".git" / "hooks"
+    install_hooks(git_repo)
+    os.replace(hooks / "pre-commit", hooks / "pre-commit.legacy")  # what `pre-commit install` does
+    write_hook(hooks / "pre-commit", FRAMEWORK_HOOK)
+
+    install_hooks(git_repo)
+
+    assert hookfiles.is_ours(hooks / "pre-commit")
+    assert not (hooks / "pre-commit.legacy").exists()
+    result = git(git_repo, "commit", "--allow-empty", "-m", "x")
+    assert "framework hooks ran" in said(result)
+
+
+def test_two_foreign_hooks_for_one_name_refuse_and_change_nothing(git_repo):
+    hooks = git_repo / ".git" / "hooks"
+    write_hook(hooks / "pre-push", "echo one\n")
+    write_hook(hooks / "pre-push.legacy", "echo two\n")
+    before = hook_files(hooks)
+
+    with pytest.raises(InterlockError) as caught:
+        install_hooks(git_repo)
+
+    assert "pre-push.legacy" in str(caught.value)
+    assert hook_files(hooks) == before
+
+
+def test_missing_interlock_fails_closed_for_pre_commit_only(git_repo):
+    hooks = git_repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for name in ("pre-commit", "post-checkout"):
+        (hooks / name).write_text(hookfiles.render_shim(name, python="/nonexistent/python"))
+        (hooks / name).chmod(0o755)
+    env = {**os.environ, "PATH": "/usr/bin:/bin"}
+
+    commit = subprocess.run(
+        ["git", "commit", "--allow-empty", "-m", "x"],
+        cwd=git_repo,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    checkout = subprocess.run(
+        ["git", "checkout", "-q", "-b", "other"],
+        cwd=git_repo,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+
+    assert commit.returncode == 1
+    assert "cannot find interlock" in commit.stderr
+    assert checkout.returncode == 0
+    assert "cannot find interlock" in checkout.stderr
+
+
+def test_hooks_dir_shim_is_the_packaged_template():
+    packaged = ROOT / "interlock" / "resources" / "hook-shim"
+    assert (ROOT / "hooks" / "hook-shim").read_text() == packaged.read_text()
+    assert hookfiles.shim_template() == packaged.read_text()
+    assert subprocess.run(["sh", "-n", str(packaged)]).returncode == 0
+
+
+def test_status_names_ours_foreign_and_chained(git_repo):
+    write_hook(git_repo / ".git/hooks/pre-push", "echo mine\n")
+    install_hooks(git_repo)
+    write_hook(git_repo / ".git/hooks/post-rewrite", "echo replaced\n")
+
+    _, states = hookfiles.hook_states(require_repo(git_repo))
+
+    by_name = {s.name: s for s in states}
+    assert by_name["pre-push"].state == "ours"
+    assert by_name["pre-push"].chained == git_repo / ".git/hooks/pre-push.legacy"
+    assert by_name["post-rewrite"].state == "foreign"
+    assert by_name["pre-commit"].python and os.path.exists(by_name["pre-commit"].python)
+
+
+def test_hooks_cli_status_json_path_and_hook_run(git_repo, cap_out):
+    import json
+
+    from interlock.cli import run_cli
+
+    out, err = cap_out
+    assert run_cli(["hooks", "install", "--cwd", str(git_repo)]) == 0
+    out.truncate(0)
+    out.seek(0)
+    assert run_cli(["hooks", "status", "--json", "--cwd", str(git_repo)]) == 0
+    status = json.loads(out.getvalue())
+    assert [h["state"] for h in status["hooks"]] == ["ours"] * len(hookfiles.HOOK_NAMES)
+    assert all(h["python_exists"] for h in status["hooks"])
+    out.truncate(0)
+    out.seek(0)
+    assert run_cli(["hooks", "path", "--cwd", str(git_repo)]) == 0
+    assert out.getvalue().strip() == str(git_repo / ".git" / "hooks")
+    assert run_cli(["hook", "run", "no-such-hook"]) == 2
+    assert "unknown hook" in err.getvalue()
+    assert run_cli(["hooks", "uninstall", "--cwd", str(git_repo)]) == 0
+    assert not (git_repo / ".git/hooks/pre-commit").exists()
+
+
+def test_uninstall_after_hooks_path_moved_to_husky_still_cleans_the_git_dir(git_repo):
+    write_hook(git_repo / ".git/hooks/pre-commit", "echo mine\n")
+    install_hooks(git_repo)
+    write_hook(git_repo / ".husky" / "_" / "pre-commit", '. "$(dirname "$0")/h"\n')
+    git(git_repo, "config", "core.hooksPath", ".husky/_")
+
+    assert uninstall_hooks(git_repo) == 0
+
+    assert (git_repo / ".git/hooks/pre-commit").read_text() == "#!/bin/sh\necho mine\n"
+    assert not any(hookfiles.is_ours(p) for p in (git_repo / ".git/hooks").iterdir())
+    assert (git_repo / ".husky/_/pre-commit").read_text() == '#!/bin/sh\n. "$(dirname "$0")/h"\n'

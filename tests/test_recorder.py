@@ -1,0 +1,184 @@
+"""The flight recorder in-process: real watcher, real files, real object store."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from daemonkit import git, poll, shell
+
+from interlock import constants
+from interlock import git as gitmod
+from interlock.git import discover
+from interlock.recorder import Recorder, open_db, recorded_versions, recorder_ref
+from interlock.snapinfo import info_from_commit
+from interlock.watcher import TreeWatcher
+
+
+class Running:
+    def __init__(self, repo: Path) -> None:
+        loc = discover(repo)
+        assert loc is not None
+        self.loc = loc
+        self.recorder = Recorder(loc)
+        loc.state_dir.mkdir(exist_ok=True)
+        self.watcher = TreeWatcher(loc.worktree, loc.state_dir, self.recorder.note)
+
+    def start(self) -> Running:
+        self.watcher.start()
+        self.recorder.start()
+        assert self.recorder.ready.wait(10)
+        return self
+
+    def stop(self) -> None:
+        self.watcher.stop()
+        self.recorder.stop()
+
+    def versions(self, rel: str) -> list:
+        return recorded_versions(self.loc, os.fsencode(rel))
+
+    def blob(self, oid: str) -> bytes:
+        return gitmod.read_blob(gitmod.open_repo(self.loc), oid)
+
+    def wait_for(self, rel: str, content: bytes | None) -> None:
+        """Until the newest version of rel holds content (None: a deletion)."""
+
+        def done() -> bool:
+            found = self.versions(rel)
+            if not found:
+                return False
+            if content is None:
+                return found[0].oid is None
+            return found[0].oid is not None and self.blob(found[0].oid) == content
+
+        poll(done, what=f"the recorder to record {rel}")
+
+
+@pytest.fixture
+def running(git_repo: Path) -> Iterator[Running]:
+    handle = Running(git_repo).start()
+    try:
+        yield handle
+    finally:
+        handle.stop()
+
+
+def test_every_version_of_an_edited_file_is_recorded(running, git_repo):
+    shell(git_repo, "echo v1 > notes.txt")
+    running.wait_for("notes.txt", b"v1\n")
+    shell(git_repo, "echo v2 >> notes.txt")
+    running.wait_for("notes.txt", b"v1\nv2\n")
+    events = [v.event for v in running.versions("notes.txt")]
+    assert events == ["modified", "created"]
+
+
+def test_a_deletion_is_recorded_and_the_content_stays_findable(running, git_repo):
+    shell(git_repo, "echo 'precious' > src/app.py")
+    running.wait_for("src/app.py", b"precious\n")
+    shell(git_repo, "rm src/app.py")
+    running.wait_for("src/app.py", None)
+    kept = [v for v in running.versions("src/app.py") if v.oid]
+    assert running.blob(kept[0].oid) == b"precious\n"
+
+
+def test_files_inside_a_removed_directory_are_recorded_as_deleted(running, git_repo):
+    shell(git_repo, "mkdir -p d/e && echo x > d/e/f.txt")
+    running.wait_for("d/e/f.txt", b"x\n")
+    shell(git_repo, "mv d /tmp/interlock-test-moved-$$ && rm -rf /tmp/interlock-test-moved-$$")
+    running.wait_for("d/e/f.txt", None)
+
+
+def test_symlinks_are_recorded_as_their_target(running, git_repo):
+    shell(git_repo, "ln -s src/app.py link")
+    running.wait_for("link", b"src/app.py")
+    assert running.versions("link")[0].mode == gitmod.LINK_MODE
+
+
+def test_ignored_and_regenerable_untracked_files_are_not_recorded(running, git_repo):
+    shell(
+        git_repo,
+        "echo '*.log' > .gitignore; echo x > debug.log; mkdir -p node_modules/p;"
+        " echo y > node_modules/p/i.js; echo z > marker.txt",
+    )
+    running.wait_for("marker.txt", b"z\n")
+    running.wait_for(".gitignore", b"*.log\n")
+    assert running.versions("debug.log") == []
+    assert running.versions("node_modules/p/i.js") == []
+
+
+def test_a_tracked_file_matching_an_ignore_rule_is_still_recorded(running, git_repo):
+    shell(git_repo, "echo '*.py' > .gitignore; echo changed >> src/app.py")
+    running.wait_for("src/app.py", b"print('hello')\nchanged\n")
+
+
+def test_files_over_the_size_cap_are_not_recorded(running, git_repo):
+    big = b"x" * (constants.RECORDER_MAX_BLOB + 1)
+    (git_repo / "big.bin").write_bytes(big)
+    shell(git_repo, "echo small > small.txt")
+    running.wait_for("small.txt", b"small\n")
+    assert running.versions("big.bin") == []
+
+
+def test_stop_commits_the_blobs_under_a_recorder_ref_and_fsck_is_clean(git_repo):
+    handle = Running(git_repo).start()
+    shell(git_repo, "echo keep > keep.txt")
+    handle.wait_for("keep.txt", b"keep\n")
+    handle.stop()
+    ref = git(git_repo, "for-each-ref", "--format=%(refname)", "refs/interlock/").stdout.split()
+    assert ref and ref[0].startswith("refs/interlock/main/recorder/")
+    oid = handle.versions("keep.txt")[0].oid
+    listing = git(git_repo, "ls-tree", ref[0]).stdout
+    assert oid in listing
+    message = git(git_repo, "log", "-1", "--format=%B", ref[0]).stdout
+    tree = git(git_repo, "rev-parse", ref[0] + "^{tree}").stdout.strip()
+    info = info_from_commit(ref[0], "0" * 40, tree, message)
+    assert info.kind == "recorder" and info.time > 0
+    assert git(git_repo, "fsck", "--no-progress").returncode == 0
+    git(git_repo, "gc", "-q", "--prune=now")
+    assert git(git_repo, "cat-file", "-e", oid).returncode == 0
+
+
+def test_rows_left_unanchored_by_a_crash_are_anchored_by_the_next_recorder(git_repo):
+    loc = discover(git_repo)
+    oid = gitmod.write_blob(gitmod.open_repo(loc), b"left behind\n")
+    conn, _ = open_db(loc)
+    conn.execute(
+        "INSERT INTO versions(path, time, event, oid, mode, size) VALUES (?, 1, 'modified', ?, ?, 12)",
+        (b"lost.txt", oid, gitmod.FILE_MODE),
+    )
+    conn.close()
+    handle = Running(git_repo).start()
+    handle.stop()
+    ref = git(git_repo, "for-each-ref", "--format=%(refname)", "refs/interlock/").stdout.split()[0]
+    assert oid in git(git_repo, "ls-tree", ref).stdout
+
+
+def test_the_baseline_records_files_that_were_dirty_before_the_start(git_repo):
+    shell(git_repo, "echo before >> README.md; echo new > untracked.txt")
+    handle = Running(git_repo).start()
+    try:
+        handle.wait_for("untracked.txt", b"new\n")
+        handle.wait_for("README.md", b"# demo\nbefore\n")
+        assert handle.versions("README.md")[0].event == "baseline"
+    finally:
+        handle.stop()
+
+
+def test_a_corrupt_index_is_moved_aside_with_a_warning(git_repo):
+    loc = discover(git_repo)
+    loc.state_dir.mkdir()
+    (loc.state_dir / constants.RECORDER_FILE).write_bytes(b"this is not sqlite" * 100)
+    conn, warning = open_db(loc)
+    conn.close()
+    assert warning and "kept as" in warning
+    assert any(p.name.startswith("recorder.db.corrupt-") for p in loc.state_dir.iterdir())
+    with sqlite3.connect(loc.state_dir / constants.RECORDER_FILE) as fresh:
+        assert fresh.execute("SELECT COUNT(*) FROM versions").fetchone() == (0,)
+
+
+def test_recorder_refs_are_named_by_worktree_and_hour(git_repo):
+    loc = discover(git_repo)
+    assert recorder_ref(loc, 0) == "refs/interlock/main/recorder/19700101T00"

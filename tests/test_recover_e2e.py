@@ -1,0 +1,148 @@
+"""End to end: a real daemon records what plain shell commands do; git discards it behind
+interlock's back; `interlock recover` brings it back."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from daemonkit import daemons_fixture, git, interlock, poll, shell  # noqa: F401
+
+from interlock.commands.recover import parse_time
+from interlock.errors import InterlockError
+
+
+def blob_of(content: bytes) -> str:
+    return (
+        subprocess.run(
+            ["git", "hash-object", "--stdin"], input=content, capture_output=True, check=True
+        )
+        .stdout.decode()
+        .strip()
+    )
+
+
+def versions(repo: Path, path: str) -> list[dict]:
+    result = interlock(repo, "recover", path, "--list", "--json")
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def wait_recorded(repo: Path, path: str, content: bytes) -> None:
+    blob = blob_of(content)
+    poll(
+        lambda: any(v["blob"] == blob and v["source"] == "recorder" for v in versions(repo, path)),
+        what=f"the recorder to hold {path}",
+    )
+
+
+def test_recover_brings_back_a_tracked_file_after_git_checkout(daemons, git_repo):
+    daemons.start(git_repo)
+    shell(git_repo, "printf 'precious edit\\n' >> src/app.py")
+    precious = b"print('hello')\nprecious edit\n"
+    wait_recorded(git_repo, "src/app.py", precious)
+    git(git_repo, "checkout", "--", ".")
+    assert (git_repo / "src/app.py").read_bytes() == b"print('hello')\n"
+
+    result = interlock(git_repo, "recover", "src/app.py")
+    assert result.returncode == 0, result.stderr
+    assert (git_repo / "src/app.py").read_bytes() == precious
+    assert "recovered src/app.py from recorder" in result.stdout
+    assert "saved:" in result.stdout and "interlock restore" in result.stdout
+
+
+def test_recover_brings_back_an_untracked_file_after_git_clean(daemons, git_repo):
+    daemons.start(git_repo)
+    shell(git_repo, "mkdir -p notes/deep && echo 'an idea' > notes/deep/todo.txt")
+    wait_recorded(git_repo, "notes/deep/todo.txt", b"an idea\n")
+    git(git_repo, "clean", "-fdq")
+    assert not (git_repo / "notes").exists()
+
+    result = interlock(git_repo, "recover", "notes/deep/todo.txt", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["written"] is True and "saved" not in report
+    assert (git_repo / "notes/deep/todo.txt").read_bytes() == b"an idea\n"
+
+
+def test_recover_works_with_the_daemon_stopped(daemons, git_repo):
+    daemons.start(git_repo)
+    shell(git_repo, "echo 'draft' > draft.md; chmod +x draft.md")
+    wait_recorded(git_repo, "draft.md", b"draft\n")
+    assert interlock(git_repo, "daemon", "stop").returncode == 0
+    shell(git_repo, "rm draft.md")
+    assert interlock(git_repo, "recover", "draft.md").returncode == 0
+    assert (git_repo / "draft.md").read_bytes() == b"draft\n"
+    assert (git_repo / "draft.md").stat().st_mode & 0o111
+
+
+def test_recover_at_a_time_picks_the_version_of_that_moment(daemons, git_repo):
+    daemons.start(git_repo)
+    shell(git_repo, "echo one > log.txt")
+    wait_recorded(git_repo, "log.txt", b"one\n")
+    between = datetime.datetime.now().isoformat()
+    shell(git_repo, "echo two > log.txt")
+    wait_recorded(git_repo, "log.txt", b"two\n")
+    result = interlock(git_repo, "recover", "log.txt", "--at", between)
+    assert result.returncode == 0, result.stderr
+    assert (git_repo / "log.txt").read_text() == "one\n"
+    again = interlock(git_repo, "recover", "log.txt", "--at", between)
+    assert "already holds that version" in again.stdout
+
+
+def test_recover_lists_recorder_and_snapshot_versions_newest_first(daemons, git_repo):
+    daemons.start(git_repo)
+    shell(git_repo, "echo v1 >> README.md")
+    wait_recorded(git_repo, "README.md", b"# demo\nv1\n")
+    assert interlock(git_repo, "snapshot", "-m", "keep").returncode == 0
+    listed = versions(git_repo, "README.md")
+    assert {v["source"] for v in listed} == {"recorder", "snapshot"}
+    times = [v["time"] for v in listed]
+    assert times == sorted(times, reverse=True)
+    human = interlock(git_repo, "recover", "README.md", "--list").stdout
+    assert "TIME" in human and "recorder (" in human and "snapshot " in human
+
+
+def test_recover_of_a_path_never_seen_is_a_clear_error(git_repo):
+    result = interlock(git_repo, "recover", "nowhere.txt")
+    assert result.returncode == 1
+    assert "no recorded version of nowhere.txt" in result.stderr
+
+
+def test_recover_refuses_a_path_outside_the_worktree(git_repo, tmp_path):
+    outside = tmp_path / "elsewhere.txt"
+    outside.write_text("x")
+    result = interlock(git_repo, "recover", str(outside))
+    assert result.returncode == 1 and "not inside a git worktree" in result.stderr
+
+
+NOW = datetime.datetime(2025, 3, 4, 15, 0, 0).timestamp()
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("-10m", NOW - 600),
+        ("-2h", NOW - 7200),
+        ("-30s", NOW - 30),
+        ("-1d", NOW - 86400),
+        ("14:30", datetime.datetime(2025, 3, 4, 14, 30).timestamp()),
+        ("16:00", datetime.datetime(2025, 3, 3, 16, 0).timestamp()),
+        ("2025-03-01T12:00:00", datetime.datetime(2025, 3, 1, 12, 0).timestamp()),
+        (
+            "2025-03-01T12:00:00+00:00",
+            datetime.datetime(2025, 3, 1, 12, 0, tzinfo=datetime.UTC).timestamp(),
+        ),
+    ],
+)
+def test_times_are_read_as_relative_clock_or_iso(text, expected):
+    assert parse_time(text, now=NOW) == pytest.approx(expected)
+
+
+def test_an_unreadable_time_says_which_forms_work():
+    with pytest.raises(InterlockError, match="cannot read the time") as caught:
+        parse_time("yesterday-ish", now=NOW)
+    assert "-10m" in (caught.value.hint or "")

@@ -68,6 +68,9 @@ def _apply(store: ObjectStore, base: str | None, node: _Node) -> Entry | None:
             old = entries.get(name)
             sub = old[1] if old and old[0] == TREE_MODE and not child.reset else None
             result = _apply(store, sub, child)
+            if result is None and old is not None and old[0] != TREE_MODE and not child.has_leaf:
+                # only removals below a path that is a file: they remove nothing (#incr-vs-cold)
+                result = old
         else:
             result = child.leaf
         if result is None:

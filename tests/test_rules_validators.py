@@ -608,7 +608,9 @@ def _corpus_cases() -> list[tuple[str, str, list[str]]]:
 
 def verdict_kinds(effective: str) -> list[str]:
     invocation = inv(effective)
-    kinds = {f.kind for f in rules.check_invocation(invocation)}
+    # judged by text alone, as `--assume-dirty` does: literal temp-dir targets are free
+    findings = rules.check_invocation(invocation)
+    kinds = {f.kind for f in findings if not (f.targets and f.targets.temp_only)}
     match = rules.classify_validator(invocation)
     found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)
     if match is not None and match.masked_by is not None:
@@ -630,7 +632,12 @@ def test_corpus_covers_most_cases_by_single_invocations() -> None:
 def _through_walker(cmd: str) -> tuple[set[str], list[ValidatorMatch]]:
     walk = pytest.importorskip("interlock.walk")
     invocations = walk.walk(shellmodel.parse(cmd))
-    kinds: set[str] = {f.kind for i in invocations for f in rules.check_invocation(i)}
+    kinds: set[str] = {
+        f.kind
+        for i in invocations
+        for f in rules.check_invocation(i)
+        if not (f.targets and f.targets.temp_only)  # text alone: literal temp dirs are free
+    }
     matches = [m for i in invocations if (m := rules.classify_validator(i)) is not None]
     return kinds, matches
 

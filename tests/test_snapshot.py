@@ -287,6 +287,16 @@ def test_incremental_snapshot_rereads_the_changed_paths_and_equals_a_cold_one(
     assert inc.tree == worktree_tree(loc)
 
 
+def test_incremental_removal_below_a_path_that_is_a_file_keeps_the_file(git_repo: Path) -> None:
+    loc = discover(git_repo)
+    (git_repo / "README.md").rename(git_repo / "notes")
+    base = take_snapshot(loc)
+
+    inc = take_snapshot(loc, changed=["notes/never-created.txt"], base=base.id)
+
+    assert inc.tree == worktree_tree(loc) == base.tree
+
+
 def test_incremental_snapshot_goes_cold_when_ignore_rules_change(git_repo: Path) -> None:
     loc = discover(git_repo)
     (git_repo / "keep.log").write_text("log\n")

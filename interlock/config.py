@@ -206,7 +206,10 @@ def file_sources(root: Path | None) -> tuple[list[RawSource], list[str]]:
         return [], []
     sources: list[RawSource] = []
     warnings: list[str] = []
-    for path, table in ((root / constants.CONFIG_FILE, ()), (root / constants.PYPROJECT, ("tool", "interlock"))):
+    for path, table in (
+        (root / constants.CONFIG_FILE, ()),
+        (root / constants.PYPROJECT, ("tool", "interlock")),
+    ):
         source, problems = _read_toml(path, table)
         warnings.extend(problems)
         if source is not None:

@@ -114,4 +114,6 @@ def analyse(command: str, declared_validators: tuple[str, ...] = ()) -> Analysis
         parse = "degraded"
     else:
         parse = "ok"
-    return Analysis(command, parse, result.error, tuple(invocations), _dedupe(findings), tuple(reports))
+    return Analysis(
+        command, parse, result.error, tuple(invocations), _dedupe(findings), tuple(reports)
+    )

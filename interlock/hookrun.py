@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import TYPE_CHECKING
+
+TYPE_CHECKING = False  # not `typing`: importing it costs ~20 ms on every commit
 
 if TYPE_CHECKING:
     from collections.abc import Mapping

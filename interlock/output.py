@@ -71,7 +71,9 @@ def error(text: str, hint: str | None = None) -> None:
 
 def table(rows: Iterable[Mapping[str, Any]], columns: list[str]) -> None:
     """Print rows as left-aligned columns (human listings)."""
-    materialised = [[str(row.get(c, "") if row.get(c) is not None else "") for c in columns] for row in rows]
+    materialised = [
+        [str(row.get(c, "") if row.get(c) is not None else "") for c in columns] for row in rows
+    ]
     widths = [max([len(c)] + [len(r[i]) for r in materialised]) for i, c in enumerate(columns)]
     write_out("  ".join(c.upper().ljust(widths[i]) for i, c in enumerate(columns)).rstrip())
     for r in materialised:

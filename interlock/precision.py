@@ -112,7 +112,9 @@ class Judge:
         targets = finding.targets or Targets(destroys="all", unknown=True)
         if targets.destroys in _STATIC:
             return Judgement(("(history outside the worktree)",), "history git keeps nowhere else")
-        base = None if finding.cwd is None else os.path.normpath(os.path.join(self.start, finding.cwd))
+        base = (
+            None if finding.cwd is None else os.path.normpath(os.path.join(self.start, finding.cwd))
+        )
         if targets.destroys == "all":
             return _summarise(self._lost_files(targets, base))
         return _summarise(self._lost_in_git(finding, targets, base))
@@ -172,7 +174,12 @@ class Judge:
         return self._match(loc, unsaved, (target,), base, files=True)
 
     def _match(
-        self, loc: RepoLocation, unsaved: list[str], paths: Iterable[str], base: str, files: bool = False
+        self,
+        loc: RepoLocation,
+        unsaved: list[str],
+        paths: Iterable[str],
+        base: str,
+        files: bool = False,
     ) -> list[str]:
         root = os.path.realpath(loc.worktree)
         lost: list[str] = []
@@ -208,7 +215,9 @@ class Judge:
         """Commits reachable from HEAD but not from `target` nor any other ref."""
         if facts.head is None:
             return []
-        code, out, _ = git.run(["rev-parse", "-q", "--verify", f"{target}^{{commit}}"], loc.worktree)
+        code, out, _ = git.run(
+            ["rev-parse", "-q", "--verify", f"{target}^{{commit}}"], loc.worktree
+        )
         if code != 0:
             return []
         code, head_ref, _ = git.run(["symbolic-ref", "-q", "HEAD"], loc.worktree)
@@ -223,7 +232,9 @@ class Judge:
         return _unique_commits(loc, out.decode().strip(), [], ref)
 
 
-def _unique_commits(loc: RepoLocation, tip: str, exclude: list[str], skip_ref: str | None) -> list[str]:
+def _unique_commits(
+    loc: RepoLocation, tip: str, exclude: list[str], skip_ref: str | None
+) -> list[str]:
     """Commits reachable from tip and from no ref but skip_ref (interlock's own refs aside)."""
     _, refs_out, _ = git.run(["for-each-ref", "--format=%(refname)"], loc.worktree)
     others = [

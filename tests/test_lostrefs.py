@@ -158,3 +158,16 @@ def test_rebase_keeps_the_tip_it_rewrote(hooked):
     assert [(lost.branch, lost.oid) for lost in lostrefs.list_lost(require_repo(hooked))] == [
         ("topic", old_tip)
     ]
+
+
+def test_recover_ref_cli_recreates_a_deleted_branch(hooked, cap_out):
+    git(hooked, "checkout", "-q", "-b", "topic")
+    tip = commit(hooked, "topic work")
+    git(hooked, "checkout", "-q", "main")
+    git(hooked, "branch", "-D", "topic")
+
+    assert run_cli(["recover", "--ref", "topic", "--cwd", str(hooked)]) == 0
+    assert git(hooked, "rev-parse", "topic") == tip
+    assert "topic" in cap_out[0].getvalue()
+    assert run_cli(["recover", "--ref", "topic", "src/app.py", "--cwd", str(hooked)]) == 2
+    assert run_cli(["recover", "--cwd", str(hooked)]) == 2

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 import click
 
 from interlock import __version__, exitcodes, output
-from interlock.bugreport import report_bug
 from interlock.errors import InterlockError
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -116,6 +115,8 @@ def run_cli(args: list[str]) -> int:
     except BrokenPipeError:
         return exitcodes.OK
     except Exception as exc:  # the funnel: anything else is a bug, reported once
+        from interlock.bugreport import report_bug
+
         report = report_bug(exc)
         output.write_err(f"interlock: bug: {type(exc).__name__}: {exc} (report: {report})")
         return exitcodes.BUG

@@ -16,13 +16,17 @@ from interlock.config import MODES
     context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False},
 )
 @json_option
-@click.option("--mode", type=click.Choice(MODES), default=None, help="Override the configured mode.")
+@click.option(
+    "--mode", type=click.Choice(MODES), default=None, help="Override the configured mode."
+)
 @click.option(
     "--assume-dirty",
     is_flag=True,
     help="Treat every target as holding unsaved work (judge the text alone, e.g. for corpora).",
 )
-@click.option("--batch", is_flag=True, help="Read one command per line from stdin; one result per line.")
+@click.option(
+    "--batch", is_flag=True, help="Read one command per line from stdin; one result per line."
+)
 @click.option(
     "--json-lines-in",
     is_flag=True,
@@ -58,7 +62,9 @@ def check_command(
     if json_lines_in:
         raise click.UsageError("--json-lines-in only applies with --batch")
     if not command:
-        raise click.UsageError("give the command line to check, e.g. interlock check \"git reset --hard\"")
+        raise click.UsageError(
+            'give the command line to check, e.g. interlock check "git reset --hard"'
+        )
     return commands.check(" ".join(command), cwd, mode, assume_dirty, as_json)
 
 

@@ -59,7 +59,9 @@ def _apply_facts(
             continue
         verdict = judge.judge(finding)
         if verdict.lost:
-            kept.append(replace(finding, reason=f"{finding.reason}; unsaved here: {verdict.summary}"))
+            kept.append(
+                replace(finding, reason=f"{finding.reason}; unsaved here: {verdict.summary}")
+            )
     return tuple(kept)
 
 
@@ -140,7 +142,9 @@ def show(outcome: CheckOutcome, as_json: bool) -> None:
         output.write_out(_summary(outcome.result))
 
 
-def check(command: str, cwd: str | None, mode: str | None, assume_dirty: bool, as_json: bool) -> int:
+def check(
+    command: str, cwd: str | None, mode: str | None, assume_dirty: bool, as_json: bool
+) -> int:
     outcome = evaluate(command, cwd, mode=mode, assume_dirty=assume_dirty)
     show(outcome, as_json)
     return outcome.exit_code
@@ -154,7 +158,9 @@ def _read_batch(lines: Iterable[str], json_in: bool) -> Iterable[str]:
         yield json.loads(line) if json_in else line
 
 
-def batch(cwd: str | None, mode: str | None, assume_dirty: bool, as_json: bool, json_in: bool) -> int:
+def batch(
+    cwd: str | None, mode: str | None, assume_dirty: bool, as_json: bool, json_in: bool
+) -> int:
     """Judge one command per stdin line, in order, in one process; exit 126 if any would block."""
     start = os.path.abspath(cwd or os.getcwd())
     loc = discover(start)

@@ -174,7 +174,9 @@ def _rm(inv: Invocation) -> list[Finding]:
         roots = inv.arg_roots
         temp = bool(roots) and all(is_temp_path(resolve(inv.cwd, r)) for r in roots or ())
         paths = tuple(roots or ()) + tuple(literal_or_text(w) for w in operands)
-        targets = Targets("all", paths=paths, unknown=roots is None, temp_only=temp and not operands)
+        targets = Targets(
+            "all", paths=paths, unknown=roots is None, temp_only=temp and not operands
+        )
         return [make_finding(RM_UNKNOWN, inv, targets)]
     kept, temp_only = _temp_split(list(operands), inv.cwd)
     if not kept:
@@ -247,7 +249,9 @@ def _shred(inv: Invocation) -> list[Finding]:
         return []
     paths = tuple(literal_or_text(w) for w in operands)
     unknown = inv.extra_args or any(known_path(w) is None for w in operands)
-    targets = Targets("all", paths=paths, unknown=unknown, temp_only=temp_only and not inv.extra_args)
+    targets = Targets(
+        "all", paths=paths, unknown=unknown, temp_only=temp_only and not inv.extra_args
+    )
     return [make_finding(SHRED_RULE, inv, targets)]
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from interlock import constants
+from interlock import constants, sqlitedb
 from interlock.git import RepoLocation
 from interlock.state import repo_state_dir
 
@@ -48,31 +48,9 @@ def journal_path(loc: RepoLocation) -> Path:
     return repo_state_dir(loc) / constants.JOURNAL_FILE
 
 
-_SCHEMA_VERSION = 1
-
-
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(os.fspath(path), timeout=10, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout=10000")
-    # WAL with synchronous=NORMAL: an entry survives the process dying at any point; only a
-    # power cut can lose the newest entries. An fsync per hook call would cost ~10 ms.
-    conn.execute("PRAGMA synchronous=NORMAL")
-    if conn.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(_SCHEMA)
-        conn.execute(f"PRAGMA user_version={_SCHEMA_VERSION}")
-    return conn
-
-
 def open_journal(loc: RepoLocation) -> tuple[sqlite3.Connection, str | None]:
     """Open (creating) the journal; a corrupt file is moved aside. Returns (conn, warning)."""
-    path = journal_path(loc)
-    try:
-        return _connect(path), None
-    except sqlite3.DatabaseError as exc:
-        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-        os.replace(path, aside)
-        return _connect(path), f"journal {path} was unreadable ({exc}); kept as {aside.name}"
+    return sqlitedb.open_db(journal_path(loc), _SCHEMA, 1, "journal")
 
 
 def record(loc: RepoLocation, kind: str, data: Mapping[str, Any], run: str | None = None) -> int:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from interlock import constants, git
+from interlock import constants, git, sqlitedb
 from interlock.git import RepoLocation
 from interlock.regenerable import is_regenerable
 from interlock.state import repo_state_dir
@@ -87,26 +87,9 @@ def recorder_db_path(loc: RepoLocation) -> Path:
     return repo_state_dir(loc) / constants.RECORDER_FILE
 
 
-def _connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(os.fspath(path), timeout=10, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.execute(
-        "PRAGMA synchronous=NORMAL"
-    )  # WAL stays consistent; a power cut may lose the last rows
-    conn.execute("PRAGMA busy_timeout=10000")
-    conn.executescript(_SCHEMA)
-    return conn
-
-
 def open_db(loc: RepoLocation) -> tuple[sqlite3.Connection, str | None]:
     """Open (creating) the index; a corrupt file is moved aside, never deleted."""
-    path = recorder_db_path(loc)
-    try:
-        return _connect(path), None
-    except sqlite3.DatabaseError as exc:
-        aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
-        os.replace(path, aside)
-        return _connect(path), f"recorder index {path} was unreadable ({exc}); kept as {aside.name}"
+    return sqlitedb.open_db(recorder_db_path(loc), _SCHEMA, 1, "recorder index")
 
 
 def recorded_versions(loc: RepoLocation, path: bytes) -> list[Version]:

@@ -306,7 +306,7 @@ class _Walker:
         return final_ends or (body_ends and not stmt.handlers), "after try"
 
 
-def _is_data(node: ast.expr) -> bool:
+def is_data(node: ast.expr) -> bool:
     """A literal value (`3.0`, `("IV", 4)`, `{"a": 1}`): a module constant used as expected."""
     return all(
         isinstance(
@@ -385,7 +385,7 @@ def extract_checks(
     """Every check a test function makes, in order, with its state; once per parametrize
     case when `cases` binds the test's arguments."""
     checks: list[Check] = []
-    data = {n: v for n, v in module.constants.items() if _is_data(v)}
+    data = {n: v for n, v in module.constants.items() if is_data(v)}
     local = single_assignments(func)
     for case in cases if cases is not None else [{}]:
         walker = _Walker(module, helpers or {}, {**data, **local, **case})

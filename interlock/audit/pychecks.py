@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from interlock.audit.model import REVIEW, TAMPERED, AuditFinding
-from interlock.audit.pyassert import Check
+from interlock.audit.pyassert import Check, is_data
 from interlock.audit.pyast import Collect, PyModule
 from interlock.audit.pymatch import (
     Side,
@@ -272,7 +272,7 @@ def _compare_module(old: PyModule | None, new: PyModule, after: Side, out: _Find
         before = old.constants.get(name)
         if before is None or name.startswith("__") or name == "pytestmark":
             continue
-        if ast.dump(before) != ast.dump(value) and _is_data(before) and _is_data(value):
+        if ast.dump(before) != ast.dump(value) and is_data(before) and is_data(value):
             detail = (
                 f"module constant `{name} = {ast.unparse(before)[:60]}` became "
                 f"`{ast.unparse(value)[:60]}`"
@@ -287,24 +287,6 @@ def _compare_fixtures(old: PyModule, new: PyModule, out: _Findings) -> None:
         if prior is not None and _literals_only_differ(prior, func):
             detail = f"fixture `{name}` now provides different values"
             out.expectation(new.path, detail, func.lineno)
-
-
-def _is_data(node: ast.expr) -> bool:
-    return all(
-        isinstance(
-            n,
-            ast.Constant
-            | ast.Tuple
-            | ast.List
-            | ast.Dict
-            | ast.Set
-            | ast.Load
-            | ast.UnaryOp
-            | ast.USub
-            | ast.UAdd,
-        )
-        for n in ast.walk(node)
-    )
 
 
 def _literals_only_differ(a: ast.AST, b: ast.AST) -> bool:

@@ -9,10 +9,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from corpuspath import corpus_dir
 
 from interlock.cli import run_cli
 
-CORPUS = Path("/work/shared/corpus/tamper")
+CORPUS = corpus_dir() / "tamper"
 CASES = (
     sorted(p for p in CORPUS.iterdir() if (p / "case.json").is_file()) if CORPUS.is_dir() else []
 )

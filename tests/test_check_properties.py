@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
+from corpuspath import corpus_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from interlock.commands.check import evaluate
 
 RANK = {"allow": 0, "warn": 1, "block": 2}
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "commands.jsonl"
+CORPUS = corpus_dir() / "commands.jsonl"
 BLOCKED_SEEDS = [
     "git reset --hard",
     "git checkout -- .",

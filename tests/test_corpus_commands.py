@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
+from corpuspath import corpus_dir
 
 from interlock.commands.check import evaluate
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "commands.jsonl"
+CORPUS = corpus_dir() / "commands.jsonl"
 LOCAL = Path(__file__).parent / "corpus" / "commands.jsonl"
 KIND = {"masked": "masked-validator"}
 

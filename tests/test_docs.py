@@ -29,7 +29,15 @@ def test_every_command_has_help(path, command):
 def test_docs_cli_md_is_generated_from_the_help():
     expected = gen.render()
     actual = (ROOT / "docs" / "cli.md").read_text()
-    assert actual == expected, "docs/cli.md is stale: run tests/scripts/gen_cli_docs.py > docs/cli.md"
+    if actual != expected:
+        import difflib
+
+        diff = "".join(
+            difflib.unified_diff(
+                actual.splitlines(True), expected.splitlines(True), "docs/cli.md", "help now"
+            )
+        )
+        pytest.fail(f"docs/cli.md is stale: run tests/scripts/gen_cli_docs.py > docs/cli.md\n{diff}")
 
 
 def test_readme_starts_with_the_setup_and_test_commands():

@@ -7,15 +7,15 @@ from __future__ import annotations
 
 import statistics
 import time
-from pathlib import Path
 
 import pytest
+from corpuspath import corpus_dir
 
 from interlock.exitflow import validator_masking
 from interlock.shellmodel import parse
 from interlock.walk import is_degraded, walk
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "nl2bash.txt"
+CORPUS = corpus_dir() / "nl2bash.txt"
 MAX_UNPARSED = 0.003  # 0.3 % of the lines
 
 

@@ -5,13 +5,13 @@ discard printed for a person to review (run with `-s`)."""
 from __future__ import annotations
 
 from collections import Counter
-from pathlib import Path
 
 import pytest
+from corpuspath import corpus_dir
 
 from interlock.commands.check import evaluate
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "nl2bash.txt"
+CORPUS = corpus_dir() / "nl2bash.txt"
 
 
 def test_nl2bash_full_check_has_no_internal_error_and_prints_discards_for_review():

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
+from corpuspath import corpus_dir
 from ruleskit import inv
 
 from interlock import rules, shellmodel
@@ -579,7 +579,7 @@ def test_masking_rule_examples_mask_and_allow_as_documented(info: RuleInfo) -> N
 
 # --- the shared corpus: every case decided by one invocation ---
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "commands.jsonl"
+CORPUS = corpus_dir() / "commands.jsonl"
 _OPERATORS = re.compile(r"[|;&(){}<]|\$\(|`|^!|\b(bash|sh|eval)\b")
 _WRAPPERS = {"sudo": 0, "command": 0, "nohup": 0, "env": 0, "timeout": 1}
 

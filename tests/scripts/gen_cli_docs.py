@@ -33,7 +33,11 @@ def render() -> str:
     ]
     for path, command in walk(cli, ["interlock"]):
         ctx = click.Context(
-            command, info_name=" ".join(path), terminal_width=100, max_content_width=100
+            command,
+            info_name=" ".join(path),
+            terminal_width=100,
+            max_content_width=100,
+            help_option_names=["-h", "--help"],  # as CONTEXT_SETTINGS gives every command
         )
         text = command.get_help(ctx).rstrip()
         parts.append(f"\n## {' '.join(path)}\n\n```\n{text}\n```\n")

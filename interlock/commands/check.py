@@ -13,7 +13,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from interlock import exitcodes, output
-from interlock.bugreport import report_bug
 from interlock.config import load_config
 from interlock.engine import Analysis, analyse
 from interlock.facts import TreeFacts, collect_facts
@@ -83,6 +82,8 @@ def evaluate(
         parse = analysis.parse
         validators = analysis.validators
     except Exception as exc:  # named outcome: interlock crashed -> guarded, never a silent allow
+        from interlock.bugreport import report_bug
+
         findings = (internal_error_finding(command, report_bug(exc)),)
         parse, validators = "unparsed", ()
     verdict, would_block = decide(findings, config.mode)

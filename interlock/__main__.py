@@ -61,7 +61,10 @@ def thin_check(args: list[str]) -> int | None:
     if loc is None:
         return None
     try:
-        reply = client.request(loc, "check", cwd=cwd, env=client.check_env(os.environ), **opts)
+        from interlock.constants import build_stamp
+
+        env = client.check_env(os.environ)
+        reply = client.request(loc, "check", cwd=cwd, env=env, build=build_stamp(), **opts)
         if reply is None:
             client.ensure_daemon(loc)
             return None

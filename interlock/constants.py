@@ -59,3 +59,16 @@ GC_RECORDER_MAX_BYTES = 512 << 20  # and drop the oldest beyond this much record
 
 # Git hooks (H6): the hooks interlock installs (hookfiles.py, hookrun.py).
 HOOK_NAMES = ("pre-commit", "pre-push", "reference-transaction", "post-checkout", "post-rewrite")
+
+
+def build_stamp() -> str:
+    """Which installed interlock this process runs: the version and the package directory's
+    mtime (an upgrade re-creates its files). A thin client and the daemon compare stamps, so a
+    daemon left running across an upgrade is replaced instead of answering with old code."""
+    import os
+
+    try:
+        stamp = os.stat(os.path.dirname(__file__)).st_mtime_ns
+    except OSError:
+        stamp = 0
+    return f"{VERSION}:{stamp}"

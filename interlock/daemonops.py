@@ -66,6 +66,7 @@ class Operations:
         self.idle = idle
         self.socket_path = socket_path
         self.started = time.time()
+        self.build = constants.build_stamp()
         self.stop_event = threading.Event()
         self.facts = WarmFacts(loc)
         self.recorder = Recorder(loc)
@@ -153,6 +154,11 @@ class Operations:
         from interlock.commands import check as check_command
         from interlock.config import MODES
 
+        build = field(req, "build", str)
+        if build is not None and build != self.build:
+            log.info("a client runs interlock %s, this daemon %s: stopping", build, self.build)
+            self.stop_event.set()
+            raise UsageProblem("this daemon runs another build of interlock; it is stopping")
         command = field(req, "command", str)
         mode = field(req, "mode", str)
         if command is None or (mode is not None and mode not in MODES):

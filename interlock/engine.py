@@ -16,10 +16,6 @@ from interlock.invocation import Invocation
 from interlock.verdict import ParseState, ValidatorReport, unparsed_finding
 
 EXIT_MASK_RULE = "validator.exit-masked"
-_EXIT_MASK_INSTEAD = (
-    "run the validator so its failure reaches the exit status: drop `|| true`/`; echo`, "
-    "use `set -o pipefail` for pipes, or end with `exit ${PIPESTATUS[0]}`"
-)
 
 
 @dataclass(frozen=True)
@@ -32,6 +28,12 @@ class Analysis:
     invocations: tuple[Invocation, ...]
     findings: tuple[Finding, ...]
     validators: tuple[ValidatorReport, ...]
+
+
+def _instead(rule: str) -> str:
+    """The rule's documented alternative (one text for the finding and `interlock explain`)."""
+    info = rules.rule_info(rule)
+    return info.instead if info is not None else "run the validator unmasked"
 
 
 def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
@@ -66,14 +68,14 @@ def _validator_findings(
         masked_by = match.masked_by or exit_mask
         reports.append(ValidatorReport(match.text, match.tier, masked_by is not None, masked_by))
         if match.masked_by is not None:
+            rule = match.rule or "validator.negative-selection"
             findings.append(
                 Finding(
                     kind="masked-validator",
-                    rule=match.rule or "validator.selection-masked",
+                    rule=rule,
                     text=match.text,
                     reason=f"this run of {match.tool} cannot prove anything: {match.masked_by}",
-                    instead=f"run {match.tool} without the exclusion, or a positive selection "
-                    "of the tests you mean (e.g. `-k name`, `file::test`)",
+                    instead=_instead(rule),
                     cwd=inv.cwd,
                 )
             )
@@ -84,7 +86,7 @@ def _validator_findings(
                     rule=EXIT_MASK_RULE,
                     text=match.text,
                     reason=f"a failure of {match.tool} cannot reach the exit status: {exit_mask}",
-                    instead=_EXIT_MASK_INSTEAD,
+                    instead=_instead(EXIT_MASK_RULE),
                     cwd=inv.cwd,
                 )
             )

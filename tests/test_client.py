@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from daemonkit import daemons_fixture, git, interlock, poll, shell  # noqa: F401
+from daemonkit import daemons_fixture, git, interlock, pid_alive, poll, shell  # noqa: F401
 
 from interlock import client, constants
 from interlock.__main__ import parse_check_args
@@ -130,6 +130,16 @@ def test_the_client_environment_reaches_the_check(daemons, git_repo):
     )
     assert served.returncode == inline.returncode == 126
     assert served.stderr == inline.stderr
+
+
+def test_a_daemon_of_another_build_is_not_trusted_and_stops(daemons, git_repo):
+    pid = daemons.start(git_repo)
+    loc = daemons.track(git_repo)
+    stale = client.request(loc, "check", command="ls", cwd=str(git_repo), build="0.0.0:1")
+    assert stale is not None and not stale.get("ok")
+    poll(lambda: not pid_alive(pid), what="the stale daemon to stop")
+    current = client.request(loc, "check", command="ls", cwd=str(git_repo))
+    assert current is None  # gone: the next front door answers inline and starts a fresh one
 
 
 def test_a_check_with_the_daemon_down_is_answered_inline_and_starts_it(daemons, git_repo):

@@ -150,15 +150,20 @@ class Operations:
             "idle_exit_after": self.idle,
         }
 
-    def check(self, req: dict[str, Any]) -> dict[str, Any]:
-        from interlock.commands import check as check_command
-        from interlock.config import MODES
-
+    def _same_build(self, req: dict[str, Any]) -> None:
+        """Refuse (and stop) when the client runs another installed interlock than this daemon:
+        after an upgrade, the old daemon must not answer with old code."""
         build = field(req, "build", str)
         if build is not None and build != self.build:
             log.info("a client runs interlock %s, this daemon %s: stopping", build, self.build)
             self.stop_event.set()
             raise UsageProblem("this daemon runs another build of interlock; it is stopping")
+
+    def check(self, req: dict[str, Any]) -> dict[str, Any]:
+        from interlock.commands import check as check_command
+        from interlock.config import MODES
+
+        self._same_build(req)
         command = field(req, "command", str)
         mode = field(req, "mode", str)
         if command is None or (mode is not None and mode not in MODES):
@@ -275,6 +280,7 @@ class Operations:
         """A git hook run warm for interlock.hookclient (see hookrun.serve_hook)."""
         from interlock.hookrun import serve_hook
 
+        self._same_build(req)
         return serve_hook(self.loc, req)
 
     def stop(self, req: dict[str, Any]) -> dict[str, Any]:

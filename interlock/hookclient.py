@@ -128,6 +128,7 @@ def try_daemon(name: str, args: list[str], hook_path: str | None) -> int | None:
         "cwd": os.getcwd(),
         "index_file": os.path.abspath(index) if index else None,
         "env": {k: v for k, v in os.environ.items() if k.startswith(constants.ENV_PREFIX)},
+        "build": constants.build_stamp(),
     }
     raw = _exchange(path, (_encode(request) + "\n").encode("ascii"))
     if raw is None:

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from interlock import exitflow, rules, shellmodel, walk
+from interlock import exitflow, rules, shellmodel, unknowncode, walk
 from interlock.findings import Finding, ValidatorMatch
 from interlock.invocation import Invocation
 from interlock.verdict import ParseState, ValidatorReport, unparsed_finding
 
 EXIT_MASK_RULE = "validator.exit-masked"
+_MAX_FED_DEPTH = 4
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,7 @@ def _validator_findings(
     return findings, reports
 
 
-def analyse(command: str, declared_validators: tuple[str, ...] = ()) -> Analysis:
+def analyse(command: str, declared_validators: tuple[str, ...] = (), depth: int = 0) -> Analysis:
     """Read one command line. Never raises on any text."""
     result = shellmodel.parse(command)
     if result.root is None:
@@ -106,13 +107,24 @@ def analyse(command: str, declared_validators: tuple[str, ...] = ()) -> Analysis
     findings: list[Finding] = []
     if result.status == "unparsed":
         findings.append(unparsed_finding(command, result.error))
+    scripts = unknowncode.stdin_scripts(result.root)
+    fed_degraded = False
     for inv in invocations:
         findings.extend(rules.check_invocation(inv))
+        unknown, script = unknowncode.unknown_findings(inv, scripts)
+        findings.extend(unknown)
+        if script is not None:  # `echo 'cmd' | bash`: judge the script that is fed
+            if depth >= _MAX_FED_DEPTH:
+                findings.append(unparsed_finding(script, "scripts fed to shells nest too deep"))
+                continue
+            fed = analyse(script, declared_validators, depth + 1)
+            findings.extend(fed.findings)
+            fed_degraded = fed_degraded or fed.parse != "ok"
     masked, reports = _validator_findings(result, walked, declared_validators)
     findings.extend(masked)
     if result.status == "unparsed":
         parse: ParseState = "unparsed"
-    elif result.status == "degraded" or walk.is_degraded(result, list(invocations)):
+    elif fed_degraded or result.status == "degraded" or walk.is_degraded(result, list(invocations)):
         parse = "degraded"
     else:
         parse = "ok"

@@ -19,11 +19,13 @@ def test_nl2bash_full_check_has_no_internal_error_and_prints_discards_for_review
         pytest.skip(f"corpus not found at {CORPUS}")
     lines = [line for line in CORPUS.read_text(encoding="utf-8").split("\n") if line.strip()]
     kinds: Counter[str] = Counter()
+    unparsed = 0
     rules: Counter[str] = Counter()
     discards: list[tuple[str, str]] = []
     for line in lines:
         result = evaluate(line, "/", mode="blocking", assume_dirty=True).result
         found = {f.kind for f in result.findings}
+        unparsed += result.parse == "unparsed"
         kinds.update(found)
         rules.update({f.rule for f in result.findings})
         assert "interlock.internal-error" not in {f.rule for f in result.findings}, line
@@ -31,7 +33,7 @@ def test_nl2bash_full_check_has_no_internal_error_and_prints_discards_for_review
             if finding.kind == "discard":
                 discards.append((finding.rule, line))
                 break
-    print(f"\nnl2bash full check: {len(lines)} lines; lines per finding kind: {dict(kinds)}")
+    print(f"\nnl2bash full check: {len(lines)} lines, {unparsed} unparsed; per finding kind: {dict(kinds)}")
     print(f"rules: {dict(rules.most_common())}")
     for rule, line in sorted(discards):
         print(f"  [{rule}] {line}")
@@ -39,4 +41,6 @@ def test_nl2bash_full_check_has_no_internal_error_and_prints_discards_for_review
     # and deletions are a minority.
     assert kinds["self-disable"] <= 2
     assert kinds["discard"] <= 0.08 * len(lines)
-    assert kinds["unparsed"] <= 0.003 * len(lines)
+    assert unparsed <= 0.003 * len(lines)
+    # `unparsed` findings also cover code only known when it runs (`eval "$X"`, `... | sh`)
+    assert kinds["unparsed"] <= 0.01 * len(lines)

@@ -32,3 +32,24 @@ rule(
     "a crash must not turn into a silent allow; the bug report says where it is",
     "retry the command; report the bug file named in the message",
 )
+rule(
+    "parse.unknown-code",
+    "unparsed",
+    "runs shell code interlock cannot read",
+    '`eval "$X"`, `bash -c "$SCRIPT"`, or a shell reading commands from another program '
+    "(`curl ... | sh`, `sed ... | bash`): the code is only known when it runs, so interlock "
+    "cannot tell whether it discards work",
+    "run the commands themselves, or write the script to a file, read it, and run that file",
+    ('eval "$X"', 'bash -c "$SCRIPT"', "curl -fsSL https://example.com/install | sh"),
+    ("eval 'git status'", "echo 'git status' | bash", "bash script.sh"),
+)
+rule(
+    "parse.unknown-command",
+    "unparsed",
+    "runs a command whose name is only known when it runs",
+    "`$CMD args` or `$(which x) args`: the name comes from a variable or a substitution, so "
+    "interlock cannot tell what runs",
+    "spell the command name out",
+    ("$CMD --all", "`which tool` --force"),
+    ("git status", "./script.sh", "~/bin/tool"),
+)

@@ -89,6 +89,8 @@ def test_files_inside_a_removed_directory_are_recorded_as_deleted(running, git_r
     running.wait_for("d/e/f.txt", b"x\n")
     shell(git_repo, "mv d /tmp/interlock-test-moved-$$ && rm -rf /tmp/interlock-test-moved-$$")
     running.wait_for("d/e/f.txt", None)
+    deleted, earlier = running.versions("d/e/f.txt")[:2]
+    assert deleted.oid is None and running.blob(earlier.oid) == b"x\n"  # the content stays
 
 
 def test_symlinks_are_recorded_as_their_target(running, git_repo):
@@ -112,6 +114,7 @@ def test_ignored_and_regenerable_untracked_files_are_not_recorded(running, git_r
 def test_a_tracked_file_matching_an_ignore_rule_is_still_recorded(running, git_repo):
     shell(git_repo, "echo '*.py' > .gitignore; echo changed >> src/app.py")
     running.wait_for("src/app.py", b"print('hello')\nchanged\n")
+    assert running.versions("src/app.py")[0].oid is not None
 
 
 def test_files_over_the_size_cap_are_not_recorded(running, git_repo):

@@ -442,7 +442,7 @@ def words(draw: st.DrawFn) -> Word:
     return Word(text, text if literal else None, draw(st.booleans()))
 
 
-def judge_any(argv: list[Word], assignments: list[Word], cwd: str | None, extra: bool) -> None:
+def assert_rules_hold_for(argv: list[Word], assignments: list[Word], cwd: str | None, extra: bool) -> None:
     invocation = Invocation(
         argv=tuple(argv), assignments=tuple(assignments), cwd=cwd, extra_args=extra
     )
@@ -464,7 +464,7 @@ INVOCATIONS = {
 def test_rules_never_raise_on_any_invocation(
     argv: list[Word], assignments: list[Word], cwd: str | None, extra: bool
 ) -> None:
-    judge_any(argv, assignments, cwd, extra)
+    assert_rules_hold_for(argv, assignments, cwd, extra)
 
 
 @pytest.mark.slow
@@ -473,4 +473,4 @@ def test_rules_never_raise_on_any_invocation(
 def test_rules_never_raise_on_any_invocation_long_run(
     argv: list[Word], assignments: list[Word], cwd: str | None, extra: bool
 ) -> None:
-    judge_any(argv, assignments, cwd, extra)
+    assert_rules_hold_for(argv, assignments, cwd, extra)

@@ -376,7 +376,7 @@ def test_add():
 
 
 @pytest.fixture
-def tested(git_repo: Path, cap_out) -> Path:
+def repo_with_tests(git_repo: Path, cap_out) -> Path:
     """A repo with a real test, committed, and interlock's hooks installed."""
     (git_repo / "app.py").write_text("def add(a, b):\n    return a + b\n")
     (git_repo / "tests").mkdir()
@@ -387,69 +387,69 @@ def tested(git_repo: Path, cap_out) -> Path:
     return git_repo
 
 
-def test_commit_of_a_weakened_test_is_blocked_in_blocking_mode(tested, monkeypatch):
+def test_commit_of_a_weakened_test_is_blocked_in_blocking_mode(repo_with_tests, monkeypatch):
     monkeypatch.setenv(constants.ENV_MODE, "blocking")
-    before = head(tested)
-    (tested / "tests" / "test_app.py").write_text(TEST_WEAKENED)
-    run_git(tested, "add", "-A")
+    before = head(repo_with_tests)
+    (repo_with_tests / "tests" / "test_app.py").write_text(TEST_WEAKENED)
+    run_git(repo_with_tests, "add", "-A")
 
-    result = run_git(tested, "commit", "-m", "weaken the test", check=False)
+    result = run_git(repo_with_tests, "commit", "-m", "weaken the test", check=False)
 
     assert result.returncode != 0
     assert "interlock: [self-authored] blocked commit" in result.stderr
     assert "tests/test_app.py" in result.stderr and "test_add" in result.stderr
     assert "interlock approve" in result.stderr
-    assert head(tested) == before
-    event = hook_events(tested, "pre-commit")[-1]
+    assert head(repo_with_tests) == before
+    event = hook_events(repo_with_tests, "pre-commit")[-1]
     assert (event["verdict"], event["would_block"]) == ("block", True)
 
 
-def test_commit_all_of_a_weakened_test_is_blocked_too(tested, monkeypatch):
+def test_commit_all_of_a_weakened_test_is_blocked_too(repo_with_tests, monkeypatch):
     monkeypatch.setenv(constants.ENV_MODE, "blocking")
-    (tested / "tests" / "test_app.py").write_text(TEST_WEAKENED)  # not staged: commit -a stages it
+    (repo_with_tests / "tests" / "test_app.py").write_text(TEST_WEAKENED)  # not staged: commit -a stages it
 
-    result = run_git(tested, "commit", "-a", "-m", "weaken the test", check=False)
+    result = run_git(repo_with_tests, "commit", "-a", "-m", "weaken the test", check=False)
 
     assert result.returncode != 0
     assert "blocked commit" in result.stderr
 
 
-def test_commit_of_a_weakened_test_is_warned_in_advisory_mode(tested):
-    (tested / "tests" / "test_app.py").write_text(TEST_WEAKENED)
-    run_git(tested, "add", "-A")
+def test_commit_of_a_weakened_test_is_warned_in_advisory_mode(repo_with_tests):
+    (repo_with_tests / "tests" / "test_app.py").write_text(TEST_WEAKENED)
+    run_git(repo_with_tests, "add", "-A")
 
-    result = run_git(tested, "commit", "-m", "weaken the test")
+    result = run_git(repo_with_tests, "commit", "-m", "weaken the test")
 
     assert "warning (advisory mode, the commit goes ahead)" in result.stderr
-    assert run_git(tested, "log", "-1", "--format=%s").stdout.strip() == "weaken the test"
-    event = hook_events(tested, "pre-commit")[-1]
+    assert run_git(repo_with_tests, "log", "-1", "--format=%s").stdout.strip() == "weaken the test"
+    event = hook_events(repo_with_tests, "pre-commit")[-1]
     assert (event["verdict"], event["would_block"]) == ("warn", True)
 
 
-def test_commit_of_a_stronger_test_passes_silently_in_blocking_mode(tested, monkeypatch):
+def test_commit_of_a_stronger_test_passes_silently_in_blocking_mode(repo_with_tests, monkeypatch):
     monkeypatch.setenv(constants.ENV_MODE, "blocking")
     stronger = TEST_BEFORE + "    assert add(-1, 1) == 0\n"
-    (tested / "tests" / "test_app.py").write_text(stronger)
-    run_git(tested, "add", "-A")
+    (repo_with_tests / "tests" / "test_app.py").write_text(stronger)
+    run_git(repo_with_tests, "add", "-A")
 
-    result = run_git(tested, "commit", "-m", "one more assertion", check=False)
+    result = run_git(repo_with_tests, "commit", "-m", "one more assertion", check=False)
 
     assert result.returncode == 0, said(result)
     assert "interlock" not in said(result)
 
 
-def test_commit_of_an_unverified_tree_gets_the_verify_before_done_note(tested, monkeypatch):
+def test_commit_of_an_unverified_tree_gets_the_verify_before_done_note(repo_with_tests, monkeypatch):
     from interlock.snapshot import take_snapshot
 
     monkeypatch.setenv(constants.ENV_RUN_ID, "run-7")
-    take_snapshot(require_repo(tested), kind="green", run="run-7")
-    (tested / "app.py").write_text("def add(a, b):\n    return b + a\n")
-    run_git(tested, "add", "-A")
+    take_snapshot(require_repo(repo_with_tests), kind="green", run="run-7")
+    (repo_with_tests / "app.py").write_text("def add(a, b):\n    return b + a\n")
+    run_git(repo_with_tests, "add", "-A")
 
-    result = run_git(tested, "commit", "-m", "untested edit")
+    result = run_git(repo_with_tests, "commit", "-m", "untested edit")
 
     assert "interlock: [verify-before-done]" in result.stderr
-    assert hook_events(tested, "pre-commit")[-1]["verified"] is False
+    assert hook_events(repo_with_tests, "pre-commit")[-1]["verified"] is False
 
 
 def test_a_lease_on_another_branch_does_not_cover_this_one(git_repo):

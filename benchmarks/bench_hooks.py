@@ -11,16 +11,12 @@ both. Target: the median difference is at most 50 ms.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import select
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 TARGET_MS = 50.0
@@ -76,38 +72,6 @@ def daemon_serves_hooks(repo: Path) -> bool:
 
     reply = request(require_repo(repo), "hook", name="-", cwd=str(repo))
     return reply is not None and reply.get("kind") != "usage"
-
-
-@contextlib.contextmanager
-def hook_server(repo: Path) -> Iterator[None]:
-    """The daemon's socket answering only the `hook` op, served from this process: what the
-    daemon gives once it registers the op (interlock.hookrun.serve_hook)."""
-    from interlock.git import require_repo
-    from interlock.hookrun import serve_hook
-    from interlock.server import accept_one, bind_socket, install_output_capture
-    from interlock.state import repo_state_dir
-
-    loc = require_repo(repo)
-    repo_state_dir(loc)
-    listener, path = bind_socket(loc)
-    install_output_capture()
-    handlers = {"hook": lambda req: serve_hook(loc, req)}
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.is_set():
-            if select.select([listener], [], [], 0.05)[0]:
-                accept_one(listener, handlers)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(5)
-        listener.close()
-        path.unlink(missing_ok=True)
 
 
 def compare(plain: Path, hooked: Path, repeat: int, first: int) -> tuple[list[float], list[float]]:
@@ -167,11 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             interlock("daemon", "stop", "--cwd", str(hooked))
         if not served:
-            print("daemon warm: the daemon does not serve the `hook` op yet; measuring the same")
-            print("  path with serve_hook answering on the daemon's socket from this process")
-            with hook_server(hooked):
-                timed_commit(hooked, 2000)
-                report("hook op served warm", *compare(plain, hooked, args.repeat, 2001))
+            print("daemon warm: the daemon did not answer the `hook` op; nothing measured")
         print(f"for scale: python -S -c pass median {python_startup_ms(10):.1f} ms")
     return 0
 

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from corpuspath import corpus_dir  # noqa: E402
 
-from interlock.commands.check import evaluate  # noqa: E402
+from interlock.engine.check import evaluate  # noqa: E402
 
 
 def per_command_ms(lines: list[str]) -> list[float]:

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from interlock import client  # noqa: E402
+from interlock.daemon import client  # noqa: E402
 from interlock.git import RepoLocation, discover  # noqa: E402
 
 WORK = ROOT / "benchmarks" / ".work"

@@ -67,7 +67,7 @@ def interlock(*args: str) -> subprocess.CompletedProcess[str]:
 
 def daemon_serves_hooks(repo: Path) -> bool:
     """True when this worktree's daemon is up and knows the `hook` op."""
-    from interlock.client import request
+    from interlock.daemon.client import request
     from interlock.git import require_repo
 
     reply = request(require_repo(repo), "hook", name="-", cwd=str(repo))

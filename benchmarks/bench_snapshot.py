@@ -28,8 +28,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from interlock.git import RepoLocation, discover  # noqa: E402
-from interlock.restore import restore_snapshot  # noqa: E402
-from interlock.snapshot import take_snapshot  # noqa: E402
+from interlock.memory.restore import restore_snapshot  # noqa: E402
+from interlock.memory.snapshot import take_snapshot  # noqa: E402
 
 WORK = Path(__file__).resolve().parent / ".work"
 CHANGED = 20

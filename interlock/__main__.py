@@ -49,7 +49,7 @@ def parse_check_args(args: list[str]) -> dict[str, Any] | None:
 
 def thin_check(args: list[str]) -> int | None:
     """Answer `interlock check` through the daemon; None when the full CLI must answer."""
-    from interlock import client
+    from interlock.daemon import client
 
     opts = parse_check_args(args)
     if opts is None or client.daemon_disabled():
@@ -83,7 +83,7 @@ def thin_check(args: list[str]) -> int | None:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     if args[:2] == ["hook", "run"]:  # git hooks: every commit pays for this path, keep it off click
-        from interlock.hookrun import shim_main
+        from interlock.hooks.dispatch import shim_main
 
         return shim_main(args[2:])
     if args[:1] == ["check"]:

@@ -186,9 +186,9 @@ def in_progress_operation(loc: RepoLocation) -> str | None:
 
 # --- object store (snapshots) ---
 # Raw object I/O for snapshot.py, objstore.py, treescan.py, restore.py and retention.py.
-# Object formats (modes, Entry, parse/format) live in interlock/gitobjects.py, pure Python.
+# Object formats (modes, Entry, parse/format) live in interlock/objectformat.py, pure Python.
 
-from interlock.gitobjects import (  # noqa: E402
+from interlock.objectformat import (  # noqa: E402
     BLOB,
     COMMIT,
     EXEC_MODE,  # noqa: F401 (re-exported)

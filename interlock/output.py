@@ -1,15 +1,20 @@
 """The only module that writes to the terminal.
 
 Messages for a run go to stderr and start with `interlock:` and a tag. Data a script reads
-(`--json`, listings) goes to stdout. Tests capture both by swapping the streams here.
+(`--json`, listings) goes to stdout. Tests capture both by swapping the streams here; the
+daemon, which serves many requests at once, captures per thread (`install_thread_capture()`,
+then `captured_output()` around each request).
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
+import logging
 import sys
-from collections.abc import Iterable, Mapping
-from typing import Any, TextIO
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any, TextIO, cast
 
 _streams: dict[str, TextIO | None] = {"out": None, "err": None}
 
@@ -78,3 +83,60 @@ def table(rows: Iterable[Mapping[str, Any]], columns: list[str]) -> None:
     write_out("  ".join(c.upper().ljust(widths[i]) for i, c in enumerate(columns)).rstrip())
     for r in materialised:
         write_out("  ".join(v.ljust(widths[i]) for i, v in enumerate(r)).rstrip())
+
+
+# --- per-thread capture (the daemon) ---
+
+
+class _ThreadStream(io.TextIOBase):
+    """A text stream that writes to the current thread's capture buffer, else to the log."""
+
+    def __init__(self, name: str) -> None:
+        import threading  # only the daemon pays for it
+
+        self._name = name
+        self._local = threading.local()
+
+    def write(self, text: str) -> int:
+        buffer: io.StringIO | None = getattr(self._local, "buffer", None)
+        if buffer is not None:
+            return buffer.write(text)
+        if text.strip():
+            logging.getLogger("interlock.output").info("%s: %s", self._name, text.rstrip("\n"))
+        return len(text)
+
+    def flush(self) -> None:
+        return None
+
+    @contextlib.contextmanager
+    def capture(self) -> Iterator[io.StringIO]:
+        buffer = io.StringIO()
+        self._local.buffer = buffer
+        try:
+            yield buffer
+        finally:
+            self._local.buffer = None
+
+
+_thread_streams: list[_ThreadStream] = []
+
+
+def _thread_pair() -> tuple[_ThreadStream, _ThreadStream]:
+    if not _thread_streams:
+        _thread_streams.extend((_ThreadStream("stdout"), _ThreadStream("stderr")))
+    return _thread_streams[0], _thread_streams[1]
+
+
+def install_thread_capture() -> None:
+    """Send output to per-thread buffers from now on (outside a capture: to the log)."""
+    out, err = _thread_pair()
+    set_streams(cast(TextIO, out), cast(TextIO, err))
+
+
+@contextlib.contextmanager
+def captured_output() -> Iterator[tuple[io.StringIO, io.StringIO]]:
+    """What this thread writes through this module once `install_thread_capture()` ran, as
+    (stdout, stderr) buffers."""
+    out_stream, err_stream = _thread_pair()
+    with out_stream.capture() as out, err_stream.capture() as err:
+        yield out, err

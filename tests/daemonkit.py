@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from interlock import client
+from interlock.daemon import client
 from interlock.git import RepoLocation, discover
 
 

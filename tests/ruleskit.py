@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from interlock.invocation import Invocation
-from interlock.shellmodel import Redirect, Word
+from interlock.engine.invocation import Invocation
+from interlock.shell.model import Redirect, Word
 
 _REDIRECT = re.compile(r"^(\d*|&)(>>|>\||>|<)(.*)$")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")

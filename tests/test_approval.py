@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from interlock import approval, constants, journal
+from interlock import constants, journal
 from interlock.audit.model import AuditFinding
 from interlock.commands.hooks import install_hooks
 from interlock.git import require_repo
+from interlock.hooks import approval
 
 BEFORE = """\
 from app import add

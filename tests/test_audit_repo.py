@@ -101,7 +101,7 @@ def test_since_a_revision_covers_committed_weakening(project):
 
 
 def test_baseline_snapshot_is_the_default_base(project):
-    from interlock.snapshot import take_snapshot
+    from interlock.memory.snapshot import take_snapshot
 
     loc = require_repo(project)
     (project / "tests" / "test_app.py").write_text(WEAK)

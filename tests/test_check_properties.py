@@ -8,7 +8,7 @@ from corpuspath import corpus_dir
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from interlock.commands.check import evaluate
+from interlock.engine.check import evaluate
 
 RANK = {"allow": 0, "warn": 1, "block": 2}
 CORPUS = corpus_dir() / "commands.jsonl"
@@ -29,12 +29,23 @@ BLOCKED_SEEDS = [
 if CORPUS.exists():
     for line in CORPUS.read_text().splitlines():
         case = json.loads(line)
-        if "safe" not in case["expect"] and "slow" not in case["expect"] and "fast" not in case["expect"]:
+        if (
+            "safe" not in case["expect"]
+            and "slow" not in case["expect"]
+            and "fast" not in case["expect"]
+        ):
             if "\n" not in case["cmd"] and "'" not in case["cmd"]:
                 BLOCKED_SEEDS.append(case["cmd"])
 
 # Prefix wrappers run one simple command, so they only wrap seeds that are one.
-PREFIX_WRAPPERS = ["sudo {}", "timeout 5 {}", "env A=1 {}", "nohup {}", "nice -n 5 {}", "command {}"]
+PREFIX_WRAPPERS = [
+    "sudo {}",
+    "timeout 5 {}",
+    "env A=1 {}",
+    "nohup {}",
+    "nice -n 5 {}",
+    "command {}",
+]
 WRAPPERS = [
     "true && {}",
     "bash -c '{}'",
@@ -69,7 +80,32 @@ def test_check_never_raises_on_any_text(text):
 @given(
     st.lists(
         st.sampled_from(
-            ["git", "reset", "--hard", "&&", "||", ";", "|", "$(", ")", "'", '"', "\\", "<<EOF", "\n", "`", "rm", "-rf", "{", "}", "(", "bash", "-c", "*", "$X"]
+            [
+                "git",
+                "reset",
+                "--hard",
+                "&&",
+                "||",
+                ";",
+                "|",
+                "$(",
+                ")",
+                "'",
+                '"',
+                "\\",
+                "<<EOF",
+                "\n",
+                "`",
+                "rm",
+                "-rf",
+                "{",
+                "}",
+                "(",
+                "bash",
+                "-c",
+                "*",
+                "$X",
+            ]
         ),
         max_size=25,
     )

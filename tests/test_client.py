@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from daemonkit import daemons_fixture, git, interlock, pid_alive, poll, shell  # noqa: F401
 
-from interlock import client, constants
+from interlock import constants
 from interlock.__main__ import parse_check_args
-from interlock.facts import collect_facts
+from interlock.daemon import client
+from interlock.engine.facts import collect_facts
 from interlock.git import discover
 
 HEAVY = ("bashlex", "pygit2", "click", "watchdog", "psutil")
@@ -24,7 +25,7 @@ def test_the_thin_path_imports_none_of_the_heavy_libraries(daemons, git_repo):
     probe = f"""
 import sys
 from interlock.__main__ import thin_check
-from interlock import client
+from interlock.daemon import client
 assert client.request(client.locate("."), "ping")["ok"]
 thin_check(["--json", "ls"])
 print("heavy:" + ",".join(sorted(m for m in {HEAVY!r} if m in sys.modules)))

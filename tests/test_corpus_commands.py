@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from corpuspath import corpus_dir
 
-from interlock.commands.check import evaluate
+from interlock.engine.check import evaluate
 
 CORPUS = corpus_dir() / "commands.jsonl"
 LOCAL = Path(__file__).parent / "corpus" / "commands.jsonl"

@@ -14,10 +14,11 @@ from pathlib import Path
 import pytest
 from daemonkit import daemons_fixture, git, interlock, pid_alive, poll, shell  # noqa: F401
 
-from interlock import client, constants
+from interlock import constants
+from interlock.daemon import client
 from interlock.errors import DaemonError
 from interlock.git import discover
-from interlock.snapshot import worktree_tree
+from interlock.memory.snapshot import worktree_tree
 
 
 def status(repo: Path) -> dict:

@@ -10,7 +10,9 @@ import click
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("gen_cli_docs", ROOT / "tests" / "scripts" / "gen_cli_docs.py")
+spec = importlib.util.spec_from_file_location(
+    "gen_cli_docs", ROOT / "tests" / "scripts" / "gen_cli_docs.py"
+)
 assert spec is not None and spec.loader is not None
 gen = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(gen)
@@ -37,7 +39,9 @@ def test_docs_cli_md_is_generated_from_the_help():
                 actual.splitlines(True), expected.splitlines(True), "docs/cli.md", "help now"
             )
         )
-        pytest.fail(f"docs/cli.md is stale: run tests/scripts/gen_cli_docs.py > docs/cli.md\n{diff}")
+        pytest.fail(
+            f"docs/cli.md is stale: run tests/scripts/gen_cli_docs.py > docs/cli.md\n{diff}"
+        )
 
 
 def test_readme_starts_with_the_setup_and_test_commands():

@@ -1,4 +1,4 @@
-"""interlock.exitflow: a validator is unmasked exactly when its failure fails the whole line."""
+"""interlock.engine.exitflow: a validator is unmasked exactly when its failure fails the whole line."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interlock.exitflow import NOT_RUN, validator_masking
-from interlock.invocation import Invocation
-from interlock.shellmodel import parse
+from interlock.engine.exitflow import NOT_RUN, validator_masking
+from interlock.engine.invocation import Invocation
+from interlock.shell.parse import parse
 
 
 def is_validator(inv: Invocation) -> bool:
@@ -114,7 +114,6 @@ MASKED = [
     ("nohup pytest &", "it runs in the background (`&`)"),
     ("sudo -b pytest", "runs in the background (`sudo -b`)"),
     ("! pytest", "it is negated with `!`"),
-
     ("echo $(pytest)", "its output is captured by `$(...)` inside another command"),
     ("local out=$(pytest)", "its output is captured by `$(...)` inside another command"),
     ("export out=$(pytest)", "its output is captured by `$(...)` inside another command"),
@@ -161,7 +160,7 @@ def test_other_validators_are_assumed_to_pass():
 
 
 def test_invocations_returned_are_the_ones_walk_finds():
-    from interlock.walk import walk
+    from interlock.engine.walk import walk
 
     result = parse("cd pkg && timeout 60 pytest -q")
     (found,) = validator_masking(result, is_validator)
@@ -170,7 +169,7 @@ def test_invocations_returned_are_the_ones_walk_finds():
 
 
 def test_a_given_trace_is_reused_so_invocations_are_the_same_objects():
-    from interlock.walk import trace
+    from interlock.engine.walk import trace
 
     result = parse("make build && pytest | tee log")
     walked = trace(result)

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from interlock import hookfiles
 from interlock.commands.hooks import install_hooks, uninstall_hooks
 from interlock.errors import InterlockError
 from interlock.git import require_repo
+from interlock.hooks import files as hookfiles
 
 ROOT = Path(__file__).resolve().parent.parent
 

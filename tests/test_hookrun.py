@@ -13,7 +13,7 @@ import pytest
 from interlock import constants, journal
 from interlock.commands.hooks import install_hooks
 from interlock.git import require_repo
-from interlock.pushguard import Lease, parse_leases
+from interlock.hooks.prepush import Lease, parse_leases
 
 
 def run_git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -188,9 +188,7 @@ def test_mode_off_journals_nothing(git_repo, cap_out, monkeypatch):
 
 
 def test_guard_counts_only_when_it_names_an_ancestor(tmp_path):
-    probe = (
-        "import sys; from interlock.hookrun import _is_nested; sys.exit(0 if _is_nested() else 1)"
-    )
+    probe = "import sys; from interlock.hooks.dispatch import _is_nested; sys.exit(0 if _is_nested() else 1)"
     env = dict(os.environ)
 
     env[constants.ENV_HOOK_ACTIVE] = str(os.getpid())  # this test process: an ancestor
@@ -207,7 +205,7 @@ def test_guard_counts_only_when_it_names_an_ancestor(tmp_path):
 
 
 def test_hook_run_rejects_an_unknown_hook_name(cap_out):
-    from interlock.hookrun import shim_main
+    from interlock.hooks.dispatch import shim_main
 
     assert shim_main(["pre-frobnicate"]) == 2
     assert "unknown hook" in cap_out[1].getvalue()
@@ -230,7 +228,7 @@ def test_parse_leases_reads_the_push_command_line(argv, leases):
 
 
 def test_verification_is_silent_without_green_points(git_repo):
-    from interlock.precommit import is_verified
+    from interlock.hooks.precommit import is_verified
 
     (git_repo / "src" / "app.py").write_text("print('changed')\n")
     run_git(git_repo, "add", "-A")
@@ -239,8 +237,8 @@ def test_verification_is_silent_without_green_points(git_repo):
 
 
 def test_commit_of_the_green_tree_is_verified_despite_untracked_scratch_files(git_repo):
-    from interlock.precommit import is_verified
-    from interlock.snapshot import take_snapshot
+    from interlock.hooks.precommit import is_verified
+    from interlock.memory.snapshot import take_snapshot
 
     loc = require_repo(git_repo)
     (git_repo / "src" / "app.py").write_text("print('fixed')\n")
@@ -258,7 +256,7 @@ def test_commit_of_the_green_tree_is_verified_despite_untracked_scratch_files(gi
 
 
 def test_index_tree_reads_the_index_git_is_committing(git_repo):
-    from interlock.precommit import index_tree
+    from interlock.hooks.precommit import index_tree
 
     loc = require_repo(git_repo)
     committed = index_tree(loc)
@@ -279,14 +277,15 @@ def serve_in_thread(git_repo, monkeypatch, handlers):
     import select
     import threading
 
-    from interlock.server import accept_one, bind_socket, install_output_capture
+    from interlock.daemon.server import accept_one, bind_socket
+    from interlock.output import install_thread_capture
     from interlock.state import repo_state_dir
 
     monkeypatch.delenv(constants.ENV_NO_DAEMON, raising=False)
     loc = require_repo(git_repo)
     repo_state_dir(loc)
     listener, path = bind_socket(loc)
-    install_output_capture()
+    install_thread_capture()
     stop = threading.Event()
 
     def loop() -> None:
@@ -308,7 +307,7 @@ def serve_in_thread(git_repo, monkeypatch, handlers):
 @pytest.fixture
 def warm_server(git_repo, monkeypatch, cap_out):
     """The daemon's socket serving the `hook` op in this process; yields the hooks served."""
-    from interlock.hookrun import serve_hook
+    from interlock.hooks.dispatch import serve_hook
 
     served: list[str] = []
     loc = require_repo(git_repo)
@@ -406,7 +405,9 @@ def test_commit_of_a_weakened_test_is_blocked_in_blocking_mode(repo_with_tests, 
 
 def test_commit_all_of_a_weakened_test_is_blocked_too(repo_with_tests, monkeypatch):
     monkeypatch.setenv(constants.ENV_MODE, "blocking")
-    (repo_with_tests / "tests" / "test_app.py").write_text(TEST_WEAKENED)  # not staged: commit -a stages it
+    (repo_with_tests / "tests" / "test_app.py").write_text(
+        TEST_WEAKENED
+    )  # not staged: commit -a stages it
 
     result = run_git(repo_with_tests, "commit", "-a", "-m", "weaken the test", check=False)
 
@@ -438,8 +439,10 @@ def test_commit_of_a_stronger_test_passes_silently_in_blocking_mode(repo_with_te
     assert "interlock" not in said(result)
 
 
-def test_commit_of_an_unverified_tree_gets_the_verify_before_done_note(repo_with_tests, monkeypatch):
-    from interlock.snapshot import take_snapshot
+def test_commit_of_an_unverified_tree_gets_the_verify_before_done_note(
+    repo_with_tests, monkeypatch
+):
+    from interlock.memory.snapshot import take_snapshot
 
     monkeypatch.setenv(constants.ENV_RUN_ID, "run-7")
     take_snapshot(require_repo(repo_with_tests), kind="green", run="run-7")
@@ -453,7 +456,7 @@ def test_commit_of_an_unverified_tree_gets_the_verify_before_done_note(repo_with
 
 
 def test_a_lease_on_another_branch_does_not_cover_this_one(git_repo):
-    from interlock.pushguard import PushLine, lease_accepts
+    from interlock.hooks.prepush import PushLine, lease_accepts
 
     loc = require_repo(git_repo)
     sha = head(git_repo)

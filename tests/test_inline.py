@@ -1,12 +1,13 @@
-"""interlock.inline: shell-outs and deletions in python -c, node -e, perl -e, ruby -e, php -r."""
+"""interlock.engine.inline.interpreters: shell-outs and deletions in python -c, node -e, perl -e, ruby -e, php -r."""
 
 from __future__ import annotations
 
 import pytest
 
-from interlock.inline import inline_code, scan_code
-from interlock.shellmodel import SimpleCommand, parse
-from interlock.walk import is_degraded, walk
+from interlock.engine.inline.interpreters import inline_code, scan_code
+from interlock.engine.walk import is_degraded, walk
+from interlock.shell.model import SimpleCommand
+from interlock.shell.parse import parse
 
 
 def actions(language: str, code: str) -> list[object]:

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from interlock import lostrefs
 from interlock.cli import run_cli
 from interlock.commands.hooks import install_hooks
 from interlock.errors import InterlockError
 from interlock.git import require_repo
+from interlock.memory import lostrefs
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> str:

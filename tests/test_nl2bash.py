@@ -11,9 +11,9 @@ import time
 import pytest
 from corpuspath import corpus_dir
 
-from interlock.exitflow import validator_masking
-from interlock.shellmodel import parse
-from interlock.walk import is_degraded, walk
+from interlock.engine.exitflow import validator_masking
+from interlock.engine.walk import is_degraded, walk
+from interlock.shell.parse import parse
 
 CORPUS = corpus_dir() / "nl2bash.txt"
 MAX_UNPARSED = 0.003  # 0.3 % of the lines

@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 from corpuspath import corpus_dir
 
-from interlock.commands.check import evaluate
+from interlock.engine.check import evaluate
 
 CORPUS = corpus_dir() / "nl2bash.txt"
 
@@ -33,7 +33,9 @@ def test_nl2bash_full_check_has_no_internal_error_and_prints_discards_for_review
             if finding.kind == "discard":
                 discards.append((finding.rule, line))
                 break
-    print(f"\nnl2bash full check: {len(lines)} lines, {unparsed} unparsed; per finding kind: {dict(kinds)}")
+    print(
+        f"\nnl2bash full check: {len(lines)} lines, {unparsed} unparsed; per finding kind: {dict(kinds)}"
+    )
     print(f"rules: {dict(rules.most_common())}")
     for rule, line in sorted(discards):
         print(f"  [{rule}] {line}")

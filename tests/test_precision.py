@@ -5,17 +5,21 @@ from pathlib import Path
 
 import pytest
 
-from interlock.facts import collect_facts, parse_porcelain
-from interlock.findings import Finding, Targets
+from interlock.engine.facts import collect_facts, parse_porcelain
+from interlock.engine.findings import Finding, Targets
+from interlock.engine.precision import Judge, is_temp_path
 from interlock.git import discover
-from interlock.precision import Judge, is_temp_path
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True).stdout
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
 
 
-def finding(destroys: str, *paths: str, rule: str = "fs.rm-recursive", cwd: str | None = "", **kw) -> Finding:
+def finding(
+    destroys: str, *paths: str, rule: str = "fs.rm-recursive", cwd: str | None = "", **kw
+) -> Finding:
     return Finding(
         kind="discard",
         rule=rule,
@@ -41,7 +45,9 @@ def test_porcelain_parser_splits_states_and_skips_rename_sources():
 
 
 def test_checkout_of_unmodified_file_loses_nothing(git_repo):
-    assert judge(git_repo, finding("unstaged", "src/app.py", rule="git.checkout-discard")).lost == ()
+    assert (
+        judge(git_repo, finding("unstaged", "src/app.py", rule="git.checkout-discard")).lost == ()
+    )
 
 
 def test_checkout_of_modified_file_loses_it(git_repo):
@@ -64,7 +70,9 @@ def test_staged_change_is_lost_to_tracked_discard_but_not_unstaged_one(git_repo)
     (git_repo / "src/app.py").write_text("staged\n")
     git(git_repo, "add", "src/app.py")
     assert judge(git_repo, finding("unstaged", "src/app.py")).lost == ()
-    assert judge(git_repo, finding("tracked", whole_tree=True, rule="git.reset-hard")).lost == ("src/app.py",)
+    assert judge(git_repo, finding("tracked", whole_tree=True, rule="git.reset-hard")).lost == (
+        "src/app.py",
+    )
 
 
 def test_rm_of_ignored_build_output_loses_nothing(git_repo):
@@ -152,7 +160,10 @@ def test_temp_path_inside_another_worktree_is_not_free(git_repo, tmp_path):
 
 def test_branch_delete_loses_commits_only_when_no_other_ref_holds_them(git_repo):
     git(git_repo, "branch", "merged")
-    assert judge(git_repo, finding("commits", refs=("merged",), rule="git.branch-force-delete")).lost == ()
+    assert (
+        judge(git_repo, finding("commits", refs=("merged",), rule="git.branch-force-delete")).lost
+        == ()
+    )
     git(git_repo, "checkout", "-qb", "topic")
     (git_repo / "t.txt").write_text("t")
     git(git_repo, "add", "t.txt")
@@ -160,7 +171,10 @@ def test_branch_delete_loses_commits_only_when_no_other_ref_holds_them(git_repo)
     git(git_repo, "checkout", "-q", "main")
     result = judge(git_repo, finding("commits", refs=("topic",), rule="git.branch-force-delete"))
     assert len(result.lost) == 1 and "commit" in result.summary
-    assert judge(git_repo, finding("commits", refs=("nosuch",), rule="git.branch-force-delete")).lost == ()
+    assert (
+        judge(git_repo, finding("commits", refs=("nosuch",), rule="git.branch-force-delete")).lost
+        == ()
+    )
 
 
 def test_reset_hard_to_older_commit_loses_commits_and_changes(git_repo):
@@ -191,7 +205,9 @@ def test_facts_work_on_an_unborn_head(tmp_path):
     facts = collect_facts(loc)
     assert facts.unborn and facts.untracked == {"a.txt"}
     assert Judge(str(repo), facts).judge(finding("all", "a.txt")).lost == ("a.txt",)
-    result = Judge(str(repo), facts).judge(finding("tracked", whole_tree=True, refs=("HEAD",), rule="git.reset-hard"))
+    result = Judge(str(repo), facts).judge(
+        finding("tracked", whole_tree=True, refs=("HEAD",), rule="git.reset-hard")
+    )
     assert result.lost == ()
 
 

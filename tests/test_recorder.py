@@ -12,10 +12,10 @@ from daemonkit import git, poll, shell
 
 from interlock import constants
 from interlock import git as gitmod
+from interlock.daemon.watcher import TreeWatcher
 from interlock.git import discover
-from interlock.recorder import Recorder, open_db, recorded_versions, recorder_ref
-from interlock.snapinfo import info_from_commit
-from interlock.watcher import TreeWatcher
+from interlock.memory.catalog import info_from_commit
+from interlock.memory.recorder import Recorder, open_db, recorded_versions, recorder_ref
 
 
 class Running:

@@ -12,14 +12,19 @@ from pathlib import Path
 
 import pytest
 
-from interlock import restorefs
 from interlock.cli import run_cli
 from interlock.errors import RestoreError
 from interlock.git import discover, open_repo
-from interlock.objstore import ObjectStore
-from interlock.restore import restore_snapshot, undo
-from interlock.snapshot import list_snapshots, record_snapshot, snapshot_tree_files, take_snapshot
-from interlock.treediff import apply_edits
+from interlock.memory import staging as restorefs
+from interlock.memory.restore import restore_snapshot, undo
+from interlock.memory.snapshot import (
+    list_snapshots,
+    record_snapshot,
+    snapshot_tree_files,
+    take_snapshot,
+)
+from interlock.memory.store import ObjectStore
+from interlock.memory.trees import apply_edits
 
 
 def git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:

@@ -13,8 +13,8 @@ from interlock import constants, git
 from interlock.cli import run_cli
 from interlock.errors import GitError
 from interlock.git import discover, open_repo
-from interlock.retention import delete_refs, gc, plan_gc
-from interlock.snapshot import take_snapshot
+from interlock.memory.retention import delete_refs, gc, plan_gc
+from interlock.memory.snapshot import take_snapshot
 
 DAY = 86400.0
 

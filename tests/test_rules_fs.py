@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from ruleskit import example, inv
 
-from interlock import rules, shellmodel
-from interlock.findings import Finding, RuleInfo
-from interlock.rules.fs import is_temp_path
+from interlock.engine.findings import Finding, RuleInfo
+from interlock.engine.rules import index as rules
+from interlock.engine.rules.fs import is_temp_path
+from interlock.shell.parse import parse
 
 
 def static(findings: list[Finding]) -> list[Finding]:
@@ -204,8 +205,8 @@ def test_fs_rule_examples_block_and_allow_as_documented(info: RuleInfo) -> None:
 
 
 def walked_rules(cmd: str) -> set[str]:
-    walk = pytest.importorskip("interlock.walk")
-    invocations = walk.walk(shellmodel.parse(cmd))
+    walk = pytest.importorskip("interlock.engine.walk")
+    invocations = walk.walk(parse(cmd))
     return {f.rule for i in invocations for f in static(rules.check_invocation(i))}
 
 

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruleskit import example, inv
 
-from interlock import rules
-from interlock.findings import Finding, RuleInfo
-from interlock.invocation import Invocation
-from interlock.shellmodel import Word
+from interlock.engine.findings import Finding, RuleInfo
+from interlock.engine.invocation import Invocation
+from interlock.engine.rules import index as rules
+from interlock.shell.model import Word
 
 
 def discards(cmd: str, **kw: object) -> list[Finding]:
@@ -442,7 +442,9 @@ def words(draw: st.DrawFn) -> Word:
     return Word(text, text if literal else None, draw(st.booleans()))
 
 
-def assert_rules_hold_for(argv: list[Word], assignments: list[Word], cwd: str | None, extra: bool) -> None:
+def assert_rules_hold_for(
+    argv: list[Word], assignments: list[Word], cwd: str | None, extra: bool
+) -> None:
     invocation = Invocation(
         argv=tuple(argv), assignments=tuple(assignments), cwd=cwd, extra_args=extra
     )

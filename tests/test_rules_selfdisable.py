@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from ruleskit import example, inv
 
-from interlock import rules, shellmodel
-from interlock.findings import RuleInfo
+from interlock.engine.findings import RuleInfo
+from interlock.engine.rules import index as rules
+from interlock.shell.parse import parse
 
 
 def selfdisable(cmd: str, **kw: object) -> set[str]:
@@ -252,8 +253,8 @@ def test_selfdisable_rule_examples_block_and_allow_as_documented(info: RuleInfo)
 
 
 def walked_selfdisable(cmd: str) -> set[str]:
-    walk = pytest.importorskip("interlock.walk")
-    invocations = walk.walk(shellmodel.parse(cmd))
+    walk = pytest.importorskip("interlock.engine.walk")
+    invocations = walk.walk(parse(cmd))
     found = [f for i in invocations for f in rules.check_invocation(i)]
     return {f.rule for f in found if f.kind == "self-disable"}
 

@@ -10,8 +10,9 @@ import pytest
 from corpuspath import corpus_dir
 from ruleskit import inv
 
-from interlock import rules, shellmodel
-from interlock.findings import RuleInfo, ValidatorMatch
+from interlock.engine.findings import RuleInfo, ValidatorMatch
+from interlock.engine.rules import index as rules
+from interlock.shell.parse import parse
 
 
 def classify(cmd: str, declared: tuple[str, ...] = ()) -> ValidatorMatch | None:
@@ -630,8 +631,8 @@ def test_corpus_covers_most_cases_by_single_invocations() -> None:
 
 
 def _through_walker(cmd: str) -> tuple[set[str], list[ValidatorMatch]]:
-    walk = pytest.importorskip("interlock.walk")
-    invocations = walk.walk(shellmodel.parse(cmd))
+    walk = pytest.importorskip("interlock.engine.walk")
+    invocations = walk.walk(parse(cmd))
     kinds: set[str] = {
         f.kind
         for i in invocations

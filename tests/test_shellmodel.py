@@ -1,4 +1,4 @@
-"""interlock.shellmodel.parse: words, structure, bashlex gaps, the fallback, odd input."""
+"""interlock.shell.model.parse: words, structure, bashlex gaps, the fallback, odd input."""
 
 from __future__ import annotations
 
@@ -8,16 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interlock.shellmodel import (
-    MAX_DEPTH,
-    CommandList,
-    Compound,
-    Node,
-    Pipeline,
-    SimpleCommand,
-    Word,
-    parse,
-)
+from interlock.shell.model import CommandList, Compound, Node, Pipeline, SimpleCommand, Word
+from interlock.shell.parse import MAX_DEPTH, parse
 
 
 def first_command(text: str) -> SimpleCommand:
@@ -483,10 +475,10 @@ CONSISTENCY = [
 
 @pytest.mark.parametrize("text", CONSISTENCY)
 def test_fast_path_and_bashlex_read_plain_lines_the_same(text, monkeypatch):
-    import interlock.shellfallback
+    import interlock.shell.fallback
 
     fast = parse(text)
-    monkeypatch.setattr(interlock.shellfallback, "is_plain", lambda tokens: False)
+    monkeypatch.setattr(interlock.shell.fallback, "is_plain", lambda tokens: False)
     slow = parse(text)
     assert (fast.status, slow.status) == ("ok", "ok")
     assert simple_commands(fast.root) == simple_commands(slow.root)

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from interlock import constants, packfile
+from interlock import constants
 from interlock.cli import run_cli
 from interlock.errors import InterlockError
 from interlock.git import discover
-from interlock.snapshot import (
+from interlock.memory import pack as packfile
+from interlock.memory.snapshot import (
     REGENERABLE,
     diff_snapshot,
     list_snapshots,

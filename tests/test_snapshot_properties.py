@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 
 from interlock.errors import RestoreError
 from interlock.git import discover
-from interlock.restore import restore_snapshot
-from interlock.snapshot import take_snapshot, worktree_tree
+from interlock.memory.restore import restore_snapshot
+from interlock.memory.snapshot import take_snapshot, worktree_tree
 
 EXAMPLES = int(os.environ.get("INTERLOCK_HYPOTHESIS_MAX", "120"))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from interlock.commands.check import evaluate
+from interlock.engine.check import evaluate
 
 
 def rules_of(command: str) -> set[str]:
@@ -56,7 +56,7 @@ def test_literal_script_fed_to_a_shell_is_judged_like_the_script(command, rule):
         "bash | tee log",
         "~/bin/tool --all",
         "git --version",
-        "git -C \"$DIR\" status",
+        'git -C "$DIR" status',
         "echo hi | bash -c 'cat'",
         "eval 'git status'",
     ],

@@ -1,4 +1,4 @@
-"""interlock.walk: every command that would run, through wrappers, trampolines and cwd changes."""
+"""interlock.engine.walk: every command that would run, through wrappers, trampolines and cwd changes."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from interlock.invocation import Invocation
-from interlock.shellmodel import parse
-from interlock.walk import is_degraded, join_cwd, walk
+from interlock.engine.invocation import Invocation
+from interlock.engine.walk import is_degraded, join_cwd, walk
+from interlock.shell.parse import parse
 
 
 def invocations(text: str, depth_cap: int = 8) -> list[Invocation]:

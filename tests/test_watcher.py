@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from daemonkit import git, shell
 
-from interlock import watcher as watcher_module
-from interlock.dirtyset import DirtySet
-from interlock.watcher import TreeWatcher, watch_count
+from interlock.daemon import watcher as watcher_module
+from interlock.daemon.dirtyset import DirtySet
+from interlock.daemon.watcher import TreeWatcher, watch_count
 
 
 class Seen:

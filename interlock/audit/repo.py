@@ -23,7 +23,7 @@ from interlock.git import RepoLocation
 
 def _snapshot_module() -> Any | None:
     try:
-        return importlib.import_module("interlock.snapshot")
+        return importlib.import_module("interlock.memory.snapshot")
     except ImportError:
         return None
 

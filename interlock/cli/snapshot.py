@@ -6,7 +6,7 @@ import click
 
 from interlock.cli import cli, cwd_option, json_option
 from interlock.commands import snapshot as commands
-from interlock.snapinfo import KINDS
+from interlock.memory.catalog import KINDS
 
 
 @cli.command(name="snapshot")

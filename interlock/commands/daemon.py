@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from interlock import client, constants, exitcodes, output, procinfo
+from interlock import constants, exitcodes, output, procinfo
+from interlock.daemon import client
 from interlock.errors import DaemonError
 from interlock.git import RepoLocation, require_repo
 
@@ -47,7 +48,7 @@ def start(cwd: str | None, as_json: bool) -> int:
     already = reply is not None
     if reply is None:
         if not client.is_daemon_locked(loc):
-            from interlock.daemon import prepare_state_dir
+            from interlock.daemon.process import prepare_state_dir
 
             warning = prepare_state_dir(loc)[1]
             if warning:
@@ -203,7 +204,7 @@ def path(cwd: str | None, as_json: bool) -> int:
 
 def run(cwd: str | None, idle: float | None) -> int:
     """Be the daemon, in the foreground of this process (what `start` runs detached)."""
-    from interlock.daemon import run_daemon
+    from interlock.daemon.process import run_daemon
 
     loc = require_repo(cwd)
     os.chdir(loc.worktree)

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from interlock import exitcodes, output, rules
-from interlock.findings import RuleInfo
+from interlock import exitcodes, output
+from interlock.engine.findings import RuleInfo
+from interlock.engine.rules import index as rules
 
 
 def _as_json(info: RuleInfo) -> dict[str, object]:

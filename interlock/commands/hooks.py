@@ -5,10 +5,12 @@ from __future__ import annotations
 import os
 import sys
 
-from interlock import exitcodes, hookfiles, lostrefs, output
-from interlock.approval import approve as record_approval
-from interlock.approval import approved_ids, current_findings, finding_id, unapproved
+from interlock import exitcodes, output
 from interlock.git import require_repo
+from interlock.hooks import files as hookfiles
+from interlock.hooks.approval import approve as record_approval
+from interlock.hooks.approval import approved_ids, current_findings, finding_id, unapproved
+from interlock.memory import lostrefs
 
 
 def _report(result: hookfiles.HooksResult, verb: str) -> None:
@@ -82,7 +84,7 @@ def hooks_path(cwd: str | None) -> int:
 
 
 def hook_run(argv: list[str]) -> int:
-    from interlock.hookrun import shim_main
+    from interlock.hooks.dispatch import shim_main
 
     return shim_main(argv)
 

@@ -15,11 +15,12 @@ import tempfile
 import time
 from typing import Any
 
-from interlock import client, exitcodes, git, journal, output
+from interlock import exitcodes, git, journal, output
+from interlock.daemon import client
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation, discover
-from interlock.recorder import Version, recorded_versions
-from interlock.treediff import lookup
+from interlock.memory.recorder import Version, recorded_versions
+from interlock.memory.trees import lookup
 
 _RELATIVE = re.compile(r"^-(\d+(?:\.\d+)?)([smhd])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -68,7 +69,7 @@ def locate(path: str, cwd: str | None) -> tuple[RepoLocation, bytes]:
 
 def snapshot_versions(loc: RepoLocation, rel: bytes) -> list[Version]:
     """The path's content in each snapshot, newest first, one entry per run of equal content."""
-    from interlock.snapshot import list_snapshots
+    from interlock.memory.snapshot import list_snapshots
 
     repo = git.open_repo(loc)
     found: list[Version] = []
@@ -195,7 +196,7 @@ def _save_current(loc: RepoLocation, rel: bytes) -> str:
     if reply is not None:
         snap_id, tree = reply["snapshot"]["id"], reply["snapshot"]["tree"]
     else:
-        from interlock.snapshot import take_snapshot
+        from interlock.memory.snapshot import take_snapshot
 
         info = take_snapshot(loc, kind="pre-restore", message=message)
         snap_id, tree = info.id, info.tree

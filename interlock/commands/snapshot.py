@@ -8,18 +8,18 @@ from pathlib import Path
 
 from interlock import constants, exitcodes, output
 from interlock.git import EXEC_MODE, LINK_MODE, Entry, require_repo
-from interlock.restore import RestoreResult, restore_snapshot, undo
-from interlock.retention import gc
-from interlock.snapinfo import SnapshotInfo, iso_time
-from interlock.snapshot import (
+from interlock.memory.catalog import SnapshotInfo, iso_time
+from interlock.memory.restore import RestoreResult, restore_snapshot, undo
+from interlock.memory.retention import gc
+from interlock.memory.scan import display_path
+from interlock.memory.snapshot import (
     changed_vs_head,
     diff_snapshot,
     list_snapshots,
     resolve_snapshot,
     take_snapshot,
 )
-from interlock.treediff import Change
-from interlock.treescan import display_path
+from interlock.memory.trees import Change
 
 
 def _run_id() -> str | None:

@@ -1,0 +1,157 @@
+"""Inline interpreter code: shell-outs and deletions inside `python -c`, `node -e`, `perl -e`...
+
+`inline_code(words, stdin)` recognises an interpreter running code given on its command line
+(or fed by a heredoc / here-string) and scans that code for what it would do to the machine:
+- shell-outs (`os.system('...')`, `subprocess.run([...])`, `child_process.execSync`,
+  perl/ruby `system`/backticks/`%x()`, php `shell_exec`...) become a Script (a command line to
+  parse) or an argv (a list of words);
+- deletions (`shutil.rmtree(P)`, `os.remove(P)`, `Path(P).unlink()`, `fs.rmSync(P)`,
+  `rimraf`, perl `unlink`/`rmtree`, ruby `FileUtils.rm_rf`, php `unlink`...) become argv
+  like (`rm`, `-rf`, P). A path that is not a literal string is a Word with value None.
+Python is read with `ast` when it parses (so `import shutil as sh; sh.rmtree(p)` is seen),
+else, and for the other languages, with regular expressions. It is best effort: the walker
+marks what comes from here as degraded.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from interlock.engine.inline.textscan import regex_actions
+from interlock.engine.unwrap import command_name
+from interlock.shell.model import Word
+
+_PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
+
+
+@dataclass(frozen=True)
+class Action:
+    """One effect found in code: `argv` (words of a command) or `script` (a shell command
+    line, e.g. the string given to os.system)."""
+
+    argv: tuple[Word, ...] = ()
+    script: str | None = None
+
+
+@dataclass(frozen=True)
+class InlineCode:
+    """Code an interpreter runs from its command line: language, via (`python -c`), the code
+    (None when it is not a literal: unknown) and what scanning it found."""
+
+    language: str
+    via: str
+    code: str | None
+    actions: tuple[Action, ...]
+
+
+def inline_code(words: tuple[Word, ...], stdin: str | None = None) -> InlineCode | None:
+    """Scan the code of `python -c CODE`, `node -e CODE`, ... (None when words are not that)."""
+    name = command_name(words[0]) if words else None
+    if name is None:
+        return None
+    if _PYTHON.match(name):
+        found = _python_code(words, stdin)
+        language = "python"
+    elif name in ("node", "nodejs", "bun", "deno"):
+        found = _flag_code(words, stdin, ("-e", "--eval", "-p", "--print", "eval"), "")
+        language = "node"
+    elif name == "perl":
+        found = _flag_code(words, stdin, ("-e", "-E"), "eEiIMmlx0CdD")
+        language = "perl"
+    elif name == "ruby":
+        found = _flag_code(words, stdin, ("-e",), "eIrCEFKTWx")
+        language = "ruby"
+    elif name.startswith("php"):
+        found = _flag_code(words, stdin, ("-r",), "r")
+        language = "php"
+    else:
+        return None
+    if found is None:
+        return None
+    flag, code = found
+    via = f"{name} {flag}"
+    if code is None:
+        return InlineCode(language, via, None, (Action(argv=(Word("<inline code>", None),)),))
+    return InlineCode(language, via, code, scan_code(language, code))
+
+
+def scan_code(language: str, code: str) -> tuple[Action, ...]:
+    """The shell-outs and deletions in code (see the module docstring)."""
+    if language == "python":
+        from interlock.engine.inline.python import python_actions
+
+        found = python_actions(code)
+        if found is not None:
+            return tuple(Action(argv, script) for argv, script in found)
+    return tuple(Action(argv, script) for argv, script in regex_actions(language, code))
+
+
+def _python_code(words: tuple[Word, ...], stdin: str | None) -> tuple[str, str | None] | None:
+    i = 1
+    while i < len(words):
+        v = words[i].literal()
+        if v is None or not v.startswith("-") or v == "-":
+            break
+        if v == "--":
+            i += 1
+            break
+        letters = v[1:]
+        for j, ch in enumerate(letters):
+            if ch == "c":
+                code = letters[j + 1 :] or (words[i + 1].literal() if i + 1 < len(words) else "")
+                return "-c", code
+            if ch == "m":
+                return None  # `python -m module`: runs a module, not inline code
+            if ch in "WX":
+                i += 0 if letters[j + 1 :] else 1
+                break
+        i += 1
+    rest = words[i:]
+    if (not rest or rest[0].literal() == "-") and stdin is not None:
+        return "<<", stdin
+    return None
+
+
+def _flag_code(
+    words: tuple[Word, ...], stdin: str | None, flags: tuple[str, ...], with_value: str
+) -> tuple[str, str | None] | None:
+    """`-e CODE` style: flags that take code; with_value lists short letters taking a value
+    (the code flags among them), so `perl -lne CODE` and `ruby -rjson -e CODE` are read."""
+    chunks: list[str] = []
+    flag_used = ""
+    unknown = False
+    i = 1
+    while i < len(words):
+        v = words[i].literal()
+        if v is None:
+            break
+        if v in flags or v.startswith("--eval=") or v.startswith("--print="):
+            if "=" in v:
+                chunks.append(v.split("=", 1)[1])
+            elif i + 1 < len(words):
+                code = words[i + 1].literal()
+                unknown |= code is None
+                chunks.append(code or "")
+                i += 1
+            flag_used = flag_used or v.split("=", 1)[0]
+        elif v.startswith("-") and len(v) > 1 and not v.startswith("--") and with_value:
+            for j, ch in enumerate(v[1:], start=1):
+                if ch not in with_value or (ch in "l0" and not v[j + 1 : j + 2].isdigit()):
+                    continue  # perl's -l and -0 take only digits: `-lne` is -l -n -e
+                if "-" + ch in flags:
+                    value = v[j + 1 :] or (words[i + 1].literal() if i + 1 < len(words) else "")
+                    i += 0 if v[j + 1 :] else 1
+                    unknown |= value is None
+                    chunks.append(value or "")
+                    flag_used = flag_used or "-" + ch
+                break
+        elif not v.startswith("-") or v == "-":
+            break
+        i += 1
+    if flag_used:
+        return flag_used, None if unknown else "\n".join(chunks)
+    rest = words[i:]
+    if (not rest or rest[0].literal() == "-") and stdin is not None:
+        return "<<", stdin
+    return None

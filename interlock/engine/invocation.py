@@ -1,0 +1,61 @@
+"""An Invocation: one command that a command line would really run, found by `walk()`.
+
+`git status` inside `sudo timeout 5 bash -c 'cd sub && git status'` is one invocation whose
+argv is (git, status), cwd `sub`, via (sudo, timeout, bash -c).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from interlock.shell.model import Redirect, SimpleCommand, Word
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """One effective command.
+
+    argv: the words of the effective command after wrappers (sudo, env, timeout, nohup, ...)
+      and leading assignments/redirects are stripped; argv[0] may be an absolute path or a
+      non-literal word (literal() is None) - rules must treat that as unknown, never as safe.
+    assignments: `NAME=value` words that apply to it (from the command line and from `env`).
+    redirects: its redirections (for writes to .git/hooks and the like).
+    source: the simple command in the parsed text this came from (outermost).
+    cwd: directory relative to where the command line starts ('' = there; may be absolute,
+      may contain '..'); None when unknowable (`cd "$X"`).
+    via: wrappers and trampolines passed through, outermost first, e.g. ('sudo', 'bash -c').
+    extra_args: True when more arguments are appended at run time that we cannot see
+      (`xargs rm`, `find -exec rm {} +`); rules must treat those targets as unknown.
+    arg_roots: where such run-time arguments come from, when known: the start paths of
+      `find` for `-exec`/`-execdir`/`-ok` (relative to cwd), None when unknown (xargs).
+    degraded: found by a best-effort path (fallback tokenizer, inline interpreter code, an
+      eval of a non-literal); the analysis result is then `degraded`.
+    """
+
+    argv: tuple[Word, ...]
+    assignments: tuple[Word, ...] = ()
+    redirects: tuple[Redirect, ...] = ()
+    source: SimpleCommand | None = None
+    cwd: str | None = ""
+    via: tuple[str, ...] = ()
+    extra_args: bool = False
+    arg_roots: tuple[str, ...] | None = None
+    degraded: bool = False
+
+    @property
+    def name(self) -> str | None:
+        """The command name's basename (`/usr/bin/git` -> `git`, `\\git` -> `git`), or None."""
+        if not self.argv:
+            return None
+        value = self.argv[0].literal()
+        if value is None:
+            return None
+        return value.rsplit("/", 1)[-1].lstrip("\\")
+
+    def literals(self) -> list[str | None]:
+        return [w.literal() for w in self.argv]
+
+    @property
+    def text(self) -> str:
+        """Display text of the effective command."""
+        return " ".join(w.text for w in self.argv)

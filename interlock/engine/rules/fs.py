@@ -1,0 +1,299 @@
+"""Deletion outside git: rm -r, rm of unknown targets (globs, `$X`, xargs, find -exec),
+find -delete, shred, rsync --delete.
+
+Plain `rm` of individually named files is not a discard: the snapshot engine saves named
+files before they go. `rmdir` (empty dirs only), `unlink` (one named file), `mv X /dev/null`
+and `> file` are not discards either. Targets named by a temp variable (`$TMPDIR/x`,
+`$(mktemp -d)`) are skipped; literal temp paths (/tmp/x) are reported with
+`Targets.temp_only` so the facts layer can still see a worktree living under /tmp; every
+target is reported with its path so the facts layer can decide whether it holds unsaved work
+(ignored build output is allowed).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+
+from interlock.engine.findings import Finding, Targets
+from interlock.engine.invocation import Invocation
+from interlock.engine.rules.args import known_path, literal_or_text, parse_args, spec
+from interlock.engine.rules.common import make_finding, resolve, rule
+from interlock.shell.model import Word
+
+RM = spec(
+    long_flags=(
+        "recursive force interactive dir verbose one-file-system no-preserve-root "
+        "preserve-root help version"
+    )
+)
+SHRED = spec(
+    short_value="ns",
+    long_value="iterations size random-source remove",
+    long_flags="force exact zero verbose remove help version",
+)
+RSYNC_DELETE = (
+    "--delete",
+    "--del",
+    "--delete-before",
+    "--delete-during",
+    "--delete-delay",
+    "--delete-after",
+    "--delete-excluded",
+    "--delete-missing-args",
+)
+_RSYNC_VALUE = frozenset(
+    "-e --rsh --rsync-path --exclude --include --exclude-from --include-from --files-from "
+    "--filter -f --link-dest --compare-dest --copy-dest --backup-dir --suffix --chmod "
+    "--chown --timeout --port --password-file --log-file --partial-dir --temp-dir -T "
+    "--max-size --min-size --bwlimit --out-format --info --debug".split()
+)
+_TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var/folders")
+_TEMP_VAR = (
+    "(?i)"
+    r"^\$(\{)?(\w*_)?(tmp|temp)(_?(dir|path|root|file|folder|d))?\d*(?(1)(:[-=+?]?[^}]*)?\})(?!\w)"
+)
+_MKTEMP = r"^(\$\(|`)\s*mktemp\b[^)`]*(\)|`)$"
+# find primaries that take one argument, and those that run a command up to `;`/`+`.
+_FIND_ARG = frozenset(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type "
+    "-xtype -user -group -uid -gid -perm -size -mtime -atime -ctime -mmin -amin -cmin -used "
+    "-newer -anewer -cnewer -samefile -inum -links -maxdepth -mindepth -fstype -printf "
+    "-fprint -fprint0 -fls -context -regextype -files0-from -D".split()
+)
+_FIND_EXEC = frozenset("-exec -execdir -ok -okdir".split())
+
+RM_RECURSIVE = rule(
+    "fs.rm-recursive",
+    "discard",
+    "rm -r deletes a directory tree",
+    "deletes everything under the target, including uncommitted and untracked work that "
+    "exists nowhere else (ignored build output is fine to delete)",
+    "mv DIR /tmp/DIR.bak (recoverable), or delete the named files one by one",
+    ("rm -rf src", "rm -rf .", "rm -r -f tests/", "rm --recursive --force lib", "rm -rf ./*"),
+    ("rm -rf /tmp/build-cache", "rm file.txt", "rmdir empty/"),
+)
+RM_UNKNOWN = rule(
+    "fs.rm-unknown-targets",
+    "discard",
+    "rm of targets that are not known until run time (glob, $VAR, xargs, find -exec)",
+    "the files deleted are chosen at run time, so they cannot be saved first; any of them "
+    "may hold work that exists nowhere else",
+    "list the targets first (e.g. `ls *.py`, drop `| xargs rm`), then delete named files one by one",
+    ("rm *.py", "git ls-files | xargs rm", "find src -type f -exec rm {} +", 'rm "$FILE"'),
+    ("rm notes.txt", "rm -f /tmp/out.log", 'rm -rf "$TMPDIR/cache"'),
+)
+FIND_DELETE = rule(
+    "fs.find-delete",
+    "discard",
+    "find -delete deletes every match",
+    "deletes whatever the expression matches under the start paths, chosen at run time",
+    "run the same find with -print first, then delete the named files one by one",
+    ("find . -name '*.py' -delete",),
+    ("find . -name '*.py' | head", "find /tmp -name '*.log' -delete"),
+)
+SHRED_RULE = rule(
+    "fs.shred",
+    "discard",
+    "shred overwrites file contents beyond recovery",
+    "the contents are overwritten in place, so not even a snapshot taken before can be "
+    "trusted to hold the last version",
+    "rm FILE (the snapshot engine keeps a copy), or move it out of the tree",
+    ("shred -u secrets.txt",),
+    ("rm secrets.txt",),
+)
+RSYNC_RULE = rule(
+    "fs.rsync-delete",
+    "discard",
+    "rsync --delete deletes files in the destination that the source lacks",
+    "files only present in the destination are deleted, including uncommitted work",
+    "rsync without --delete, or rsync --delete --dry-run to see what would go",
+    ("rsync -a --delete build/ src/",),
+    ("rsync -a build/ /tmp/out/", "rsync -an --delete a/ b/"),
+)
+
+
+def is_temp_path(path: str) -> bool:
+    """Whether `path` (a literal, or a word's source text) is inside a temp dir.
+
+    `/tmp`, `/tmp/x`, `/var/tmp/x`, `$TMPDIR/x`, `"$tmp_dir"`, `$(mktemp -d)` are;
+    `/tmp/../home`, `$TMPDIR/$X` and relative paths are not.
+    """
+    text = path.replace('"', "").replace("'", "")
+    if re.match(_MKTEMP, text):
+        return True
+    var = re.match(_TEMP_VAR, text)
+    if var:
+        rest = text[var.end() :]
+        return ".." not in rest.split("/") and "$" not in rest
+    if not text.startswith("/") or "$" in text or "`" in text:
+        return False
+    norm = posixpath.normpath(text)
+    return any(norm == root or norm.startswith(root + "/") for root in _TEMP_ROOTS)
+
+
+def _is_temp_var(word: Word) -> bool:
+    """A temp dir named through a variable or mktemp: nothing else can be said of it."""
+    return word.literal() is None and is_temp_path(word.text)
+
+
+def _is_temp_literal(word: Word, cwd: str | None) -> bool:
+    text = word.literal()
+    if text is None:
+        return False
+    return is_temp_path(text) or (cwd is not None and is_temp_path(resolve(cwd, text)))
+
+
+def _temp_split(words: list[Word], cwd: str | None) -> tuple[list[Word], bool]:
+    """(targets that are not temp variables, whether all of those are literal temp paths)."""
+    kept = [w for w in words if not _is_temp_var(w)]
+    return kept, bool(kept) and all(_is_temp_literal(w, cwd) for w in kept)
+
+
+def _move_aside(targets: list[Word]) -> str | None:
+    """`mv src /tmp/src.bak` for one plain target; the rule's generic advice otherwise."""
+    if len(targets) != 1 or targets[0].literal() is None or targets[0].has_glob:
+        return None
+    path = targets[0].literal() or ""
+    base = posixpath.basename(posixpath.normpath(path)).lstrip(".") or "tree"
+    if path in (".", "./", "..") or path.startswith("/") and path.count("/") < 2:
+        return None
+    return f"mv {shlex.quote(path)} /tmp/{base}.bak (recoverable), or delete the named files one by one"
+
+
+def _rm(inv: Invocation) -> list[Finding]:
+    args = parse_args(inv.argv[1:], RM)
+    if args.has("--help", "--version"):
+        return []
+    recursive = args.has("-r", "-R", "--recursive")
+    operands = args.operands()
+    if inv.extra_args:
+        # find's `{}` (and xargs -I's) placeholder stands for the run-time arguments
+        operands = tuple(w for w in operands if "{}" not in (w.literal() or ""))
+        roots = inv.arg_roots
+        temp = bool(roots) and all(is_temp_path(resolve(inv.cwd, r)) for r in roots or ())
+        paths = tuple(roots or ()) + tuple(literal_or_text(w) for w in operands)
+        targets = Targets(
+            "all", paths=paths, unknown=roots is None, temp_only=temp and not operands
+        )
+        return [make_finding(RM_UNKNOWN, inv, targets)]
+    kept, temp_only = _temp_split(list(operands), inv.cwd)
+    if not kept:
+        return []
+    paths = tuple(literal_or_text(w) for w in kept)
+    unknown = any(known_path(w) is None for w in kept)
+    targets = Targets("all", paths=paths, unknown=unknown, temp_only=temp_only)
+    if recursive:
+        return [make_finding(RM_RECURSIVE, inv, targets, instead=_move_aside(kept))]
+    if unknown or any(w.has_glob for w in kept):
+        return [make_finding(RM_UNKNOWN, inv, targets)]
+    return []
+
+
+def find_start_paths(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
+    """Split find's arguments into (start paths, expression)."""
+    i = 0
+    while i < len(words):
+        lit = words[i].literal() or ""
+        if lit in ("-H", "-L", "-P") or (lit.startswith("-O") and len(lit) > 2):
+            i += 1
+        elif lit == "-D":
+            i += 2
+        else:
+            break
+    starts: list[Word] = []
+    while i < len(words):
+        value = words[i].literal()
+        if value is not None and (value.startswith("-") or value in ("(", "!", ",")):
+            break
+        starts.append(words[i])
+        i += 1
+    return starts, list(words[i:])
+
+
+def find_deletes(expression: list[Word]) -> bool:
+    """Whether a find expression contains the -delete action (not as an argument)."""
+    i = 0
+    while i < len(expression):
+        lit = expression[i].literal()
+        if lit == "-delete":
+            return True
+        if lit in _FIND_EXEC:
+            while i < len(expression) and expression[i].literal() not in (";", "+"):
+                i += 1
+        elif lit in _FIND_ARG:
+            i += 1
+        i += 1
+    return False
+
+
+def _find(inv: Invocation) -> list[Finding]:
+    starts, expression = find_start_paths(inv.argv[1:])
+    if not find_deletes(expression):
+        return []
+    kept, temp_only = _temp_split(starts, inv.cwd)
+    if starts and not kept:
+        return []
+    paths = tuple(literal_or_text(w) for w in kept) or (".",)
+    unknown = inv.extra_args or any(known_path(w) is None for w in kept)
+    targets = Targets("all", paths=paths, unknown=unknown, temp_only=temp_only)
+    return [make_finding(FIND_DELETE, inv, targets)]
+
+
+def _shred(inv: Invocation) -> list[Finding]:
+    args = parse_args(inv.argv[1:], SHRED)
+    named = [w for w in args.operands() if w.literal() != "-"]
+    operands, temp_only = _temp_split(named, inv.cwd)
+    if args.has("--help", "--version") or not (operands or inv.extra_args):
+        return []
+    paths = tuple(literal_or_text(w) for w in operands)
+    unknown = inv.extra_args or any(known_path(w) is None for w in operands)
+    targets = Targets(
+        "all", paths=paths, unknown=unknown, temp_only=temp_only and not inv.extra_args
+    )
+    return [make_finding(SHRED_RULE, inv, targets)]
+
+
+def _rsync(inv: Invocation) -> list[Finding]:
+    words = inv.argv[1:]
+    literals = [w.literal() or "" for w in words]
+    if not any(lit.split("=", 1)[0] in RSYNC_DELETE for lit in literals):
+        return []
+    if any(
+        lit in ("-n", "--dry-run") or (lit[:2] != "--" and lit[:1] == "-" and "n" in lit)
+        for lit in literals
+    ):
+        return []
+    operands: list[Word] = []
+    skip = False
+    for word, lit in zip(words, literals, strict=True):
+        if skip:
+            skip = False
+        elif lit in _RSYNC_VALUE:
+            skip = True
+        elif not lit.startswith("-") or word.literal() is None:
+            operands.append(word)
+    if len(operands) < 2:
+        return []
+    dest = operands[-1]
+    text = literal_or_text(dest)
+    if ":" in text.split("/", 1)[0] or _is_temp_var(dest):
+        return []
+    temp_only = _is_temp_literal(dest, inv.cwd)
+    targets = Targets("all", paths=(text,), unknown=known_path(dest) is None, temp_only=temp_only)
+    return [make_finding(RSYNC_RULE, inv, targets)]
+
+
+def check_fs(inv: Invocation) -> list[Finding]:
+    """Deletion findings for rm, find, shred and rsync invocations."""
+    name = inv.name
+    if name == "rm":
+        return _rm(inv)
+    if name in ("find", "gfind"):
+        return _find(inv)
+    if name == "shred":
+        return _shred(inv)
+    if name == "rsync":
+        return _rsync(inv)
+    return []

@@ -1,0 +1,86 @@
+"""Which changed paths are interlock's own: hooks, config, state, git config files.
+
+A literal path is resolved against the invocation's cwd and read component by component
+(`cd .git && rm hooks/pre-commit` is `.git/hooks/pre-commit`; a bare repository's
+`repo.git/hooks` counts too). A path built from expansions is read from its text
+(`"$(git rev-parse --git-dir)/hooks/pre-commit"`, `$(git rev-parse --git-path hooks)/x`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from interlock.constants import CONFIG_FILE, STATE_DIR_NAME
+from interlock.engine.rules.args import known_path
+from interlock.engine.rules.common import resolve
+from interlock.engine.rules.writes import Touch
+
+_ONLY_ADDS_EXEC = r"^[ugoa]*\+[xX]+$"
+_TEXT_HOOKS = r"(/hooks(/|$)|git-path\s+hooks)"
+_TEXT_STATE = r"/" + STATE_DIR_NAME + r"(/|$)"
+
+
+def _keeps_hook_running(mode: str) -> bool:
+    """`+x`, `u+x`, or an octal mode whose owner can execute (755, 0700): not disabling."""
+    if re.match(_ONLY_ADDS_EXEC, mode):
+        return True
+    return mode.isdigit() and len(mode) >= 3 and int(mode[-3]) & 1 == 1
+
+
+def _parts(path: str) -> list[str]:
+    return [p for p in path.split("/") if p not in ("", ".")]
+
+
+def _under_git_dir(parts: list[str], name: str) -> bool:
+    """`<something>.git/<name>` appears in the path."""
+    return any(parts[i].endswith(".git") and parts[i + 1] == name for i in range(len(parts) - 1))
+
+
+def _is_git_config(parts: list[str]) -> bool:
+    if not parts:
+        return False
+    if parts[-1] == ".gitconfig":
+        return True
+    if len(parts) >= 2 and parts[-1] == "config":
+        return parts[-2].endswith(".git") or (parts[-2] == "git" and ".config" in parts[:-2])
+    return False
+
+
+def _literal_rule(touch: Touch, path: str) -> str | None:
+    parts = _parts(path)
+    if _under_git_dir(parts, "hooks"):
+        if touch.verb == "mode" and touch.mode and _keeps_hook_running(touch.mode):
+            return None
+        return "selfdisable.hooks-edit"
+    if touch.verb == "remove" and parts and parts[-1] == ".git":
+        return "selfdisable.hooks-edit"
+    if _under_git_dir(parts, STATE_DIR_NAME):
+        return "selfdisable.state-edit"
+    if parts and parts[-1] == CONFIG_FILE:
+        return "selfdisable.config-edit"
+    if touch.verb != "mode" and _is_git_config(parts):
+        return "selfdisable.hooks-path"
+    return None
+
+
+def _text_rule(touch: Touch, text: str) -> str | None:
+    clean = text.replace('"', "").replace("'", "")
+    lowered = clean.lower()
+    if "git" in lowered and re.search(_TEXT_HOOKS, clean):
+        return "selfdisable.hooks-edit"
+    if "git" in lowered and re.search(_TEXT_STATE, clean):
+        return "selfdisable.state-edit"
+    if clean.endswith(CONFIG_FILE):
+        return "selfdisable.config-edit"
+    if touch.verb != "mode" and (clean.endswith("/.gitconfig") or clean.endswith("git/config")):
+        return "selfdisable.hooks-path"
+    return None
+
+
+def rule_for(touch: Touch, cwd: str | None) -> str | None:
+    """The self-disable rule a change to this path falls under, or None."""
+    literal = known_path(touch.word)
+    if literal is None:
+        return _text_rule(touch, touch.word.text)
+    path = resolve(cwd, literal) if cwd is not None else literal
+    return _literal_rule(touch, path) or _literal_rule(touch, literal)

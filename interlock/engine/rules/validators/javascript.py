@@ -1,0 +1,229 @@
+"""JavaScript/TypeScript validators: package-manager scripts, jest, vitest, mocha, ava,
+playwright, cypress, node --test, bun/deno test, tsc, eslint, prettier, biome, task runners."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from interlock.engine.invocation import Invocation
+from interlock.engine.rules.args import Args, parse_args, spec
+from interlock.engine.rules.validators.runner import (
+    COLLECT_ONLY,
+    NEGATIVE,
+    NO_TESTS_OK,
+    Inner,
+    Seen,
+    all_targeted,
+    classify_name,
+    is_negative,
+)
+from interlock.shell.model import Word
+
+JS_RUNNER = spec(
+    short_value="tgcm",
+    long_value=(
+        "testNamePattern testPathPattern testPathIgnorePatterns config reporter reporters grep "
+        "fgrep exclude project shard coverageReporters maxWorkers outputFile testTimeout match "
+        "spec environment env workers retries timeout root dir mode browser "
+        "grep-invert reporter-options require file ignore"
+    ),
+    long_flags=(
+        "passWithNoTests pass-with-no-tests listTests list dry-run watch watchAll run ci "
+        "coverage bail silent verbose invert onlyChanged findRelatedTests runInBand update "
+        "headed debug forbid-only"
+    ),
+)
+_PM_OPTS = spec(
+    short_value="wCF",
+    long_value="prefix workspace dir filter cwd",
+    stop_at_positional=True,
+)
+_TEST_ALIASES = frozenset(("test", "t", "tst", "it", "cit", "install-test", "install-ci-test"))
+_RUN_ALIASES = frozenset(("run", "run-script", "rum", "urn"))
+
+
+def js_masking(seen: Seen, args: Args) -> Seen:
+    """The masking flags jest, vitest, mocha, ava and playwright share."""
+    if args.has("--passWithNoTests", "--pass-with-no-tests"):
+        seen = seen.masked(NO_TESTS_OK, "--passWithNoTests makes running no tests a success")
+    if args.has("--testPathIgnorePatterns", "--exclude", "--grep-invert", "--ignore"):
+        seen = seen.masked(NEGATIVE, "an exclusion pattern leaves tests out")
+    if args.has("--invert") and args.has("-g", "--grep", "--fgrep"):
+        seen = seen.masked(NEGATIVE, "--invert runs every test except the selected ones")
+    for opt in args.values("-m", "--match", "-t", "--testNamePattern", "-g", "--grep"):
+        if opt.text is not None and is_negative(opt.text):
+            seen = seen.masked(NEGATIVE, f"`{opt.name} {opt.text}` leaves tests out")
+    if args.has("--listTests", "--list", "--dry-run"):
+        seen = seen.masked(COLLECT_ONLY, "listing tests runs none of them")
+    return seen
+
+
+def _js_selected(args: Args, operands: tuple[Word, ...]) -> bool:
+    named = args.has(
+        "-t",
+        "--testNamePattern",
+        "--testPathPattern",
+        "-g",
+        "--grep",
+        "--fgrep",
+        "-m",
+        "--match",
+        "--spec",
+        "--findRelatedTests",
+        "--onlyChanged",
+        "-o",
+    )
+    return named or all_targeted(operands)
+
+
+def js_test_runner(tool: str) -> Inner:
+    """jest, vitest, mocha, ava, playwright test, cypress run, karma start, node --test."""
+
+    def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+        args = parse_args(words, JS_RUNNER)
+        if args.has("--help", "-h", "--version", "-v") and tool != "mocha":
+            return None
+        operands = args.operands()
+        sub = operands[0].literal() if operands else None
+        if tool == "vitest" and sub in ("run", "watch", "dev", "related", "list"):
+            operands = operands[1:]
+            if sub == "list":
+                return Seen(tool, "slow").masked(COLLECT_ONLY, "listing tests runs none of them")
+            if sub == "related":
+                return Seen(tool, "fast")
+        elif tool == "vitest" and sub in ("bench", "init"):
+            return None
+        seen = Seen(tool, "slow").tiered(_js_selected(args, operands))
+        return js_masking(seen, args)
+
+    return recognise
+
+
+def after_subcommand(first: str, tool: str) -> Inner:
+    """`playwright test ...`, `cypress run ...`, `karma start ...`: only that subcommand."""
+    runner = js_test_runner(tool)
+
+    def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+        if not words or words[0].literal() != first:
+            return None
+        return runner(words[1:], inv)
+
+    return recognise
+
+
+def node(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    """`node --test [files]`; other node invocations are programs, not validators."""
+    lits = [w.literal() for w in words]
+    if "--test" not in lits:
+        return None
+    files = tuple(w for w in words if (w.literal() or "x")[:1] != "-")
+    return Seen("node --test", "fast" if all_targeted(files) else "slow")
+
+
+def checker(tool: str, needs: tuple[str, ...] = ()) -> Inner:
+    """A fast JS checker; `needs`: flags that make a formatter a check (prettier --check)."""
+
+    def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+        lits = [w.literal() for w in words]
+        if any(lit in ("--help", "-h", "--version", "-v", "--init") for lit in lits):
+            return None
+        if needs and not any(lit in needs for lit in lits):
+            return None
+        return Seen(tool, "fast")
+
+    return recognise
+
+
+def biome(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    sub = words[0].literal() if words else None
+    if sub in ("check", "lint", "ci"):
+        return Seen("biome", "fast")
+    if sub == "format" and not any(w.literal() == "--write" for w in words):
+        return Seen("biome", "fast")
+    return None
+
+
+def script(manager: str, name: str, extra: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    """`npm run NAME -- extra`: tier by the script's name; masking from the extra args."""
+    tier = classify_name(name, unknown=None)
+    if tier is None:
+        return None
+    if extra and extra[0].literal() == "--":
+        extra = extra[1:]  # npm passes what follows `--` to the script
+    args = parse_args(extra, JS_RUNNER)
+    operands = args.operands()
+    seen = Seen(f"{manager} {name}", tier)
+    if tier == "slow" and _js_selected(args, operands):
+        seen = seen.tiered(True)
+    return js_masking(seen, args)
+
+
+def package_manager(
+    manager: str, inner: Callable[[tuple[Word, ...], Invocation], Seen | None]
+) -> Inner:
+    """npm / pnpm / yarn / bun: `test`, `run NAME`, `exec TOOL`, `yarn TOOL`, `bun test`."""
+
+    def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+        parsed = parse_args(words, _PM_OPTS)
+        rest = parsed.rest
+        if not rest or rest[0].literal() is None:
+            return None
+        command = rest[0].literal() or ""
+        if command == "workspace" and manager == "yarn" and len(rest) > 2:
+            rest = rest[2:]
+            command = rest[0].literal() or ""
+        tail = rest[1:]
+        if manager == "bun" and command == "test":
+            return js_test_runner("bun test")(tail, inv)
+        if command in _TEST_ALIASES:
+            return script(manager, "test", tail, inv)
+        if command in _RUN_ALIASES:
+            run = parse_args(tail, spec(stop_at_positional=True)).rest
+            if not run or run[0].literal() is None:
+                return None
+            return script(manager, run[0].literal() or "", run[1:], inv)
+        if command in ("exec", "dlx", "x"):
+            return inner(tail, inv)
+        if manager in ("yarn", "pnpm", "bun"):
+            found = inner(rest, inv)
+            return found if found is not None else script(manager, command, tail, inv)
+        return None
+
+    return recognise
+
+
+def task_runner(tool: str) -> Inner:
+    """turbo run NAMES / nx run-many -t NAMES / nx test PROJECT / lerna run NAME."""
+
+    def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+        lits = [w.literal() or "" for w in words]
+        names: list[str] = []
+        for i, lit in enumerate(lits):
+            if lit in ("-t", "--target", "--targets") and i + 1 < len(lits):
+                names += lits[i + 1].split(",")
+            elif lit.startswith(("--target=", "--targets=")):
+                names += lit.split("=", 1)[1].split(",")
+        positional = [lit for lit in lits if lit and not lit.startswith("-")]
+        if not names and positional:
+            first = positional[0]
+            names = positional[1:2] if first == "run" and tool != "nx" else [first]
+            if tool == "nx" and first == "run" and len(positional) > 1:
+                names = [positional[1].rsplit(":", 1)[-1]]
+        tiers = [classify_name(n, unknown=None) for n in names if n]
+        if not tiers or all(t is None for t in tiers):
+            return None
+        return Seen(tool, "slow" if "slow" in tiers else "fast")
+
+    return recognise
+
+
+def deno(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    sub = words[0].literal() if words else None
+    rest = words[1:]
+    if sub == "test":
+        return js_test_runner("deno test")(rest, inv)
+    if sub in ("lint", "check"):
+        return Seen(f"deno {sub}", "fast")
+    if sub == "fmt" and any(w.literal() == "--check" for w in rest):
+        return Seen("deno fmt", "fast")
+    return None

@@ -1,0 +1,234 @@
+"""Python validators: pytest, unittest, tox, nox, Django/setup.py test, linters and checkers."""
+
+from __future__ import annotations
+
+import shlex
+
+from interlock.engine.invocation import Invocation
+from interlock.engine.rules.args import Args, parse_args, spec
+from interlock.engine.rules.validators.runner import (
+    COLLECT_ONLY,
+    NEGATIVE,
+    NO_TESTS_OK,
+    Seen,
+    all_targeted,
+    classify_name,
+    is_negative,
+)
+from interlock.shell.model import Word
+
+PYTEST = spec(
+    short_value="kmpcoWrn",
+    long_value=(
+        "deselect ignore ignore-glob rootdir confcutdir basetemp maxfail tb durations "
+        "durations-min cov-report cov-config cov-fail-under junitxml junit-xml junit-prefix "
+        "log-level log-file log-cli-level log-format log-date-format log-file-level "
+        "log-file-format timeout count import-mode capture color code-highlight dist "
+        "numprocesses maxprocesses reruns reruns-delay html override-ini randomly-seed splits "
+        "group splitting-algorithm lfnf last-failed-no-failures"
+    ),
+    long_flags=(
+        "collect-only co collectonly setup-only setup-plan fixtures markers version help "
+        "exitfirst last-failed lf failed-first ff new-first nf stepwise sw runxfail pdb trace "
+        "verbose quiet strict-markers strict-config pyargs suppress-no-test-exit-code "
+        "cache-clear cache-show no-header no-summary showlocals"
+    ),
+)
+UNITTEST = spec(
+    short_value="kspt", long_value="durations start-directory pattern top-level-directory"
+)
+TOX = spec(short_value="ecnx", long_value="conf workdir root override installpkg factor")
+NOX = spec(short_value="sktfp", long_value="sessions session keywords tags noxfile envdir python")
+
+_INFO_FLAGS = ("-h", "--help", "--version", "-V", "--fixtures", "--markers", "--cache-show")
+_COLLECT = ("--collect-only", "--co", "--collectonly", "--setup-only", "--setup-plan")
+_FAST_ENVS = frozenset(
+    "lint linters flake8 pylint mypy type types typing typecheck type-check check-types pep8 "
+    "ruff black isort style pre-commit precommit format-check fmt-check".split()
+)
+
+
+def _merge_cov(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """pytest-cov's `--cov [SOURCE]` takes the next word when it is not an option."""
+    merged: list[Word] = []
+    i = 0
+    while i < len(words):
+        lit = words[i].literal()
+        nxt = words[i + 1].literal() if i + 1 < len(words) else None
+        if lit == "--cov" and nxt is not None and not nxt.startswith("-"):
+            merged.append(Word(f"--cov={nxt}", f"--cov={nxt}"))
+            i += 2
+            continue
+        merged.append(words[i])
+        i += 1
+    return tuple(merged)
+
+
+def _addopts(inv: Invocation) -> tuple[Word, ...]:
+    """Words from a PYTEST_ADDOPTS assignment (they count as if typed)."""
+    for word in inv.assignments:
+        lit = word.literal()
+        if lit is not None and lit.startswith("PYTEST_ADDOPTS="):
+            try:
+                return tuple(Word(p, p) for p in shlex.split(lit.split("=", 1)[1]))
+            except ValueError:
+                return ()
+    return ()
+
+
+def _is_test_path(path: str) -> bool:
+    low = path.lower()
+    return "test" in low or "spec" in low or low.endswith(".py")
+
+
+def pytest_masking(seen: Seen, args: Args) -> Seen:
+    """Negative selection, collect-only and no-tests-is-ok flags of pytest."""
+    for opt in args.values("-k", "-m"):
+        if opt.text is not None and is_negative(opt.text):
+            seen = seen.masked(NEGATIVE, f"`{opt.name} {opt.text}` deselects tests")
+    if args.has("--deselect"):
+        seen = seen.masked(NEGATIVE, "--deselect skips tests")
+    for opt in args.values("--ignore", "--ignore-glob"):
+        if opt.text is None or _is_test_path(opt.text):
+            seen = seen.masked(NEGATIVE, f"{opt.name} {opt.text or ''} leaves tests out".strip())
+    if args.has(*_COLLECT):
+        seen = seen.masked(COLLECT_ONLY, "collecting tests runs none of them")
+    if args.has("--suppress-no-test-exit-code"):
+        seen = seen.masked(NO_TESTS_OK, "running no tests counts as success")
+    return seen
+
+
+def pytest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    args = parse_args(_merge_cov(words + _addopts(inv)), PYTEST)
+    if args.has(*_INFO_FLAGS):
+        return None
+    positive = any(opt.text and not is_negative(opt.text) for opt in args.values("-k", "-m"))
+    paths = args.operands()
+    seen = Seen("pytest", "slow").tiered(positive or all_targeted(paths))
+    return pytest_masking(seen, args)
+
+
+def unittest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    args = parse_args(words, UNITTEST)
+    if args.has("-h", "--help"):
+        return None
+    names = [w for w in args.operands() if w.literal() != "discover"]
+    discover = any(w.literal() == "discover" for w in args.operands())
+    targeted = bool(names) and not discover
+    seen = Seen("unittest", "slow").tiered(targeted or args.has("-k"))
+    for opt in args.values("-k"):
+        if opt.text is not None and is_negative(opt.text):
+            seen = seen.masked(NEGATIVE, f"`-k {opt.text}` deselects tests")
+    return seen
+
+
+def _env_tier(names: list[str]) -> Seen:
+    fast = bool(names) and all(n.lower() in _FAST_ENVS or classify_name(n) == "fast" for n in names)
+    return Seen("", "fast" if fast else "slow")
+
+
+def _posargs_masking(seen: Seen, args: Args) -> Seen:
+    if not args.after_dashdash:
+        return seen
+    inner = parse_args(args.after_dashdash, PYTEST)
+    return pytest_masking(seen, inner)
+
+
+def tox(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    args = parse_args(words, TOX)
+    listing = args.has("-l", "-a", "--listenvs", "--listenvs-all", "--help", "-h", "--version")
+    command = args.positionals[0].literal() if args.positionals else None
+    if listing or command in (
+        "list",
+        "l",
+        "config",
+        "c",
+        "devenv",
+        "d",
+        "quickstart",
+        "depends",
+        "de",
+    ):
+        return None
+    envs = [n for opt in args.values("-e") for n in (opt.value or "").split(",") if n]
+    seen = Seen("tox", _env_tier(envs).tier)
+    return _posargs_masking(seen, args)
+
+
+def nox(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    args = parse_args(words, NOX)
+    if args.has("-l", "--list", "--list-sessions", "--help", "-h", "--version"):
+        return None
+    sessions = [
+        n
+        for opt in args.values("-s", "--session", "--sessions", "-e")
+        for n in (opt.value or "").split(",")
+        if n
+    ]
+    seen = Seen("nox", _env_tier(sessions).tier)
+    for opt in args.values("-k", "--keywords"):
+        if opt.text is not None and is_negative(opt.text):
+            seen = seen.masked(NEGATIVE, f"`-k {opt.text}` leaves sessions out")
+    return _posargs_masking(seen, args)
+
+
+def django_test(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    """`python manage.py test [labels]`."""
+    args = parse_args(words, spec(long_value="settings pythonpath exclude-tag tag parallel"))
+    labels = args.operands()
+    seen = Seen("django test", "fast" if labels else "slow")
+    if args.has("--exclude-tag"):
+        seen = seen.masked(NEGATIVE, "--exclude-tag leaves tests out")
+    return seen
+
+
+# Linters and checkers: (tool name, flags that make it a check when it would otherwise write).
+_CHECKERS: dict[str, tuple[str, ...]] = {
+    "flake8": (),
+    "pylint": (),
+    "mypy": (),
+    "dmypy": (),
+    "pyright": (),
+    "basedpyright": (),
+    "pyre": (),
+    "pytype": (),
+    "bandit": (),
+    "pydocstyle": (),
+    "pycodestyle": (),
+    "pyflakes": (),
+    "pyroma": (),
+    "black": ("--check", "--diff"),
+    "isort": ("--check", "--check-only", "-c", "--diff"),
+    "autopep8": ("--diff",),
+    "yapf": ("--diff", "-d"),
+    "blue": ("--check", "--diff"),
+}
+
+
+def checker(tool: str, words: tuple[Word, ...]) -> Seen | None:
+    """A Python linter/type checker/format check (fast), or None for a formatter that writes."""
+    lits = [w.literal() for w in words]
+    if any(lit in ("--help", "-h", "--version", "-V") for lit in lits):
+        return None
+    needs = _CHECKERS[tool]
+    if needs and not any(lit in needs for lit in lits):
+        return None
+    return Seen(tool, "fast")
+
+
+def ruff(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    lits = [w.literal() for w in words]
+    sub = next((lit for lit in lits if lit is not None and not lit.startswith("-")), None)
+    if any(lit in ("--help", "-h", "--version", "-V") for lit in lits):
+        return None
+    if sub in (None, "check") or (sub is not None and sub.startswith((".", "/")) or sub == "."):
+        return Seen("ruff", "fast")
+    if sub == "format" and any(lit in ("--check", "--diff") for lit in lits):
+        return Seen("ruff", "fast")
+    return None
+
+
+def pre_commit(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    lits = [w.literal() for w in words]
+    sub = next((lit for lit in lits if lit is not None and not lit.startswith("-")), "run")
+    return Seen("pre-commit", "fast") if sub in ("run", "try-repo") else None

@@ -1,0 +1,155 @@
+"""Which paths an invocation writes, removes or changes the mode of.
+
+Used by the self-disable rules to see edits to `.git/hooks/*`, `.interlock.toml`,
+`.git/interlock/` and git config files. Covers redirects (`>`, `>>`, `&>`, `>|`, `<>`), the
+file tools that change files non-interactively (rm, unlink, shred, truncate, mv, cp, install,
+ln, rsync, tee, dd of=, sed -i, perl -i, chmod/chown/chgrp/chattr/setfacl, sqlite3), and the
+run-time targets of `find -exec rm`/`find -delete` when their roots are known. Editors are
+interactive and are not read.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from interlock.engine.invocation import Invocation
+from interlock.engine.rules.args import Args, literal_or_text, parse_args, spec
+from interlock.engine.rules.fs import find_deletes, find_start_paths
+from interlock.shell.model import Word
+
+Verb = Literal["write", "remove", "mode"]
+
+_WRITE_OPS = frozenset((">", ">>", ">|", "&>", "&>>", "<>", ">&"))
+_REMOVERS = frozenset(("rm", "unlink", "rmdir", "shred", "srm"))
+_MODERS = frozenset(("chmod", "chown", "chgrp", "chattr", "setfacl", "chflags"))
+
+_SPECS = {
+    "mv": spec(short_value="tS", long_value="target-directory suffix"),
+    "cp": spec(short_value="tS", long_value="target-directory suffix"),
+    "ln": spec(short_value="tS", long_value="target-directory suffix"),
+    "install": spec(short_value="tmogS", long_value="target-directory mode owner group suffix"),
+    "truncate": spec(short_value="sr", long_value="size reference"),
+    "sed": spec(short_value="efl", short_optional="i", long_value="expression file line-length"),
+    "perl": spec(short_value="eE", short_optional="iIMml0Fx"),
+    "tee": spec(),
+    "rsync": spec(short_value="eTf", long_value="rsh exclude include filter temp-dir"),
+    "sqlite3": spec(long_value="cmd init"),
+}
+
+
+class Touch:
+    """A path an invocation changes: `word` (literal or not) and how (`verb`)."""
+
+    __slots__ = ("word", "verb", "mode")
+
+    def __init__(self, word: Word, verb: Verb, mode: str | None = None) -> None:
+        self.word = word
+        self.verb = verb
+        self.mode = mode  # chmod's mode, when it is a literal
+
+
+def _redirect_targets(inv: Invocation) -> list[Touch]:
+    touches: list[Touch] = []
+    for redirect in inv.redirects:
+        target = redirect.target
+        if redirect.op not in _WRITE_OPS or target is None or redirect.heredoc is not None:
+            continue
+        lit = target.literal()
+        if redirect.op == ">&" and lit is not None and (lit.isdigit() or lit == "-"):
+            continue
+        touches.append(Touch(target, "write"))
+    return touches
+
+
+def _destination(args: Args) -> list[Word]:
+    target = args.last("-t", "--target-directory")
+    if target is not None and target.word is not None:
+        return [target.word]
+    if target is not None and target.value is not None:
+        return [Word(target.value, target.value)]
+    operands = args.operands()
+    return [operands[-1]] if len(operands) >= 2 else []
+
+
+def _is_mode(text: str | None) -> bool:
+    if text is None:
+        return False
+    return all(
+        part[:1] in "ugoa+-=" and all(c in "ugoa+-=rwxXst" for c in part)
+        for part in text.split(",")
+    ) or (text.isdigit() and len(text) <= 4)
+
+
+def _mode_touches(name: str, inv: Invocation) -> list[Touch]:
+    mode = None
+    paths: list[Word] = []
+    for word in inv.argv[1:]:
+        lit = word.literal()
+        if name == "chmod" and mode is None and lit is not None and _is_mode(lit):
+            mode = lit
+        elif lit is None or not lit.startswith("-"):
+            paths.append(word)
+    if name in ("chown", "chgrp", "setfacl") and paths:
+        paths = paths[1:]
+    return [Touch(w, "mode", mode) for w in paths]
+
+
+def _edit_touches(name: str, inv: Invocation) -> list[Touch]:
+    args = parse_args(inv.argv[1:], _SPECS[name])
+    if name == "mv":
+        moved = [Touch(w, "remove") for w in args.operands()]
+        if args.has("-t", "--target-directory"):
+            moved += [Touch(w, "write") for w in _destination(args)]
+        return moved
+    if name in ("cp", "ln", "install", "rsync"):
+        return [Touch(w, "write") for w in _destination(args)]
+    if name in ("sed", "perl"):
+        in_place = args.has("-i", "--in-place")
+        if not in_place:
+            return []
+        scripted = args.has("-e", "--expression", "-f", "--file", "-E")
+        files = args.operands()[0 if scripted else 1 :]
+        return [Touch(w, "write") for w in files]
+    if name == "sqlite3":
+        return [Touch(w, "write") for w in args.positionals[:1]]
+    return [Touch(w, "write") for w in args.operands()]
+
+
+def _dd_touches(inv: Invocation) -> list[Touch]:
+    touches: list[Touch] = []
+    for word in inv.argv[1:]:
+        text = literal_or_text(word)
+        if text.startswith("of="):
+            value = text[3:]
+            touches.append(
+                Touch(Word(value, value if word.literal() is not None else None), "write")
+            )
+    return touches
+
+
+def _roots(inv: Invocation) -> list[Touch]:
+    return [Touch(Word(r, r), "remove") for r in inv.arg_roots or ()]
+
+
+def touched_paths(inv: Invocation) -> list[Touch]:
+    """Every path `inv` writes, removes or re-modes, as far as the command line shows."""
+    touches = _redirect_targets(inv)
+    name = inv.name
+    if name is None:
+        return touches
+    if name in _REMOVERS:
+        operands = [
+            w for w in inv.argv[1:] if (w.literal() or "x")[:1] != "-" or w.literal() is None
+        ]
+        touches += [Touch(w, "remove") for w in operands] + _roots(inv)
+    elif name in _MODERS:
+        touches += _mode_touches(name, inv) + _roots(inv)
+    elif name in _SPECS:
+        touches += _edit_touches(name, inv)
+    elif name == "dd":
+        touches += _dd_touches(inv)
+    elif name in ("find", "gfind"):
+        starts, expression = find_start_paths(inv.argv[1:])
+        if find_deletes(expression):
+            touches += [Touch(w, "remove") for w in starts]
+    return touches

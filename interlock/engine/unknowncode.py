@@ -1,0 +1,144 @@
+"""Code interlock cannot read: never assumed harmless (STYLE: unknown is not safe).
+
+Three shapes, each an `unparsed` finding so blocking mode blocks and advisory mode warns:
+- a code trampoline whose code is not a literal: `eval "$X"`, `bash -c "$SCRIPT"`;
+- a shell reading its commands from stdin fed by another program: `curl ... | sh`,
+  `sed ... | bash`. When the feeder is literal text (`echo 'cmd' | bash`,
+  `printf 'cmd\\n' | sh`, `cat <<EOF | bash`), that text is analysed instead;
+- a command whose name is not a literal: `$CMD --all` (a `~/bin/tool` path is a path).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from interlock.engine.findings import Finding
+from interlock.engine.invocation import Invocation
+from interlock.engine.rules.git.invocation import parse_git
+from interlock.shell.model import CommandList, Compound, Node, Pipeline, SimpleCommand, Word
+
+SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "yash"})
+_CODE_VIAS = ("eval", "env -S", "git rebase -x", "git submodule foreach")
+
+
+def reads_stdin(inv: Invocation) -> bool:
+    """A shell with neither `-c CODE` nor a script file: it runs what stdin gives it."""
+    if inv.name not in SHELLS:
+        return False
+    words = inv.argv[1:]
+    i = 0
+    while i < len(words):
+        value = words[i].literal()
+        if value is None:
+            return False
+        if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            i += 2
+            continue
+        if value == "-s" or value == "--":
+            return True
+        if value.startswith("-") and not value.startswith("--"):
+            if "c" in value[1:]:
+                return False
+        elif not value.startswith("-"):
+            return False  # a script file
+        i += 1
+    return True
+
+
+def _children(node: Node) -> Iterator[Node]:
+    if isinstance(node, CommandList):
+        yield from node.items
+    elif isinstance(node, Pipeline):
+        yield from node.commands
+    elif isinstance(node, Compound):
+        yield from node.parts
+    words: tuple[Word, ...] = ()
+    if isinstance(node, SimpleCommand):
+        words = node.assignments + node.words
+    elif isinstance(node, Compound):
+        words = node.words
+    for word in words:
+        yield from word.substitutions
+
+
+def _nodes(root: Node) -> Iterator[Node]:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(_children(node))
+
+
+def _literal_text(feeder: Node) -> str | None:
+    """The text a literal feeder writes: `echo ...`, `printf FMT`, `cat <<EOF ... EOF`."""
+    if not isinstance(feeder, SimpleCommand) or not feeder.words:
+        return None
+    values = [w.literal() for w in feeder.words]
+    if any(v is None for v in values):
+        return None
+    name, args = values[0] or "", [v or "" for v in values[1:]]
+    if name == "echo":
+        while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            args = args[1:]
+        return " ".join(args)
+    if name == "printf" and len(args) == 1 and "%" not in args[0]:
+        return args[0].replace("\\n", "\n").replace("\\t", "\t")
+    if name == "cat" and not args:
+        bodies = [r.heredoc for r in feeder.redirects if r.heredoc is not None]
+        return bodies[0] if len(bodies) == 1 else None
+    return None
+
+
+def stdin_scripts(root: Node) -> dict[int, str | None]:
+    """For each shell in a pipeline fed by the command before it: id of the shell's simple
+    command -> the literal script it is fed, or None when that is not known."""
+    found: dict[int, str | None] = {}
+    for node in _nodes(root):
+        if not isinstance(node, Pipeline):
+            continue
+        for feeder, consumer in zip(node.commands, node.commands[1:], strict=False):
+            if isinstance(consumer, SimpleCommand):
+                found[id(consumer)] = _literal_text(feeder)
+    return found
+
+
+def _finding(rule: str, inv: Invocation, reason: str, instead: str) -> Finding:
+    return Finding("unparsed", rule, inv.text or "(unknown)", reason, instead, cwd=inv.cwd)
+
+
+def unknown_findings(
+    inv: Invocation, scripts: dict[int, str | None]
+) -> tuple[list[Finding], str | None]:
+    """Findings for one invocation, and a literal stdin script to analyse in its place."""
+    if not inv.argv:
+        return [], None
+    head = inv.argv[0]
+    if head.literal() is None and not head.text.startswith("~/"):
+        code = bool(inv.via) and (inv.via[-1] in _CODE_VIAS or inv.via[-1].endswith(" -c"))
+        if code:
+            reason = (
+                f"the code `{head.text}` run through `{inv.via[-1]}` is only known when it runs"
+            )
+            return [_finding("parse.unknown-code", inv, reason, _INSTEAD_CODE)], None
+        reason = f"the command name `{head.text}` is only known when it runs"
+        return [_finding("parse.unknown-command", inv, reason, "spell the command name out")], None
+    if inv.name == "git":
+        call = parse_git(inv)
+        unknown = [w for w in inv.argv[1:] if w.literal() is None]
+        if call is not None and call.sub is None and unknown and not call.informational:
+            reason = f"the git subcommand `{unknown[0].text}` is only known when it runs"
+            return [
+                _finding("parse.unknown-command", inv, reason, "spell the subcommand out")
+            ], None
+    if reads_stdin(inv) and inv.source is not None and id(inv.source) in scripts:
+        script = scripts[id(inv.source)]
+        if script is not None:
+            return [], script
+        reason = f"`{inv.text}` runs whatever the command before it in the pipe writes"
+        return [_finding("parse.unknown-code", inv, reason, _INSTEAD_CODE)], None
+    return [], None
+
+
+_INSTEAD_CODE = (
+    "write the script to a file, read it, and run that file; or run the commands themselves"
+)

@@ -1,0 +1,198 @@
+"""Building blocks for wrappers.py and spawners.py: option reading and the Unwrap type."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from interlock.shell.lex import is_assignment_text, scan_word
+from interlock.shell.model import Word
+
+KEEP = "\0keep"  # Unwrap.cwd when the wrapper does not change directory
+
+
+@dataclass(frozen=True)
+class Script:
+    """A command line a trampoline runs. `degraded` when it was built from a non-literal word
+    (its expansions stay unknown); `same_shell` for eval; flags from `bash -e -o pipefail`."""
+
+    text: str
+    via: str
+    degraded: bool = False
+    same_shell: bool = False
+    errexit: bool = False
+    pipefail: bool = False
+
+
+@dataclass(frozen=True)
+class Unwrap:
+    """What a wrapper hands control to (see wrappers.py): kind exec (rest), script (scripts)
+    or spawn (children). `masks` says why the wrapper hides the inner exit status, if it does.
+    """
+
+    kind: str
+    via: str
+    rest: tuple[Word, ...] = ()
+    scripts: tuple[Script, ...] = ()
+    children: tuple[Unwrap, ...] = ()
+    assignments: tuple[Word, ...] = ()
+    cwd: str | None = KEEP
+    extra_args: bool = False
+    arg_roots: tuple[str, ...] | None = None
+    masks: str | None = None
+
+
+class OptSpec:
+    """Which options take a value: short letters, long names (without `--`)."""
+
+    def __init__(self, short: str, long: Iterable[str] = ()) -> None:
+        self.short = short
+        self.long = frozenset(long)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Options read by parse_options, in order: (`-u`, `root`), (`--chdir`, `x`), (`-E`, None)."""
+
+    items: tuple[tuple[str, str | None], ...]
+
+    def has(self, *names: str) -> bool:
+        return any(name in names for name, _ in self.items)
+
+    def value(self, *names: str) -> str | None:
+        found = None
+        for name, value in self.items:
+            if name in names:
+                found = value
+        return found
+
+
+def lit(word: Word) -> str | None:
+    return word.literal()
+
+
+def parse_options(words: tuple[Word, ...], i: int, spec: OptSpec) -> tuple[Options, int] | None:
+    """Read GNU-style options from words[i:]; return them and the index of the first operand.
+
+    Stops at `--` (skipped), at the first operand and at a non-literal word (which may be the
+    command: unknown). None when an option lacks its value (a malformed command line).
+    """
+    items: list[tuple[str, str | None]] = []
+    while i < len(words):
+        v = words[i].literal()
+        if v is None or v == "-" or not v.startswith("-"):
+            break
+        if v == "--":
+            return Options(tuple(items)), i + 1
+        if v.startswith("--"):
+            name, eq, value = v[2:].partition("=")
+            if eq:
+                items.append(("--" + name, value))
+            elif name in spec.long:
+                if i + 1 >= len(words):
+                    return None
+                items.append(("--" + name, words[i + 1].literal()))
+                i += 1
+            else:
+                items.append(("--" + name, None))
+            i += 1
+            continue
+        for j in range(1, len(v)):
+            if v[j] in spec.short:
+                if j + 1 < len(v):
+                    items.append(("-" + v[j], v[j + 1 :]))
+                elif i + 1 < len(words):
+                    items.append(("-" + v[j], words[i + 1].literal()))
+                    i += 1
+                else:
+                    return None
+                break
+            items.append(("-" + v[j], None))
+        i += 1
+    return Options(tuple(items)), i
+
+
+def command_name(word: Word) -> str | None:
+    """`/usr/bin/git` -> `git`; None when the word is not a literal."""
+    value = word.literal()
+    if value is None:
+        return None
+    return value.rsplit("/", 1)[-1]
+
+
+def strip_version(package: str) -> str:
+    """`eslint@8` -> `eslint`, `@scope/pkg@1.2` -> `@scope/pkg` (npx and friends)."""
+    at = package.rfind("@")
+    return package[:at] if at > 0 else package
+
+
+def shell_script(words: tuple[Word, ...]) -> tuple[int, bool, bool, str] | None:
+    """Read `bash [options] ...`: (index of the operand, errexit, pipefail, mode) where mode
+    is `c` (operand is the command string), `stdin` (script on stdin) or `file`."""
+    i, errexit, pipefail, c_mode, s_mode = 1, False, False, False, False
+    while i < len(words):
+        v = words[i].literal()
+        if v is None:
+            break
+        if v in ("-", "--"):
+            i += 1
+            break
+        if v.startswith("--"):
+            i += 2 if v in ("--rcfile", "--init-file") else 1
+            continue
+        if len(v) < 2 or v[0] not in "-+":
+            break
+        on, k = v[0] == "-", 0
+        for ch in v[1:]:
+            c_mode |= ch == "c"
+            s_mode |= ch == "s"
+            if ch == "e":
+                errexit = on
+            elif ch in "oO":
+                k += 1
+                option = words[i + k].literal() if i + k < len(words) else None
+                if option == "pipefail":
+                    pipefail = on
+                elif option == "errexit":
+                    errexit = on
+        i += 1 + k
+    mode = "c" if c_mode else "stdin" if s_mode or i >= len(words) else "file"
+    return i, errexit, pipefail, mode
+
+
+def exec_at(via: str, words: tuple[Word, ...], i: int, **kw: object) -> Unwrap | None:
+    """The wrapper hands over to words[i:]; None when nothing follows (the wrapper runs alone)."""
+    if i >= len(words):
+        return None
+    return Unwrap("exec", via, rest=words[i:], **kw)  # type: ignore[arg-type]
+
+
+def assignments_at(words: tuple[Word, ...], i: int) -> tuple[tuple[Word, ...], int]:
+    """`NAME=value` words from i on (for `env` and `sudo`)."""
+    start = i
+    while i < len(words) and (v := words[i].literal()) is not None and is_assignment_text(v):
+        i += 1
+    return words[start:i], i
+
+
+def template(word: Word) -> str:
+    """The word's text as an inner shell would get it, expansions kept unknown."""
+    return scan_word(word.text, 0).template_text
+
+
+def script_from(word: Word, via: str, **kw: bool) -> Unwrap:
+    """A trampoline running one word as a command line (`bash -c WORD`)."""
+    value = word.literal()
+    if value is not None:
+        return Unwrap("script", via, scripts=(Script(value, via, **kw),))
+    return Unwrap("script", via, scripts=(Script(template(word), via, degraded=True, **kw),))
+
+
+def join_script(words: tuple[Word, ...], via: str, **kw: bool) -> Unwrap:
+    """A trampoline running its words joined with spaces (`eval a b`, `watch a b`)."""
+    values = [w.literal() for w in words]
+    if all(v is not None for v in values):
+        text = " ".join(v or "" for v in values)
+        return Unwrap("script", via, scripts=(Script(text, via, **kw),))
+    text = " ".join(template(w) for w in words)
+    return Unwrap("script", via, scripts=(Script(text, via, degraded=True, **kw),))

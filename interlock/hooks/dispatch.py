@@ -1,0 +1,262 @@
+"""What each git hook does once the shim has started Python.
+
+The shim (interlock/resources/hook-shim) runs `python -S -c BOOT --from HOOK_PATH NAME ARGS`,
+which calls `shim_main`; `python -m interlock hook run ...` and `interlock hook run ...` reach
+the same function. Every git commit starts this module, so it imports only os and sys at the
+top and the rest inside the hook that needs it: no click, bashlex or pygit2 on this path.
+pre-commit first asks the warm daemon (interlock.daemon.hookclient; the daemon calls `serve_hook`),
+and runs in-process when the daemon cannot answer.
+
+Order in every hook: run the chained foreign hook first (same arguments, same stdin), then
+interlock's own logic. pre-commit and pre-push stop when the chained hook fails. Inside a hook
+that interlock itself started (the recursion guard, constants.ENV_HOOK_ACTIVE, holding the pid
+of an ancestor), only the chained hook runs.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False  # not `typing`: importing it costs ~20 ms on every commit
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+    from typing import Any
+
+    from interlock.git import RepoLocation
+
+STDIN_HOOKS = frozenset({"pre-push", "reference-transaction", "post-rewrite"})
+FAIL_CLOSED_HOOKS = frozenset({"pre-commit", "pre-push"})
+MAX_JOURNALED_PAIRS = 1000
+
+
+def shim_main(argv: list[str]) -> int:
+    """`[--from HOOK_PATH] NAME ARGS...`: what the shim and `interlock hook run` pass."""
+    hook_path = None
+    if len(argv) >= 2 and argv[0] == "--from":
+        hook_path, argv = argv[1], argv[2:]
+    if argv and argv[0] == "pre-commit":
+        from interlock.daemon.hookclient import try_daemon
+
+        answered = try_daemon(argv[0], argv[1:], hook_path)
+        if answered is not None:
+            return answered
+    if not argv:
+        from interlock import exitcodes, output
+
+        output.error("hook run needs a hook name", "interlock hook run pre-commit")
+        return exitcodes.USAGE
+    return run_hook(argv[0], argv[1:], hook_path)
+
+
+def run_hook(name: str, args: list[str], hook_path: str | None = None) -> int:
+    """Run hook `name`: the chained foreign hook first, then interlock's logic."""
+    from pathlib import Path
+
+    from interlock import constants, exitcodes, output
+
+    if name not in constants.HOOK_NAMES:
+        output.error(f"unknown hook {name!r}", "one of: " + ", ".join(constants.HOOK_NAMES))
+        return exitcodes.USAGE
+    stdin = sys.stdin.buffer.read() if name in STDIN_HOOKS else b""
+    hooks_dir = Path(hook_path).parent if hook_path else _configured_hooks_dir()
+    status = _run_chained(hooks_dir, name, args, stdin) if hooks_dir is not None else 0
+    if _is_nested() or (status != 0 and name in FAIL_CLOSED_HOOKS):
+        return status
+    loc = _locate()
+    if loc is None:
+        return status
+    index = os.environ.get("GIT_INDEX_FILE")
+    ours = run_ours(loc, name, args, stdin, os.environ, os.path.abspath(index) if index else None)
+    return status or ours
+
+
+def _configured_hooks_dir() -> Path | None:
+    import subprocess
+    from pathlib import Path
+
+    proc = subprocess.run(["git", "rev-parse", "--git-path", "hooks"], capture_output=True)
+    return Path(os.fsdecode(proc.stdout.strip())) if proc.returncode == 0 else None
+
+
+def _is_nested() -> bool:
+    """True inside a hook that interlock itself started (the guard names a live ancestor)."""
+    from interlock import constants
+
+    value = os.environ.get(constants.ENV_HOOK_ACTIVE, "")
+    if not value.isdigit():
+        return False
+    from interlock.procinfo import parent_pid
+
+    pid: int | None = os.getpid()
+    for _ in range(64):
+        pid = parent_pid(pid)
+        if pid is None or pid <= 1:
+            return False
+        if pid == int(value):
+            return True
+    return False
+
+
+def _run_chained(hooks_dir: Path, name: str, args: list[str], stdin: bytes) -> int:
+    """Run the foreign hook interlock chained, as git would have run it."""
+    import errno
+    import subprocess
+
+    from interlock import constants
+    from interlock.hooks.files import chained_path, is_ours
+
+    chained = chained_path(hooks_dir, name)
+    if chained is None or is_ours(chained) or not os.access(chained, os.X_OK):
+        return 0
+    env = dict(os.environ)
+    env[constants.ENV_HOOK_ACTIVE] = str(os.getpid())
+    feed = stdin if name in STDIN_HOOKS else None  # None: the hook shares git's stdin
+    command = [os.fspath(chained), *args]
+    try:
+        return subprocess.run(command, env=env, input=feed, check=False).returncode
+    except OSError as exc:
+        if exc.errno != errno.ENOEXEC:  # git runs a script without a #! line with sh too
+            raise
+        return subprocess.run(["sh", *command], env=env, input=feed, check=False).returncode
+
+
+def _locate() -> RepoLocation | None:
+    from pathlib import Path
+
+    from interlock.git import RepoLocation, discover
+
+    loc = discover(os.getcwd())
+    if loc is not None or not os.environ.get("GIT_DIR"):
+        return loc
+    # GIT_DIR/GIT_WORK_TREE set by the user (a bare repo with a separate work tree).
+    import subprocess
+
+    proc = subprocess.run(
+        ["git", "rev-parse", "--show-toplevel", "--absolute-git-dir", "--git-common-dir"],
+        capture_output=True,
+    )
+    lines = os.fsdecode(proc.stdout).splitlines()
+    if proc.returncode != 0 or len(lines) != 3:
+        return None
+    top, git_dir = Path(lines[0]), Path(lines[1])
+    return RepoLocation(top, git_dir, (git_dir / lines[2]).resolve())
+
+
+def run_ours(
+    loc: RepoLocation,
+    name: str,
+    args: list[str],
+    stdin: bytes,
+    env: Mapping[str, str],
+    index_file: str | None,
+) -> int:
+    """interlock's part of hook `name`; env supplies INTERLOCK_* (mode, run id)."""
+    from interlock import constants, exitcodes, output
+    from interlock.config import load_config
+    from interlock.errors import InterlockError
+
+    mode = "advisory"
+    fail = exitcodes.ERROR if name in FAIL_CLOSED_HOOKS else exitcodes.OK
+    try:
+        mode = load_config(loc.worktree, environ=env).mode
+        if mode == "off":
+            return exitcodes.OK
+        run_id = env.get(constants.ENV_RUN_ID) or None
+        if name == "pre-commit":
+            from interlock.hooks.precommit import check_commit
+
+            return check_commit(loc, mode, run_id=run_id, index_file=index_file)
+        if name == "pre-push":
+            from interlock.hooks.prepush import check_push
+
+            return check_push(loc, mode, args[0] if args else "", stdin, run_id=run_id)
+        _HANDLERS[name](loc, args, stdin, run_id)
+        return exitcodes.OK
+    except InterlockError as exc:
+        output.error(f"{name} hook: {exc}", exc.hint)
+        return fail if mode == "blocking" else exitcodes.OK
+    except Exception as exc:  # the hook's funnel: reported, never silently swallowed
+        from interlock.bugreport import report_bug
+
+        report = report_bug(exc)
+        output.write_err(
+            f"interlock: bug in the {name} hook: {type(exc).__name__}: {exc} (report: {report})"
+        )
+        return fail if mode == "blocking" else exitcodes.OK
+
+
+def serve_hook(loc: RepoLocation, req: dict[str, Any]) -> dict[str, Any]:
+    """The daemon's `hook` op: run a hook sent by interlock.daemon.hookclient, output captured.
+
+    Request: {"name", "args", "cwd", "index_file", "env"}; reply {"stdout", "stderr",
+    "exit_code"}. Refuses (InterlockError) a hook for another worktree than the daemon's.
+    """
+    from pathlib import Path
+
+    from interlock import constants
+    from interlock.errors import InterlockError
+    from interlock.output import captured_output
+
+    name, args, env = req.get("name"), req.get("args") or [], req.get("env") or {}
+    cwd, index_file = req.get("cwd"), req.get("index_file")
+    if name not in constants.HOOK_NAMES or name in STDIN_HOOKS:
+        raise InterlockError(f"the daemon does not run the {name!r} hook")
+    if not isinstance(cwd, str) or Path(cwd).resolve() != loc.worktree.resolve():
+        raise InterlockError(f"this daemon serves {loc.worktree}, not {cwd}")
+    with captured_output() as (out, err):
+        code = run_ours(loc, name, [str(a) for a in args], b"", env, index_file)
+    return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit_code": code}
+
+
+def _reference_transaction(
+    loc: RepoLocation, args: list[str], stdin: bytes, run_id: str | None
+) -> None:
+    """Keep branch tips a transaction loses. Never blocks: `committed` cannot be undone."""
+    from interlock import journal
+    from interlock.memory import lostrefs
+
+    state = args[0] if args else ""
+    if state == "prepared":
+        lostrefs.note_prepared(loc, stdin)
+    elif state in ("committed", "aborted"):
+        kept = lostrefs.settle(loc, stdin, committed=state == "committed")
+        if kept:
+            data = {"hook": "reference-transaction", "kept": lostrefs.lost_refs_json(kept)}
+            journal.record(loc, "hook", data, run=run_id)
+
+
+def _post_checkout(loc: RepoLocation, args: list[str], stdin: bytes, run_id: str | None) -> None:
+    from interlock import journal
+
+    previous, new, flag = (list(args) + ["", "", ""])[:3]
+    data = {
+        "hook": "post-checkout",
+        "previous": previous,
+        "new": new,
+        "branch_checkout": flag == "1",
+    }
+    journal.record(loc, "hook", data, run=run_id)
+
+
+def _post_rewrite(loc: RepoLocation, args: list[str], stdin: bytes, run_id: str | None) -> None:
+    from interlock import journal
+
+    pairs = []
+    for line in os.fsdecode(stdin).splitlines()[:MAX_JOURNALED_PAIRS]:
+        words = line.split()
+        if len(words) >= 2:
+            pairs.append([words[0], words[1]])
+    command = args[0] if args else ""
+    journal.record(
+        loc, "hook", {"hook": "post-rewrite", "command": command, "rewritten": pairs}, run=run_id
+    )
+
+
+_HANDLERS = {
+    "reference-transaction": _reference_transaction,
+    "post-checkout": _post_checkout,
+    "post-rewrite": _post_rewrite,
+}

@@ -1,0 +1,189 @@
+"""The pre-commit hook: audit the staged changes, and note a commit of an unverified tree.
+
+Findings that make a validator prove less (severity `tampered`) block in blocking mode and warn
+in advisory mode, unless a person approved that exact finding (`interlock approve ID`);
+`review` findings are shown, never blocking. `[verify-before-done]` is noted when green
+snapshots exist for the run and none of them holds the tree being committed.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from interlock import exitcodes, journal, output
+from interlock.git import RepoLocation, no_git_env, run
+
+if TYPE_CHECKING:
+    from interlock.audit.model import AuditFinding, AuditReport
+
+TreeListing = dict[bytes, tuple[str, str]]
+
+
+def check_commit(
+    loc: RepoLocation, mode: str, *, run_id: str | None = None, index_file: str | None = None
+) -> int:
+    """The whole pre-commit hook after the chained one; returns its exit status.
+
+    run_id: the current run id (green points of other runs do not count); index_file: the index
+    git is committing (GIT_INDEX_FILE), default the worktree's own.
+    """
+    findings = list(_audit(loc, index_file).findings)
+    ids = _finding_ids(findings)
+    approved = _approved_ids(loc) if findings else set()
+    pending = [f for f in findings if ids[id(f)] not in approved]
+    tampered = [f for f in pending if f.severity == "tampered"]
+    review = [f for f in pending if f.severity != "tampered"]
+    block = bool(tampered) and mode == "blocking"
+    if tampered:
+        output.write_err(render_tampered(tampered, block))
+    for finding in review:
+        output.message("self-authored", f"worth a look: {finding.location()}: {finding.detail}")
+    verified = is_verified(loc, run_id=run_id, index_file=index_file)
+    if verified is False:
+        output.message(
+            "verify-before-done",
+            "this commit's tree never passed the full test suite in this run",
+            [
+                ("why", "the run's green points hold different content than the commit"),
+                ("instead", "run the full suite on exactly these changes, then commit"),
+            ],
+        )
+    data: dict[str, Any] = {
+        "hook": "pre-commit",
+        "mode": mode,
+        "verdict": "block" if block else ("warn" if pending or verified is False else "allow"),
+        "would_block": bool(tampered),
+        "findings": [{"id": ids[id(f)], **f.to_json()} for f in pending],
+        "approved": sorted(set(ids.values()) & approved),
+        "verified": verified,
+    }
+    journal.record(loc, "hook", data, run=run_id)
+    return exitcodes.ERROR if block else exitcodes.OK
+
+
+def _finding_ids(findings: list[AuditFinding]) -> dict[int, str]:
+    """Each finding's approval id, by object identity (hashlib is loaded only when needed)."""
+    if not findings:
+        return {}
+    from interlock.hooks.approval import finding_id
+
+    return {id(f): finding_id(f) for f in findings}
+
+
+def _approved_ids(loc: RepoLocation) -> set[str]:
+    from interlock.hooks.approval import approved_ids
+
+    return approved_ids(loc)
+
+
+def _audit(loc: RepoLocation, index_file: str | None) -> AuditReport:
+    from interlock.audit import audit_staged
+
+    return audit_staged(loc, index_file)
+
+
+def render_tampered(findings: list[AuditFinding], block: bool) -> str:
+    """The message for findings that weaken validators, ids included for `interlock approve`."""
+    from interlock.hooks.approval import finding_id
+
+    head = "blocked commit" if block else "warning (advisory mode, the commit goes ahead)"
+    lines = [f"interlock: [self-authored] {head}: the staged changes weaken the project's tests"]
+    for finding in findings:
+        lines.append(f"  {finding.location()}: {finding.detail}  [id {finding_id(finding)}]")
+    ids = " ".join(finding_id(f) for f in findings)
+    lines.append("  why:     a test weakened in the same change proves nothing about the code")
+    lines.append(
+        "  instead: restore the tests and fix the code; if the change is intended, a person "
+        f"approves it outside the agent's run: interlock approve {ids}"
+    )
+    return "\n".join(lines)
+
+
+def index_tree(loc: RepoLocation, index_file: str | None = None) -> str | None:
+    """The tree the commit will record, written from a copy so the index stays untouched.
+
+    `commit -a` and `commit PATH` commit a temporary index (GIT_INDEX_FILE), not .git/index.
+    """
+    source = Path(index_file) if index_file else loc.git_dir / "index"
+    if not source.is_file():
+        return None
+    with tempfile.TemporaryDirectory(prefix="interlock-index-") as scratch:
+        copy = Path(scratch) / "index"
+        shutil.copyfile(source, copy)
+        code, out, _ = run(
+            ["write-tree"], loc.worktree, env=no_git_env({"GIT_INDEX_FILE": str(copy)})
+        )
+    return out.decode().strip() if code == 0 else None
+
+
+def _listing(loc: RepoLocation, tree: str) -> TreeListing:
+    code, out, _ = run(["ls-tree", "-r", "-z", "--full-tree", tree], loc.worktree)
+    entries: TreeListing = {}
+    if code != 0:
+        return entries
+    for record in out.split(b"\0"):
+        meta, tab, path = record.partition(b"\t")
+        if tab:
+            mode, _, oid = meta.decode().split(" ")
+            entries[path] = (mode, oid)
+    return entries
+
+
+def tree_covered_by(loc: RepoLocation, commit_tree: str, green_tree: str) -> bool:
+    """True when the green snapshot holds the committed tree.
+
+    A snapshot also holds untracked files; a path the snapshot has that is neither committed
+    nor in HEAD is such a file and does not count. Any other difference does.
+    """
+    if commit_tree == green_tree:
+        return True
+    committed = _listing(loc, commit_tree)
+    green = _listing(loc, green_tree)
+    code, out, _ = run(["rev-parse", "-q", "--verify", "HEAD^{tree}"], loc.worktree)
+    head = _listing(loc, out.decode().strip()) if code == 0 else {}
+    for path in committed.keys() | green.keys():
+        if path not in committed and path not in head:
+            continue
+        if committed.get(path) != green.get(path):
+            return False
+    return True
+
+
+def _has_green_refs(loc: RepoLocation) -> bool:
+    """Whether this worktree has green snapshot refs, read from the ref store directly: this
+    runs on every commit, and most repositories have none."""
+    from interlock.memory.catalog import ref_name
+
+    prefix = ref_name(loc.worktree_id, "green", "")
+    try:
+        if any((loc.common_dir / prefix).iterdir()):
+            return True
+    except OSError:
+        pass
+    try:
+        with open(loc.common_dir / "packed-refs", "rb") as packed:
+            return any(f" {prefix}".encode() in line for line in packed)
+    except OSError:
+        return False
+
+
+def is_verified(
+    loc: RepoLocation, *, run_id: str | None = None, index_file: str | None = None
+) -> bool | None:
+    """None when the run has no green point; else whether one holds the committed tree."""
+    if not _has_green_refs(loc):
+        return None
+    from interlock.memory.snapshot import list_snapshots
+
+    found = list_snapshots(loc, kind="green")
+    if run_id:
+        found = [g for g in found if g.run == run_id]
+    if not found:
+        return None
+    tree = index_tree(loc, index_file)
+    if tree is None:
+        return None
+    return any(tree_covered_by(loc, tree, green.tree) for green in found)

@@ -3,6 +3,8 @@ into typed arguments for a plain function in `interlock.commands`, which returns
 
 `run_cli()` is the one funnel around every command: InterlockError -> ERROR with its message
 and hint, usage errors -> USAGE, Ctrl-C -> INTERRUPTED, anything else -> BUG with a report.
+
+May import: commands, memory, ground.
 """
 
 from __future__ import annotations

@@ -1,1 +1,4 @@
-"""Plain functions behind each CLI command; each returns an exit code."""
+"""Plain functions behind each CLI command; each returns an exit code (click stays in cli/).
+
+May import: daemon, hooks, engine, memory, audit, shell, client, ground.
+"""

@@ -1,1 +1,11 @@
-"""TODO docstring."""
+"""The rules: what one invocation would destroy, disable or validate.
+
+`index` is the face (`check_invocation`, `classify_validator`, `all_rules`, `rule_info`).
+One family per module, with its rule ids, reasons and alternatives beside the code that finds
+them: `git/` (worktree, history; `git/invocation` reads git's own options), `fs`,
+`selfdisable` (with `ownpaths`), `validators/`, `unreadable`. `args` parses options the way
+git and GNU tools do; `writes` says which paths an invocation writes; `common` holds the
+catalogue.
+
+Imports engine.findings and engine.invocation, shell and the ground.
+"""

@@ -1,1 +1,3 @@
-"""TODO docstring."""
+"""git's discard rules: `worktree` (reset, checkout, restore, clean, stash...) and `history`
+(branch, push, reflog, gc, update-ref...), both reading the call through `invocation`.
+"""

@@ -57,7 +57,7 @@ GC_PRE_DAYS = 14.0  # keep pre-discard and pre-restore snapshots this many days
 GC_RECORDER_DAYS = 7.0  # keep recorder snapshots/refs this many days
 GC_RECORDER_MAX_BYTES = 512 << 20  # and drop the oldest beyond this much recorded content
 
-# Git hooks (H6): the hooks interlock installs (hookfiles.py, hookrun.py).
+# Git hooks (H6): the hooks interlock installs (hooks/files.py, hooks/dispatch.py).
 HOOK_NAMES = ("pre-commit", "pre-push", "reference-transaction", "post-checkout", "post-rewrite")
 
 

@@ -185,7 +185,7 @@ def in_progress_operation(loc: RepoLocation) -> str | None:
 
 
 # --- object store (snapshots) ---
-# Raw object I/O for snapshot.py, objstore.py, treescan.py, restore.py and retention.py.
+# Raw object I/O for interlock.memory (snapshot, store, scan, restore, retention).
 # Object formats (modes, Entry, parse/format) live in interlock/objectformat.py, pure Python.
 
 from interlock.objectformat import (  # noqa: E402

@@ -1,5 +1,5 @@
 """Git object formats in pure Python (no pygit2): tree entry modes, raw tree and commit
-objects, object ids. The pack writer is in interlock/packfile.py.
+objects, object ids. The pack writer is in interlock/memory/pack.py.
 
 Paths and tree entry names are bytes throughout: pygit2's tree API takes str and cannot hold
 non-UTF-8 names, so interlock reads and writes trees and commits in their raw form.

@@ -278,7 +278,7 @@ class Operations:
         return {"restore": result.to_json(), "stderr": err.getvalue()}
 
     def hook(self, req: dict[str, Any]) -> dict[str, Any]:
-        """A git hook run warm for interlock.daemon.hookclient (see hookrun.serve_hook)."""
+        """A git hook run warm for interlock.daemon.hookclient (see hooks.dispatch.serve_hook)."""
         from interlock.hooks.dispatch import serve_hook
 
         self._same_build(req)

@@ -3,7 +3,7 @@
 `walk(result)` returns one Invocation per effective command, in the order they would start:
 substitutions before the command that uses them, lists, pipelines, subshells, groups, `if`,
 loops, `case`, function bodies, heredoc bodies, and through wrappers and trampolines
-(wrappers.py, spawners.py) and inline interpreter code (inline.py). It tracks the working
+(wrappers.py, spawners.py) and inline interpreter code (inline/). It tracks the working
 directory through `cd`/`pushd`/`popd`/`env -C` (a subshell, pipeline element, background job
 or `bash -c` does not leak its `cd`); `cd -`, `cd` to a non-literal and ambiguous branches give
 cwd None. Trampolines nested deeper than depth_cap are not walked: an unknown, degraded

@@ -21,7 +21,7 @@ Public API (the daemon, the command engine and `interlock recover` build on it; 
     snapshot_lock(loc)                             the lock snapshot and restore hold
     REGENERABLE                                    regenerable output (interlock.regenerable)
 
-What a snapshot holds is described in interlock/treescan.py. Layout:
+What a snapshot holds is described in interlock/memory/scan.py. Layout:
     ref     refs/interlock/<worktree-id>/snapshots/<kind>/<full commit id>
     commit  tree = the worktree; parent = HEAD (none when unborn), which also keeps a commit
             a later `reset --hard` dropped alive; message = a summary line, a blank line,

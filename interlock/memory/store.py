@@ -1,7 +1,7 @@
 """ObjectStore: the objects one snapshot or restore reads and writes.
 
 New blobs, trees and commits are queued and written together as one pack by flush() (see
-interlock/packfile.py), which the caller does before it points a ref at them; queued trees
+interlock/memory/pack.py), which the caller does before it points a ref at them; queued trees
 can be read back before that. A blob is hashed first and queued only when the repository
 lacks it; a tree is queued without that lookup (a tree built from a change is almost always
 new, and a duplicate in a pack is harmless). Files over the streaming size are written loose

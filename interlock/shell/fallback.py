@@ -1,6 +1,6 @@
 """The conservative parser used when bashlex cannot read a command line.
 
-A small recursive-descent parser over shelltokens' tokens that builds the same types as
+A small recursive-descent parser over tokens.py's tokens that builds the same types as
 bashlex's path (CommandList, Pipeline, SimpleCommand, Compound). It is loose where bash is
 strict: a stray `fi`, `)` or `then` is skipped, an unterminated `if`/`for`/`{` is closed at
 the end of the text, `(`/`)` inside a simple command (`find . ( -name a )`) are kept as words,

@@ -3,7 +3,7 @@
 bashlex fails on quoted heredoc delimiters, never looks inside heredoc bodies, and raises on
 `$(( ))`, `$[ ]`, `(( ))`, `[[ ]]`, arrays (`a=(1 2)`) and the `time` keyword. `prepare()`
 masks those spans with same-length placeholders (so every position bashlex reports is still a
-position in the original text) and records what each mask stood for; shellmodel puts the real
+position in the original text) and records what each mask stood for; bashtree.py puts the real
 constructs back when it converts bashlex's tree:
 
 - `<<'EOF'` + body  ->  `<____` + blank lines (a Mask of kind heredoc at the word's start)

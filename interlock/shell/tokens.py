@@ -1,6 +1,6 @@
 """Operator-aware tokenizer for shell text: words, operators, redirections and heredocs.
 
-Used by the fallback parser (shellfallback.py) and by parse() to find heredoc bodies and
+Used by the fallback parser (fallback.py) and by parse() to find heredoc bodies and
 arithmetic before bashlex sees the text. Never raises: an unclosed quote or substitution
 sets `incomplete` and the rest of the text becomes part of the open word.
 """

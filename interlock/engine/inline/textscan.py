@@ -64,7 +64,7 @@ _INTERPOLATION = re.compile(r"#\{[^}]*\}")
 
 
 def regex_actions(language: str, code: str) -> Found:
-    """Shell-outs and deletions found by pattern; see inline.py."""
+    """Shell-outs and deletions found by pattern; see interpreters.py."""
     located: list[tuple[int, tuple[Word, ...], str | None]] = []
     for pattern, kind in _PATTERNS.get(language, []):
         for match in re.finditer(pattern, code):

@@ -3,7 +3,7 @@
 reset --hard/--merge, checkout over paths or with --force, restore of the worktree,
 switch --discard-changes/--force, clean, stash drop/clear, rm --force, checkout-index --force,
 read-tree --reset -u. History and refs (branch, push, reflog, gc, update-ref, ...) are in
-`gitrefs`. Each handler reads the subcommand's own options (`parse_args` with its spec), so
+`history`. Each handler reads the subcommand's own options (`parse_args` with its spec), so
 a flag that is really an option's value (`commit -m --hard`) is never mistaken for a flag.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from interlock.engine.findings import Destroys, Finding, Targets
 from interlock.engine.rules.args import Args, OptSpec, literal_or_text, parse_args, spec
 from interlock.engine.rules.common import rule
-from interlock.engine.rules.git import history as gitrefs
+from interlock.engine.rules.git import history
 from interlock.engine.rules.git.invocation import GitCall, git_finding
 from interlock.shell.model import Word
 
@@ -406,4 +406,4 @@ def check_git(call: GitCall) -> list[Finding]:
     if entry is not None:
         handler, sp = entry
         return handler(call, parse_args(call.args, sp))
-    return gitrefs.check_refs(call)
+    return history.check_refs(call)

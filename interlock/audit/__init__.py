@@ -6,7 +6,7 @@
 The analysis modules load on first use, so importing this package (as the pre-commit hook
 does on every commit) stays cheap when nothing relevant changed.
 
-May import: ground.
+May import: memory, ground.
 """
 
 from __future__ import annotations

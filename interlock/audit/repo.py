@@ -9,9 +9,7 @@ weakened test that was staged and then reverted on disk does not hide.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import replace
-from typing import Any
 
 from interlock import constants, git
 from interlock.audit.fileset import changed_paths
@@ -19,13 +17,6 @@ from interlock.audit.model import AuditReport, make_report
 from interlock.audit.sources import index_set, protected_at, staged_overlay, tree_set, worktree_set
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation
-
-
-def _snapshot_module() -> Any | None:
-    try:
-        return importlib.import_module("interlock.memory.snapshot")
-    except ImportError:
-        return None
 
 
 def _has_refs(loc: RepoLocation, prefix: str) -> bool:
@@ -44,11 +35,10 @@ def _has_refs(loc: RepoLocation, prefix: str) -> bool:
 def _newest_baseline(loc: RepoLocation) -> tuple[str, str] | None:
     if not _has_refs(loc, f"{constants.REF_PREFIX}{loc.worktree_id}/snapshots/baseline"):
         return None
-    module = _snapshot_module()
-    if module is None:
-        return None
+    from interlock.memory.snapshot import list_snapshots  # only when baselines exist
+
     try:
-        snaps = module.list_snapshots(loc, kind="baseline")
+        snaps = list_snapshots(loc, kind="baseline")
     except InterlockError:
         return None
     whole = [s for s in snaps if getattr(s, "scope", None) is None]
@@ -59,11 +49,10 @@ def _newest_baseline(loc: RepoLocation) -> tuple[str, str] | None:
 
 
 def _named_snapshot(loc: RepoLocation, name: str) -> tuple[str, str] | None:
-    module = _snapshot_module()
-    if module is None:
-        return None
+    from interlock.memory.snapshot import resolve_snapshot
+
     try:
-        info = module.resolve_snapshot(loc, name)
+        info = resolve_snapshot(loc, name)
     except InterlockError:
         return None
     return str(info.oid), f"snapshot {info.id}"

@@ -19,12 +19,18 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from corpuspath import corpus_dir  # noqa: E402
-
 from interlock.engine.check import evaluate  # noqa: E402
+
+
+def corpus_dir() -> Path:
+    """The shared corpus as the tests find it: `../shared/corpus` next to the checkout when it
+    is there, else the copy kept in tests/corpus/shared."""
+    sibling = ROOT.parent / "shared" / "corpus"
+    if (sibling / "commands.jsonl").exists():
+        return sibling
+    return ROOT / "tests" / "corpus" / "shared"
 
 
 def per_command_ms(lines: list[str]) -> list[float]:

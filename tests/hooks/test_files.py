@@ -13,13 +13,13 @@ from interlock.errors import InterlockError
 from interlock.git import require_repo
 from interlock.hooks import files as hookfiles
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)
 def mode_off(monkeypatch):
     """These tests are about hook files and chaining: interlock's own checks stay off, so each
-    commit does not pay for loading the audit (tests/test_hookrun.py covers them)."""
+    commit does not pay for loading the audit (tests/hooks/test_dispatch.py covers them)."""
     monkeypatch.setenv("INTERLOCK_MODE", "off")
 
 

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from ruleskit import example, inv
 
 from interlock.engine.findings import Finding, RuleInfo
 from interlock.engine.invocation import Invocation
@@ -15,12 +15,20 @@ from interlock.engine.rules import index as rules
 from interlock.shell.model import Word
 
 
-def discards(cmd: str, **kw: object) -> list[Finding]:
-    return [f for f in rules.check_invocation(inv(cmd, **kw)) if f.kind == "discard"]  # type: ignore[arg-type]
+@pytest.fixture(scope="session")
+def discards(inv: Callable[..., Invocation]) -> Callable[..., list[Finding]]:
+    def discards(cmd: str, **kw: object) -> list[Finding]:
+        return [f for f in rules.check_invocation(inv(cmd, **kw)) if f.kind == "discard"]
+
+    return discards
 
 
-def rule_ids(cmd: str, **kw: object) -> set[str]:
-    return {f.rule for f in discards(cmd, **kw)}
+@pytest.fixture(scope="session")
+def rule_ids(discards: Callable[..., list[Finding]]) -> Callable[..., set[str]]:
+    def rule_ids(cmd: str, **kw: object) -> set[str]:
+        return {f.rule for f in discards(cmd, **kw)}
+
+    return rule_ids
 
 
 BLOCKED = [
@@ -248,22 +256,28 @@ ALLOWED = [
 
 
 @pytest.mark.parametrize(("cmd", "rule_id"), BLOCKED)
-def test_discarding_git_form_is_flagged_with_its_rule(cmd: str, rule_id: str) -> None:
+def test_discarding_git_form_is_flagged_with_its_rule(
+    cmd: str, rule_id: str, inv, rule_ids
+) -> None:
     assert rule_id in rule_ids(cmd), rules.check_invocation(inv(cmd))
 
 
 @pytest.mark.parametrize("cmd", ALLOWED)
-def test_safe_git_form_is_not_a_discard(cmd: str) -> None:
+def test_safe_git_form_is_not_a_discard(cmd: str, discards) -> None:
     assert discards(cmd) == []
 
 
-def one(cmd: str, **kw: object) -> Finding:
-    found = discards(cmd, **kw)
-    assert len(found) == 1, found
-    return found[0]
+@pytest.fixture(scope="session")
+def one(discards: Callable[..., list[Finding]]) -> Callable[..., Finding]:
+    def one(cmd: str, **kw: object) -> Finding:
+        found = discards(cmd, **kw)
+        assert len(found) == 1, found
+        return found[0]
+
+    return one
 
 
-def test_reset_hard_to_another_revision_reports_the_revision_for_reachability() -> None:
+def test_reset_hard_to_another_revision_reports_the_revision_for_reachability(one) -> None:
     targets = one("git reset --hard HEAD~2").targets
     assert targets is not None and targets.refs == ("HEAD~2",) and targets.whole_tree
     assert targets.destroys == "tracked"
@@ -271,11 +285,11 @@ def test_reset_hard_to_another_revision_reports_the_revision_for_reachability() 
     assert one("git reset --hard HEAD").targets.refs == ()  # type: ignore[union-attr]
 
 
-def test_reset_suggests_keep_with_the_same_revision() -> None:
+def test_reset_suggests_keep_with_the_same_revision(one) -> None:
     assert "git reset --keep origin/main" in one("git reset --hard origin/main").instead
 
 
-def test_dash_c_directories_combine_into_the_finding_cwd() -> None:
+def test_dash_c_directories_combine_into_the_finding_cwd(one) -> None:
     assert one("git -C ../other reset --hard").cwd == "../other"
     assert one("git -C a -C b clean -fd", cwd="sub").cwd == "sub/a/b"
     assert one("git -C /abs reset --hard", cwd="sub").cwd == "/abs"
@@ -283,7 +297,7 @@ def test_dash_c_directories_combine_into_the_finding_cwd() -> None:
     assert one("git reset --hard", cwd=None).cwd is None
 
 
-def test_git_dir_and_work_tree_mark_the_targets_as_elsewhere() -> None:
+def test_git_dir_and_work_tree_mark_the_targets_as_elsewhere(one) -> None:
     assert one("git --git-dir=../x/.git reset --hard").targets.git_dir_flag  # type: ignore[union-attr]
     assert one("GIT_WORK_TREE=/w git reset --hard").targets.git_dir_flag  # type: ignore[union-attr]
     assert not one("git reset --hard").targets.git_dir_flag  # type: ignore[union-attr]
@@ -307,19 +321,19 @@ def test_git_dir_and_work_tree_mark_the_targets_as_elsewhere() -> None:
     ],
 )
 def test_path_discards_report_what_they_destroy_where(
-    cmd: str, destroys: str, paths: tuple[str, ...]
+    cmd: str, destroys: str, paths: tuple[str, ...], one
 ) -> None:
     targets = one(cmd).targets
     assert targets is not None
     assert targets.destroys == destroys and targets.paths == paths
 
 
-def test_single_ambiguous_checkout_operand_is_a_candidate_path() -> None:
+def test_single_ambiguous_checkout_operand_is_a_candidate_path(one) -> None:
     assert one("git checkout src/app.py").targets.candidate  # type: ignore[union-attr]
     assert not one("git checkout -- src/app.py").targets.candidate  # type: ignore[union-attr]
 
 
-def test_checkout_through_xargs_has_unknown_targets() -> None:
+def test_checkout_through_xargs_has_unknown_targets(one) -> None:
     targets = one("git checkout --", extra_args=True).targets
     assert targets is not None and targets.unknown and not targets.whole_tree
 
@@ -335,27 +349,27 @@ def test_checkout_through_xargs_has_unknown_targets() -> None:
         ("git update-ref -d refs/heads/x", ("refs/heads/x",)),
     ],
 )
-def test_ref_discards_name_their_refs(cmd: str, refs: tuple[str, ...]) -> None:
+def test_ref_discards_name_their_refs(cmd: str, refs: tuple[str, ...], one) -> None:
     targets = one(cmd).targets
     assert targets is not None and targets.refs == refs
 
 
-def test_force_push_suggests_a_lease_on_the_same_branch() -> None:
+def test_force_push_suggests_a_lease_on_the_same_branch(one) -> None:
     assert "git push --force-with-lease origin main" in one("git push -f origin +main").instead
 
 
-def test_branch_delete_through_xargs_is_unknown() -> None:
+def test_branch_delete_through_xargs_is_unknown(one) -> None:
     targets = one("git branch -D", extra_args=True).targets
     assert targets is not None and targets.unknown
 
 
-def test_every_git_finding_names_the_effective_command() -> None:
+def test_every_git_finding_names_the_effective_command(one) -> None:
     finding = one("git -C x reset --hard")
     assert finding.text == "git -C x reset --hard"
     assert finding.reason and finding.instead
 
 
-def test_unknown_command_name_without_git_subcommand_is_not_read_as_git() -> None:
+def test_unknown_command_name_without_git_subcommand_is_not_read_as_git(discards) -> None:
     assert discards("$EDITOR notes.txt") == []
     assert discards("$CMD status") == []
 
@@ -366,7 +380,7 @@ GIT_RULES = [info for info in rules.all_rules() if info.id.startswith("git.")]
 
 
 @pytest.mark.parametrize("info", GIT_RULES, ids=lambda i: i.id)
-def test_git_rule_examples_block_and_allow_as_documented(info: RuleInfo) -> None:
+def test_git_rule_examples_block_and_allow_as_documented(info: RuleInfo, example) -> None:
     assert info.summary and info.why and info.instead and info.examples_block
     for text in info.examples_block:
         assert info.id in {f.rule for f in rules.check_invocation(example(text))}, text

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-from auditkit import Case, check_case
 
 T, C = "tampered", "clean"
 
@@ -42,38 +41,38 @@ def body(first_line: str) -> str:
 
 
 TAMPERED = [
-    Case("mark-skip-bare", BEFORE, deco("@pytest.mark.skip"), T, "skip-added"),
-    Case("mark-skip-reason", BEFORE, deco('@pytest.mark.skip(reason="flaky")'), T, "skip-added"),
-    Case("skipif-true", BEFORE, deco('@pytest.mark.skipif(True, reason="x")'), T, "skip-added"),
-    Case(
+    ("mark-skip-bare", BEFORE, deco("@pytest.mark.skip"), T, "skip-added"),
+    ("mark-skip-reason", BEFORE, deco('@pytest.mark.skip(reason="flaky")'), T, "skip-added"),
+    ("skipif-true", BEFORE, deco('@pytest.mark.skipif(True, reason="x")'), T, "skip-added"),
+    (
         "skipif-one-equals-one",
         BEFORE,
         deco('@pytest.mark.skipif(1 == 1, reason="x")'),
         T,
         "skip-added",
     ),
-    Case(
+    (
         "skipif-version-gt-zero",
         BEFORE,
         deco('@pytest.mark.skipif(sys.version_info > (0,), reason="old")'),
         T,
         "skip-added",
     ),
-    Case(
+    (
         "skipif-version-major",
         BEFORE,
         deco('@pytest.mark.skipif(sys.version_info[0] >= 3, reason="x")'),
         T,
         "skip-added",
     ),
-    Case(
+    (
         "skipif-string-condition",
         BEFORE,
         deco('@pytest.mark.skipif("1 + 1 == 2")'),
         T,
         "skip-added",
     ),
-    Case(
+    (
         "skipif-module-constant",
         BEFORE,
         HEAD
@@ -83,37 +82,37 @@ TAMPERED = [
         T,
         "skip-added",
     ),
-    Case(
+    (
         "skipif-not-false",
         BEFORE,
         deco("@pytest.mark.skipif(not False, reason='x')"),
         T,
         "skip-added",
     ),
-    Case("xfail-nonstrict", BEFORE, deco('@pytest.mark.xfail(reason="known")'), T, "skip-added"),
-    Case("xfail-strict-false", BEFORE, deco("@pytest.mark.xfail(strict=False)"), T, "skip-added"),
-    Case(
+    ("xfail-nonstrict", BEFORE, deco('@pytest.mark.xfail(reason="known")'), T, "skip-added"),
+    ("xfail-strict-false", BEFORE, deco("@pytest.mark.xfail(strict=False)"), T, "skip-added"),
+    (
         "mark-alias",
         BEFORE,
         HEAD + "later = pytest.mark.skip\n\n\n@later\n" + QTY + EMPTY,
         T,
         "skip-added",
     ),
-    Case(
+    (
         "from-pytest-import-mark",
         BEFORE,
         deco("@mark.skip", "import sys\n\nfrom pytest import mark\n\nfrom app import total\n\n\n"),
         T,
         "skip-added",
     ),
-    Case(
+    (
         "module-pytestmark",
         BEFORE,
         HEAD + "pytestmark = pytest.mark.skip(reason='later')\n\n\n" + QTY + EMPTY,
         T,
         "skip-added",
     ),
-    Case(
+    (
         "module-pytestmark-list",
         BEFORE,
         HEAD
@@ -123,34 +122,32 @@ TAMPERED = [
         T,
         "skip-added",
     ),
-    Case(
+    (
         "module-skip-call",
         BEFORE,
         HEAD + "pytest.skip('not now', allow_module_level=True)\n\n\n" + QTY + EMPTY,
         T,
         None,
     ),
-    Case(
-        "module-test-false", BEFORE, HEAD + "__test__ = False\n\n\n" + QTY + EMPTY, T, "skip-added"
-    ),
-    Case("body-pytest-skip", BEFORE, body('pytest.skip("later")'), T, "skip-added"),
-    Case("body-pytest-xfail", BEFORE, body('pytest.xfail("later")'), T, "skip-added"),
-    Case("body-skip-in-if-true", BEFORE, body('if 1:\n        pytest.skip("x")'), T, "skip-added"),
-    Case(
+    ("module-test-false", BEFORE, HEAD + "__test__ = False\n\n\n" + QTY + EMPTY, T, "skip-added"),
+    ("body-pytest-skip", BEFORE, body('pytest.skip("later")'), T, "skip-added"),
+    ("body-pytest-xfail", BEFORE, body('pytest.xfail("later")'), T, "skip-added"),
+    ("body-skip-in-if-true", BEFORE, body('if 1:\n        pytest.skip("x")'), T, "skip-added"),
+    (
         "body-skip-here",
         BEFORE,
         body(f'if sys.platform == "{sys.platform}":\n        pytest.skip("x")'),
         T,
         "skip-added",
     ),
-    Case(
+    (
         "async-without-plugin",
         BEFORE,
         HEAD + 'async def test_quantity():\n    assert total([("pen", 2, 1.5)]) == 3.0\n' + EMPTY,
         T,
         "skip-added",
     ),
-    Case(
+    (
         "generator-test",
         BEFORE,
         HEAD
@@ -159,86 +156,86 @@ TAMPERED = [
         T,
         "skip-added",
     ),
-    Case(
+    (
         "body-emptied-pass",
         BEFORE,
         HEAD + "def test_quantity():\n    pass\n" + EMPTY,
         T,
         "body-emptied",
     ),
-    Case(
+    (
         "body-emptied-ellipsis",
         BEFORE,
         HEAD + "def test_quantity():\n    ...\n" + EMPTY,
         T,
         "body-emptied",
     ),
-    Case(
+    (
         "body-emptied-docstring",
         BEFORE,
         HEAD + 'def test_quantity():\n    """TODO."""\n' + EMPTY,
         T,
         "body-emptied",
     ),
-    Case(
+    (
         "body-emptied-return",
         BEFORE,
         HEAD + "def test_quantity():\n    return\n" + EMPTY,
         T,
         "body-emptied",
     ),
-    Case("test-deleted", BEFORE, HEAD + EMPTY, T, "test-deleted"),
-    Case(
+    ("test-deleted", BEFORE, HEAD + EMPTY, T, "test-deleted"),
+    (
         "renamed-uncollected",
         BEFORE,
         HEAD + QTY.replace("def test_", "def _test_") + EMPTY,
         T,
         "test-deleted",
     ),
-    Case(
+    (
         "renamed-disabled-prefix",
         BEFORE,
         HEAD + QTY.replace("def test_", "def disabled_test_") + EMPTY,
         T,
         "test-deleted",
     ),
-    Case("del-test", BEFORE, HEAD + QTY + EMPTY + "\n\ndel test_quantity\n", T, "test-deleted"),
-    Case(
+    ("del-test", BEFORE, HEAD + QTY + EMPTY + "\n\ndel test_quantity\n", T, "test-deleted"),
+    (
         "shadowed-by-duplicate",
         BEFORE,
         HEAD + QTY + EMPTY + "\n\ndef test_quantity():\n    pass\n",
         T,
         "body-emptied",
     ),
-    Case(
+    (
         "rebound-to-none",
         BEFORE,
         HEAD + QTY + EMPTY + "\n\ntest_quantity = None\n",
         T,
         "test-deleted",
     ),
-    Case(
+    (
         "whole-file-deleted",
         {"tests/test_app.py": BEFORE},
         {"tests/test_app.py": None},
         T,
         "test-deleted",
     ),
-    Case(
+    (
         "file-renamed-uncollected",
         {"tests/test_app.py": BEFORE},
         {"tests/test_app.py": None, "tests/app_checks.py": BEFORE},
         T,
         "test-deleted",
     ),
-    Case(
+    (
         "renamed-and-skipped",
         BEFORE,
         deco("@pytest.mark.skip").replace("def test_quantity", "def test_qty"),
         T,
         None,
     ),
-    Case(
+    (
         "autouse-fixture-skips",
         BEFORE,
         HEAD
@@ -285,41 +282,37 @@ def cls(
 
 
 TAMPERED += [
-    Case(
-        "unittest-skip", CLASS_BEFORE, cls(method_deco='@unittest.skip("later")'), T, "skip-added"
-    ),
-    Case(
+    ("unittest-skip", CLASS_BEFORE, cls(method_deco='@unittest.skip("later")'), T, "skip-added"),
+    (
         "unittest-skipif-true",
         CLASS_BEFORE,
         cls(method_deco='@unittest.skipIf(True, "x")'),
         T,
         "skip-added",
     ),
-    Case(
+    (
         "unittest-skipunless-false",
         CLASS_BEFORE,
         cls(method_deco='@unittest.skipUnless(False, "x")'),
         T,
         "skip-added",
     ),
-    Case(
+    (
         "unittest-expectedfailure",
         CLASS_BEFORE,
         cls(method_deco="@unittest.expectedFailure"),
         T,
         "skip-added",
     ),
-    Case(
-        "unittest-class-skip", CLASS_BEFORE, cls(decorator='@unittest.skip("x")'), T, "skip-added"
-    ),
-    Case(
+    ("unittest-class-skip", CLASS_BEFORE, cls(decorator='@unittest.skip("x")'), T, "skip-added"),
+    (
         "unittest-setup-skiptest",
         CLASS_BEFORE,
         cls(setup='    def setUp(self):\n        self.skipTest("later")\n\n'),
         T,
         "skip-added",
     ),
-    Case(
+    (
         "unittest-raise-skiptest",
         CLASS_BEFORE,
         cls(
@@ -328,16 +321,16 @@ TAMPERED += [
         T,
         "skip-added",
     ),
-    Case(
+    (
         "unittest-unittest-skip-attr",
         CLASS_BEFORE,
         cls(attr="__unittest_skip__ = True"),
         T,
         "skip-added",
     ),
-    Case("testcase-base-removed", CLASS_BEFORE, cls(base="object"), T, "test-deleted"),
-    Case("class-test-false", CLASS_BEFORE, cls(attr="__test__ = False"), T, "skip-added"),
-    Case(
+    ("testcase-base-removed", CLASS_BEFORE, cls(base="object"), T, "test-deleted"),
+    ("class-test-false", CLASS_BEFORE, cls(attr="__test__ = False"), T, "skip-added"),
+    (
         "unittest-method-self-skiptest",
         CLASS_BEFORE,
         CLASS_BEFORE.replace(
@@ -365,21 +358,21 @@ def test_total(lines, expected):
 """
 
 TAMPERED += [
-    Case(
+    (
         "param-case-removed",
         PARAM_BEFORE,
         PARAM_BEFORE.replace('    ([("cup", 1, 4.0)], 4.0),\n', ""),
         T,
         "test-deleted",
     ),
-    Case(
+    (
         "param-case-expected-changed",
         PARAM_BEFORE,
         PARAM_BEFORE.replace("3.0)", "1.5)"),
         T,
         "expectation-changed",
     ),
-    Case(
+    (
         "param-case-skipped",
         PARAM_BEFORE,
         PARAM_BEFORE.replace(
@@ -389,7 +382,7 @@ TAMPERED += [
         T,
         "skip-added",
     ),
-    Case(
+    (
         "param-all-cases-removed",
         PARAM_BEFORE,
         "import pytest\n\nfrom app import total\n\n\n@pytest.mark.parametrize('lines, expected', [])\n"
@@ -400,49 +393,49 @@ TAMPERED += [
 ]
 
 LEGIT = [
-    Case(
+    (
         "platform-skipif-win32",
         BEFORE,
         deco('@pytest.mark.skipif(sys.platform == "win32", reason="posix")'),
         C,
     ),
-    Case(
+    (
         "skipif-old-python",
         BEFORE,
         deco('@pytest.mark.skipif(sys.version_info < (3, 8), reason="old")'),
         C,
     ),
-    Case("skip-removed", deco('@pytest.mark.skip(reason="bug 41")'), BEFORE, C),
-    Case(
+    ("skip-removed", deco('@pytest.mark.skip(reason="bug 41")'), BEFORE, C),
+    (
         "skip-reason-reworded",
         deco('@pytest.mark.skip(reason="bug 41")'),
         deco('@pytest.mark.skip(reason="issue 41")'),
         C,
     ),
-    Case("xfail-removed", deco("@pytest.mark.xfail"), BEFORE, C),
-    Case("custom-marker-added", BEFORE, deco("@pytest.mark.slow"), C),
-    Case("timeout-marker-added", BEFORE, deco("@pytest.mark.timeout(5)"), C),
-    Case(
+    ("xfail-removed", deco("@pytest.mark.xfail"), BEFORE, C),
+    ("custom-marker-added", BEFORE, deco("@pytest.mark.slow"), C),
+    ("timeout-marker-added", BEFORE, deco("@pytest.mark.timeout(5)"), C),
+    (
         "new-skipped-test-added",
         BEFORE,
         BEFORE
         + "\n\n@pytest.mark.skip(reason='todo')\ndef test_new():\n    assert total([]) == 0\n",
         C,
     ),
-    Case(
+    (
         "new-test-added",
         BEFORE,
         BEFORE
         + "\n\ndef test_two_lines():\n    assert total([('a', 1, 1.0), ('b', 1, 2.0)]) == 3.0\n",
         C,
     ),
-    Case(
+    (
         "test-renamed",
         BEFORE,
         BEFORE.replace("def test_quantity", "def test_quantity_multiplies_price"),
         C,
     ),
-    Case(
+    (
         "moved-into-class",
         BEFORE,
         HEAD
@@ -450,58 +443,58 @@ LEGIT = [
         "    def test_empty(self):\n        assert total([]) == 0\n",
         C,
     ),
-    Case(
+    (
         "moved-to-other-file",
         {"tests/test_app.py": BEFORE},
         {"tests/test_app.py": HEAD + EMPTY, "tests/test_quantity.py": HEAD + QTY},
         C,
     ),
-    Case(
+    (
         "file-renamed",
         {"tests/test_app.py": BEFORE},
         {"tests/test_app.py": None, "tests/test_totals.py": BEFORE},
         C,
     ),
-    Case(
+    (
         "split-in-two",
         HEAD
         + "def test_all():\n    assert total([('pen', 2, 1.5)]) == 3.0\n    assert total([]) == 0\n",
         BEFORE,
         C,
     ),
-    Case(
+    (
         "merged-into-one",
         BEFORE,
         HEAD
         + "def test_all():\n    assert total([('pen', 2, 1.5)]) == 3.0\n    assert total([]) == 0\n",
         C,
     ),
-    Case(
+    (
         "tests-to-parametrize",
         BEFORE,
         HEAD + "@pytest.mark.parametrize('lines, want', [([('pen', 2, 1.5)], 3.0), ([], 0)])\n"
         "def test_total(lines, want):\n    assert total(lines) == want\n",
         C,
     ),
-    Case(
+    (
         "param-case-added",
         PARAM_BEFORE,
         PARAM_BEFORE.replace("    ([], 0),\n", "    ([], 0),\n    ([('x', 0, 9.0)], 0),\n"),
         C,
     ),
-    Case(
+    (
         "param-ids-added",
         PARAM_BEFORE,
         PARAM_BEFORE.replace("])\ndef", "], ids=['two', 'one', 'none'])\ndef"),
         C,
     ),
-    Case(
+    (
         "formatting-only",
         BEFORE,
         BEFORE.replace('("pen", 2, 1.5)', "('pen',2,1.5)").replace("\n\n\ndef", "\n\ndef"),
         C,
     ),
-    Case(
+    (
         "async-with-plugin",
         BEFORE,
         HEAD
@@ -509,7 +502,7 @@ LEGIT = [
         + EMPTY,
         C,
     ),
-    Case(
+    (
         "unittest-platform-skipif",
         CLASS_BEFORE,
         cls(method_deco='@unittest.skipIf(sys.platform == "win32", "posix")').replace(
@@ -517,7 +510,7 @@ LEGIT = [
         ),
         C,
     ),
-    Case(
+    (
         "deleted-test-was-skipped",
         deco("@pytest.mark.skip(reason='obsolete')"),
         HEAD + EMPTY.lstrip("\n"),
@@ -526,7 +519,7 @@ LEGIT = [
 ]
 
 REVIEW = [
-    Case(
+    (
         "skipif-tool-probe",
         BEFORE,
         deco('@pytest.mark.skipif(shutil.which("docker") is None, reason="docker")').replace(
@@ -538,7 +531,7 @@ REVIEW = [
 ]
 
 TAMPERED += [
-    Case(
+    (
         "skipif-env-var-unset-here",
         BEFORE,
         deco(
@@ -547,14 +540,14 @@ TAMPERED += [
         T,
         "skip-added",
     ),
-    Case(
+    (
         "importorskip-missing-module",
         BEFORE,
         body('pytest.importorskip("no_such_module_xyz")'),
         T,
         "skip-added",
     ),
-    Case(
+    (
         "early-return-on-this-platform",
         BEFORE,
         body(f'if sys.platform == "{sys.platform}":\n        return'),
@@ -564,7 +557,7 @@ TAMPERED += [
 ]
 
 LEGIT += [
-    Case(
+    (
         "skipif-env-var-set-elsewhere",
         BEFORE,
         deco(
@@ -572,7 +565,7 @@ LEGIT += [
         ).replace("import sys\n", "import os\nimport sys\n"),
         C,
     ),
-    Case(
+    (
         "early-return-on-other-platform",
         BEFORE,
         body('if sys.platform == "win32":\n        return'),
@@ -581,22 +574,22 @@ LEGIT += [
 ]
 
 
-@pytest.mark.parametrize("case", TAMPERED, ids=lambda c: c.id)
-def test_skipped_or_removed_test_is_found(case):
+@pytest.mark.parametrize("case", TAMPERED, ids=lambda c: c[0])
+def test_skipped_or_removed_test_is_found(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", LEGIT, ids=lambda c: c.id)
-def test_legitimate_test_change_is_clean(case):
+@pytest.mark.parametrize("case", LEGIT, ids=lambda c: c[0])
+def test_legitimate_test_change_is_clean(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", REVIEW, ids=lambda c: c.id)
-def test_undecidable_skip_condition_is_review_only(case):
+@pytest.mark.parametrize("case", REVIEW, ids=lambda c: c[0])
+def test_undecidable_skip_condition_is_review_only(case, check_case):
     report = check_case(case)
     assert report.findings and all(f.severity == "review" for f in report.findings)
 
 
-def test_module_level_skip_is_reported_once_for_the_module():
+def test_module_level_skip_is_reported_once_for_the_module(check_case):
     report = check_case(TAMPERED[13])
     assert [(f.kind, f.test) for f in report.findings] == [("skip-added", None)]

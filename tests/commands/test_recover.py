@@ -6,10 +6,10 @@ from __future__ import annotations
 import datetime
 import json
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from daemonkit import daemons_fixture, git, interlock, poll, shell  # noqa: F401
 
 from interlock.commands.recover import parse_time
 from interlock.errors import InterlockError
@@ -25,21 +25,41 @@ def blob_of(content: bytes) -> str:
     )
 
 
-def versions(repo: Path, path: str) -> list[dict]:
-    result = interlock(repo, "recover", path, "--list", "--json")
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+@pytest.fixture(scope="session")
+def versions(
+    interlock: Callable[..., subprocess.CompletedProcess[str]],
+) -> Callable[[Path, str], list[dict]]:
+    """`versions(repo, path)`: what `interlock recover PATH --list --json` lists."""
+
+    def versions(repo: Path, path: str) -> list[dict]:
+        result = interlock(repo, "recover", path, "--list", "--json")
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    return versions
 
 
-def wait_recorded(repo: Path, path: str, content: bytes) -> None:
-    blob = blob_of(content)
-    poll(
-        lambda: any(v["blob"] == blob and v["source"] == "recorder" for v in versions(repo, path)),
-        what=f"the recorder to hold {path}",
-    )
+@pytest.fixture(scope="session")
+def wait_recorded(
+    versions: Callable[[Path, str], list[dict]], poll: Callable[..., object]
+) -> Callable[[Path, str, bytes], None]:
+    """`wait_recorded(repo, path, content)`: until the recorder holds that content of path."""
+
+    def wait_recorded(repo: Path, path: str, content: bytes) -> None:
+        blob = blob_of(content)
+        poll(
+            lambda: any(
+                v["blob"] == blob and v["source"] == "recorder" for v in versions(repo, path)
+            ),
+            what=f"the recorder to hold {path}",
+        )
+
+    return wait_recorded
 
 
-def test_recover_brings_back_a_tracked_file_after_git_checkout(daemons, git_repo):
+def test_recover_brings_back_a_tracked_file_after_git_checkout(
+    daemons, git_repo, git, shell, interlock, wait_recorded
+):
     daemons.start(git_repo)
     shell(git_repo, "printf 'precious edit\\n' >> src/app.py")
     precious = b"print('hello')\nprecious edit\n"
@@ -54,7 +74,9 @@ def test_recover_brings_back_a_tracked_file_after_git_checkout(daemons, git_repo
     assert "saved:" in result.stdout and "interlock restore" in result.stdout
 
 
-def test_recover_brings_back_an_untracked_file_after_git_clean(daemons, git_repo):
+def test_recover_brings_back_an_untracked_file_after_git_clean(
+    daemons, git_repo, git, shell, interlock, wait_recorded
+):
     daemons.start(git_repo)
     shell(git_repo, "mkdir -p notes/deep && echo 'an idea' > notes/deep/todo.txt")
     wait_recorded(git_repo, "notes/deep/todo.txt", b"an idea\n")
@@ -68,7 +90,7 @@ def test_recover_brings_back_an_untracked_file_after_git_clean(daemons, git_repo
     assert (git_repo / "notes/deep/todo.txt").read_bytes() == b"an idea\n"
 
 
-def test_recover_works_with_the_daemon_stopped(daemons, git_repo):
+def test_recover_works_with_the_daemon_stopped(daemons, git_repo, shell, interlock, wait_recorded):
     daemons.start(git_repo)
     shell(git_repo, "echo 'draft' > draft.md; chmod +x draft.md")
     wait_recorded(git_repo, "draft.md", b"draft\n")
@@ -79,7 +101,9 @@ def test_recover_works_with_the_daemon_stopped(daemons, git_repo):
     assert (git_repo / "draft.md").stat().st_mode & 0o111
 
 
-def test_recover_at_a_time_picks_the_version_of_that_moment(daemons, git_repo):
+def test_recover_at_a_time_picks_the_version_of_that_moment(
+    daemons, git_repo, shell, interlock, wait_recorded
+):
     daemons.start(git_repo)
     shell(git_repo, "echo one > log.txt")
     wait_recorded(git_repo, "log.txt", b"one\n")
@@ -93,7 +117,9 @@ def test_recover_at_a_time_picks_the_version_of_that_moment(daemons, git_repo):
     assert "already holds that version" in again.stdout
 
 
-def test_recover_lists_recorder_and_snapshot_versions_newest_first(daemons, git_repo):
+def test_recover_lists_recorder_and_snapshot_versions_newest_first(
+    daemons, git_repo, shell, interlock, versions, wait_recorded
+):
     daemons.start(git_repo)
     shell(git_repo, "echo v1 >> README.md")
     wait_recorded(git_repo, "README.md", b"# demo\nv1\n")
@@ -106,13 +132,13 @@ def test_recover_lists_recorder_and_snapshot_versions_newest_first(daemons, git_
     assert "TIME" in human and "recorder (" in human and "snapshot " in human
 
 
-def test_recover_of_a_path_never_seen_is_a_clear_error(git_repo):
+def test_recover_of_a_path_never_seen_is_a_clear_error(git_repo, interlock):
     result = interlock(git_repo, "recover", "nowhere.txt")
     assert result.returncode == 1
     assert "no recorded version of nowhere.txt" in result.stderr
 
 
-def test_recover_refuses_a_path_outside_the_worktree(git_repo, tmp_path):
+def test_recover_refuses_a_path_outside_the_worktree(git_repo, tmp_path, interlock):
     outside = tmp_path / "elsewhere.txt"
     outside.write_text("x")
     result = interlock(git_repo, "recover", str(outside))

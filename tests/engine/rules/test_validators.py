@@ -4,19 +4,24 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
-from corpuspath import corpus_dir
-from ruleskit import inv
 
 from interlock.engine.findings import RuleInfo, ValidatorMatch
+from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
 from interlock.shell.parse import parse
 
 
-def classify(cmd: str, declared: tuple[str, ...] = ()) -> ValidatorMatch | None:
-    return rules.classify_validator(inv(cmd), declared)
+@pytest.fixture(scope="session")
+def classify(inv: Callable[..., Invocation]) -> Callable[..., ValidatorMatch | None]:
+    def classify(cmd: str, declared: tuple[str, ...] = ()) -> ValidatorMatch | None:
+        return rules.classify_validator(inv(cmd), declared)
+
+    return classify
 
 
 SLOW = [
@@ -407,19 +412,19 @@ NOT_VALIDATORS = [
 
 
 @pytest.mark.parametrize("cmd", SLOW)
-def test_full_suite_validators_are_slow(cmd: str) -> None:
+def test_full_suite_validators_are_slow(cmd: str, classify) -> None:
     match = classify(cmd)
     assert match is not None and match.tier == "slow" and match.masked_by is None, match
 
 
 @pytest.mark.parametrize("cmd", FAST)
-def test_targeted_tests_and_checkers_are_fast(cmd: str) -> None:
+def test_targeted_tests_and_checkers_are_fast(cmd: str, classify) -> None:
     match = classify(cmd)
     assert match is not None and match.tier == "fast" and match.masked_by is None, match
 
 
 @pytest.mark.parametrize("cmd", NOT_VALIDATORS)
-def test_other_commands_are_not_validators(cmd: str) -> None:
+def test_other_commands_are_not_validators(cmd: str, classify) -> None:
     assert classify(cmd) is None
 
 
@@ -491,32 +496,32 @@ MASKED = [
 
 
 @pytest.mark.parametrize(("cmd", "rule_id"), MASKED)
-def test_a_validator_told_not_to_look_is_masked(cmd: str, rule_id: str) -> None:
+def test_a_validator_told_not_to_look_is_masked(cmd: str, rule_id: str, classify) -> None:
     match = classify(cmd)
     assert match is not None and match.rule == rule_id and match.masked_by, match
 
 
-def test_pytest_with_run_time_arguments_is_slow() -> None:
+def test_pytest_with_run_time_arguments_is_slow(inv) -> None:
     match = rules.classify_validator(inv("pytest", extra_args=True))
     assert match is not None and match.tier == "slow"
 
 
-def test_masking_keeps_the_tier_of_the_run() -> None:
+def test_masking_keeps_the_tier_of_the_run(classify) -> None:
     assert classify("pytest -k 'not slow'").tier == "slow"  # type: ignore[union-attr]
     assert classify("pytest tests/test_a.py --deselect tests/test_a.py::t").tier == "fast"  # type: ignore[union-attr]
 
 
-def test_ignore_of_a_non_test_path_is_not_masking() -> None:
+def test_ignore_of_a_non_test_path_is_not_masking(classify) -> None:
     match = classify("pytest --ignore=build --ignore node_modules")
     assert match is not None and match.masked_by is None
 
 
-def test_masked_by_says_what_was_left_out() -> None:
+def test_masked_by_says_what_was_left_out(classify) -> None:
     match = classify("pytest -k 'not test_token'")
     assert match is not None and match.masked_by is not None and "not test_token" in match.masked_by
 
 
-def test_match_carries_the_command_text_and_tool() -> None:
+def test_match_carries_the_command_text_and_tool(classify) -> None:
     match = classify("python3 -m pytest -q")
     assert match == ValidatorMatch("python3 -m pytest -q", "slow", "pytest")
 
@@ -531,19 +536,19 @@ def test_match_carries_the_command_text_and_tool() -> None:
         ("bin/verify", ("CI=1 bin/verify",)),
     ],
 )
-def test_declared_validators_are_slow(cmd: str, declared: tuple[str, ...]) -> None:
+def test_declared_validators_are_slow(cmd: str, declared: tuple[str, ...], classify) -> None:
     match = classify(cmd, declared)
     assert match is not None and match.tier == "slow"
 
 
-def test_declared_validator_keeps_runner_masking() -> None:
+def test_declared_validator_keeps_runner_masking(classify) -> None:
     match = classify("pytest -k 'not x'", ("pytest",))
     assert (
         match is not None and match.tier == "slow" and match.rule == "validator.negative-selection"
     )
 
 
-def test_declared_prefix_must_match_whole_words() -> None:
+def test_declared_prefix_must_match_whole_words(classify) -> None:
     assert classify("scripts/checker", ("scripts/check",)) is None
     assert classify("ls", ("",)) is None
 
@@ -569,7 +574,7 @@ def test_masking_rules_are_explained() -> None:
     ],
     ids=lambda i: i.id,
 )
-def test_masking_rule_examples_mask_and_allow_as_documented(info: RuleInfo) -> None:
+def test_masking_rule_examples_mask_and_allow_as_documented(info: RuleInfo, inv) -> None:
     for text in info.examples_block:
         match = rules.classify_validator(inv(text))
         assert match is not None and match.rule == info.id, text
@@ -580,7 +585,6 @@ def test_masking_rule_examples_mask_and_allow_as_documented(info: RuleInfo) -> N
 
 # --- the shared corpus: every case decided by one invocation ---
 
-CORPUS = corpus_dir() / "commands.jsonl"
 _OPERATORS = re.compile(r"[|;&(){}<]|\$\(|`|^!|\b(bash|sh|eval)\b")
 _WRAPPERS = {"sudo": 0, "command": 0, "nohup": 0, "env": 0, "timeout": 1}
 
@@ -595,39 +599,46 @@ def _single_invocation(cmd: str) -> str | None:
     return " ".join(words)
 
 
-def _corpus_all() -> list[dict[str, Any]]:
-    if not CORPUS.exists():
+def _corpus_all(corpus: Path) -> list[dict[str, Any]]:
+    commands = corpus / "commands.jsonl"
+    if not commands.exists():
         return []
-    return [json.loads(line) for line in CORPUS.read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in commands.read_text().splitlines() if line.strip()]
 
 
-def _corpus_cases() -> list[tuple[str, str, list[str]]]:
-    cases = _corpus_all()
+def _corpus_cases(corpus: Path) -> list[tuple[str, str, list[str]]]:
+    cases = _corpus_all(corpus)
     single = [(c["cmd"], _single_invocation(c["cmd"]), c["expect"]) for c in cases]
     return [(cmd, effective, expect) for cmd, effective, expect in single if effective]
 
 
-def verdict_kinds(effective: str) -> list[str]:
-    invocation = inv(effective)
-    # judged by text alone, as `--assume-dirty` does: literal temp-dir targets are free
-    findings = rules.check_invocation(invocation)
-    kinds = {f.kind for f in findings if not (f.targets and f.targets.temp_only)}
-    match = rules.classify_validator(invocation)
-    found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)
-    if match is not None and match.masked_by is not None:
-        found.append("masked")
-    if not found:
-        found = [match.tier] if match is not None else ["safe"]
-    return sorted(found)
+@pytest.fixture(scope="session")
+def verdict_kinds(inv: Callable[..., Invocation]) -> Callable[[str], list[str]]:
+    def verdict_kinds(effective: str) -> list[str]:
+        invocation = inv(effective)
+        # judged by text alone, as `--assume-dirty` does: literal temp-dir targets are free
+        findings = rules.check_invocation(invocation)
+        kinds = {f.kind for f in findings if not (f.targets and f.targets.temp_only)}
+        match = rules.classify_validator(invocation)
+        found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)
+        if match is not None and match.masked_by is not None:
+            found.append("masked")
+        if not found:
+            found = [match.tier] if match is not None else ["safe"]
+        return sorted(found)
+
+    return verdict_kinds
 
 
-@pytest.mark.parametrize(("cmd", "effective", "expect"), _corpus_cases(), ids=lambda v: str(v)[:60])
-def test_corpus_case_decided_by_one_invocation(cmd: str, effective: str, expect: list[str]) -> None:
+@pytest.mark.corpus_cases(("cmd", "effective", "expect"), _corpus_cases, ids=lambda v: str(v)[:60])
+def test_corpus_case_decided_by_one_invocation(
+    cmd: str, effective: str, expect: list[str], verdict_kinds
+) -> None:
     assert verdict_kinds(effective) == sorted(expect), (cmd, effective)
 
 
-def test_corpus_covers_most_cases_by_single_invocations() -> None:
-    assert len(_corpus_cases()) >= 140 or not CORPUS.exists()
+def test_corpus_covers_most_cases_by_single_invocations(corpus_dir: Path) -> None:
+    assert len(_corpus_cases(corpus_dir)) >= 140 or not (corpus_dir / "commands.jsonl").exists()
 
 
 def _through_walker(cmd: str) -> tuple[set[str], list[ValidatorMatch]]:
@@ -643,11 +654,11 @@ def _through_walker(cmd: str) -> tuple[set[str], list[ValidatorMatch]]:
     return kinds, matches
 
 
-@pytest.mark.parametrize(
-    ("cmd", "expect"),
-    [(c["cmd"], c["expect"]) for c in _corpus_all() if c["expect"] != ["masked"]],
-    ids=lambda v: str(v)[:60],
-)
+def _corpus_cases_for_the_rules(corpus: Path) -> list[tuple[str, list[str]]]:
+    return [(c["cmd"], c["expect"]) for c in _corpus_all(corpus) if c["expect"] != ["masked"]]
+
+
+@pytest.mark.corpus_cases(("cmd", "expect"), _corpus_cases_for_the_rules, ids=lambda v: str(v)[:60])
 def test_corpus_case_through_the_walker(cmd: str, expect: list[str]) -> None:
     """Every case whose verdict the rules decide (exit-status masking is the engine's)."""
     kinds, matches = _through_walker(cmd)

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
-from corpuspath import corpus_dir
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from interlock.engine.check import evaluate
 
 RANK = {"allow": 0, "warn": 1, "block": 2}
-CORPUS = corpus_dir() / "commands.jsonl"
-BLOCKED_SEEDS = [
+SEEDS = [
     "git reset --hard",
     "git checkout -- .",
     "git clean -fdx",
@@ -26,16 +26,25 @@ BLOCKED_SEEDS = [
     "pytest -k 'not slow'",
     "git -c core.hooksPath=/dev/null commit -m x",
 ]
-if CORPUS.exists():
-    for line in CORPUS.read_text().splitlines():
-        case = json.loads(line)
-        if (
-            "safe" not in case["expect"]
-            and "slow" not in case["expect"]
-            and "fast" not in case["expect"]
-        ):
-            if "\n" not in case["cmd"] and "'" not in case["cmd"]:
-                BLOCKED_SEEDS.append(case["cmd"])
+
+
+@pytest.fixture(scope="module")
+def blocked_seeds(corpus_dir: Path) -> list[str]:
+    """SEEDS, and every one-line corpus case that must block (none with single quotes)."""
+    seeds = list(SEEDS)
+    corpus = corpus_dir / "commands.jsonl"
+    if corpus.exists():
+        for line in corpus.read_text().splitlines():
+            case = json.loads(line)
+            if (
+                "safe" not in case["expect"]
+                and "slow" not in case["expect"]
+                and "fast" not in case["expect"]
+            ):
+                if "\n" not in case["cmd"] and "'" not in case["cmd"]:
+                    seeds.append(case["cmd"])
+    return seeds
+
 
 # Prefix wrappers run one simple command, so they only wrap seeds that are one.
 PREFIX_WRAPPERS = [
@@ -116,8 +125,9 @@ def test_check_never_raises_on_shell_shaped_noise(tokens):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(BLOCKED_SEEDS), st.lists(st.sampled_from(WRAPPERS), min_size=1, max_size=3))
-def test_wrapping_a_blocked_command_never_lowers_its_verdict(seed, wrappers):
+@given(st.data(), st.lists(st.sampled_from(WRAPPERS), min_size=1, max_size=3))
+def test_wrapping_a_blocked_command_never_lowers_its_verdict(blocked_seeds, data, wrappers):
+    seed = data.draw(st.sampled_from(blocked_seeds), label="seed")
     assert verdict(seed) == "block", seed
     command = seed
     for wrapper in wrappers:
@@ -134,11 +144,9 @@ def _is_simple(command: str) -> bool:
 
 
 @settings(max_examples=150, deadline=None)
-@given(
-    st.sampled_from([s for s in BLOCKED_SEEDS if _is_simple(s)]),
-    st.lists(st.sampled_from(PREFIX_WRAPPERS), min_size=1, max_size=3),
-)
-def test_prefix_wrappers_never_lower_a_simple_blocked_command(seed, wrappers):
+@given(st.data(), st.lists(st.sampled_from(PREFIX_WRAPPERS), min_size=1, max_size=3))
+def test_prefix_wrappers_never_lower_a_simple_blocked_command(blocked_seeds, data, wrappers):
+    seed = data.draw(st.sampled_from([s for s in blocked_seeds if _is_simple(s)]), label="seed")
     command = seed
     for wrapper in wrappers:
         command = wrapper.format(command)

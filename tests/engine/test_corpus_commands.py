@@ -7,12 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
-from corpuspath import corpus_dir
 
 from interlock.engine.check import evaluate
 
-CORPUS = corpus_dir() / "commands.jsonl"
-LOCAL = Path(__file__).parent / "corpus" / "commands.jsonl"
+LOCAL = Path(__file__).parents[1] / "corpus" / "commands.jsonl"
 KIND = {"masked": "masked-validator"}
 
 
@@ -22,14 +20,15 @@ def load(path: Path) -> list[dict]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
-CASES = load(CORPUS) + load(LOCAL)
+def cases(corpus: Path) -> list[dict]:
+    return load(corpus / "commands.jsonl") + load(LOCAL)
 
 
 def judge(cmd: str) -> dict:
     return evaluate(cmd, "/", mode="blocking", assume_dirty=True).result.to_json()
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c["cmd"][:60] for c in CASES])
+@pytest.mark.corpus_cases("case", cases, ids=lambda c: c["cmd"][:60])
 def test_corpus_case_gets_expected_kinds(case):
     result = judge(case["cmd"])
     kinds = {f["kind"] for f in result["findings"]}
@@ -48,5 +47,5 @@ def test_corpus_case_gets_expected_kinds(case):
         assert result["verdict"] == "allow"
 
 
-def test_corpus_is_not_empty():
-    assert len(CASES) >= 190
+def test_corpus_is_not_empty(corpus_dir):
+    assert len(cases(corpus_dir)) >= 190

@@ -7,7 +7,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from daemonkit import git, shell
 
 from interlock.daemon import watcher as watcher_module
 from interlock.daemon.dirtyset import DirtySet
@@ -49,7 +48,7 @@ def test_dirty_set_is_unknown_until_the_first_drain(watched):
     assert watcher.dirty.drain().unknown is None
 
 
-def test_shell_changes_reach_the_dirty_set_before_the_barrier_returns(watched, git_repo):
+def test_shell_changes_reach_the_dirty_set_before_the_barrier_returns(watched, git_repo, shell):
     watcher, _ = watched
     watcher.dirty.drain()
     shell(
@@ -61,7 +60,7 @@ def test_shell_changes_reach_the_dirty_set_before_the_barrier_returns(watched, g
     assert {b"README.md", b"src/app.py", b"src/main.py", b"new", b"new/deep/f.txt"} <= paths
 
 
-def test_deleted_directory_is_reported_for_a_rescan(watched, git_repo):
+def test_deleted_directory_is_reported_for_a_rescan(watched, git_repo, shell):
     watcher, _ = watched
     watcher.dirty.drain()
     shell(git_repo, "mkdir -p gone/sub && echo a > gone/sub/a.txt")
@@ -70,7 +69,7 @@ def test_deleted_directory_is_reported_for_a_rescan(watched, git_repo):
     assert {b"gone", b"gone/sub", b"gone/sub/a.txt"} <= settled(watcher)
 
 
-def test_changes_made_after_a_drain_stay_dirty_for_the_next_one(watched, git_repo):
+def test_changes_made_after_a_drain_stay_dirty_for_the_next_one(watched, git_repo, shell):
     watcher, _ = watched
     watcher.dirty.drain()
     shell(git_repo, "echo one > one.txt")
@@ -79,7 +78,7 @@ def test_changes_made_after_a_drain_stay_dirty_for_the_next_one(watched, git_rep
     assert settled(watcher) == {b"two.txt"}
 
 
-def test_git_dir_changes_are_not_watched(watched, git_repo):
+def test_git_dir_changes_are_not_watched(watched, git_repo, git):
     watcher, seen = watched
     watcher.dirty.drain()
     git(git_repo, "commit", "--allow-empty", "-q", "-m", "empty")
@@ -87,7 +86,7 @@ def test_git_dir_changes_are_not_watched(watched, git_repo):
     assert seen.paths == []
 
 
-def test_paths_inside_a_nested_git_dir_are_ignored(watched, git_repo):
+def test_paths_inside_a_nested_git_dir_are_ignored(watched, git_repo, shell):
     watcher, seen = watched
     watcher.dirty.drain()
     shell(git_repo, "git init -q nested && echo x > nested/file.txt")
@@ -134,7 +133,9 @@ def test_a_stopped_watcher_leaves_the_set_unknown_after_a_drain(git_repo):
     assert watcher.dirty.drain().unknown == "the watcher is not running"
 
 
-def test_the_barrier_works_for_a_linked_worktree_whose_state_dir_is_elsewhere(git_repo, tmp_path):
+def test_the_barrier_works_for_a_linked_worktree_whose_state_dir_is_elsewhere(
+    git_repo, tmp_path, git, shell
+):
     worktree = tmp_path / "linked"
     git(git_repo, "worktree", "add", "-q", str(worktree))
     seen = Seen()
@@ -169,7 +170,7 @@ def test_every_worktree_directory_is_watched_and_no_git_directory(watched, git_r
     assert watch_count() == len(directories) + 2  # the root and the barrier directory
 
 
-def test_churn_in_build_output_is_named_by_its_directory_once(watched, git_repo):
+def test_churn_in_build_output_is_named_by_its_directory_once(watched, git_repo, shell):
     watcher, _ = watched
     watcher.dirty.drain()
     shell(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from auditkit import Case, check_case
 
 T, C = "tampered", "clean"
 
@@ -30,42 +29,42 @@ def _with(body: str, head: str = "from app import total\n") -> str:
 
 
 TAMPERED = [
-    Case(
+    (
         "eq-to-truthy",
         BEFORE,
         _with('    assert total([("pen", 2, 1.5)])'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "eq-to-not-equal",
         BEFORE,
         _with('    assert total([("pen", 2, 1.5)]) != 0'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "eq-to-is-not-none",
         BEFORE,
         _with('    assert total([("pen", 2, 1.5)]) is not None'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "eq-to-in",
         BEFORE,
         _with('    assert total([("pen", 2, 1.5)]) in (1.5, 3.0)'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "eq-to-greater-equal",
         BEFORE,
         _with('    assert total([("pen", 2, 1.5)]) >= 0'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "exact-to-loose-approx",
         BEFORE,
         _with(
@@ -75,7 +74,7 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "exact-to-approx-abs",
         BEFORE,
         _with(
@@ -85,7 +84,7 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "approx-widened",
         _with(
             '    assert total([("pen", 2, 1.5)]) == pytest.approx(3.0)',
@@ -98,29 +97,29 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "assert-or-true",
         BEFORE,
         _with('    assert total([("pen", 2, 1.5)]) == 3.0 or True'),
         T,
         "assertion-weakened",
     ),
-    Case("assert-true-literal", BEFORE, _with("    assert True"), T, "assertion-weakened"),
-    Case(
+    ("assert-true-literal", BEFORE, _with("    assert True"), T, "assertion-weakened"),
+    (
         "assert-tuple",
         BEFORE,
         _with('    assert (total([("pen", 2, 1.5)]) == 3.0, "total")'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "compare-with-itself",
         BEFORE,
         _with('    r = total([("pen", 2, 1.5)])\n    assert r == r'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "mock-any-expected",
         BEFORE,
         _with(
@@ -130,28 +129,28 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "early-return",
         BEFORE,
         _with('    return\n    assert total([("pen", 2, 1.5)]) == 3.0'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "return-under-if-true",
         BEFORE,
         _with('    if True:\n        return\n    assert total([("pen", 2, 1.5)]) == 3.0'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "if-false-guard",
         BEFORE,
         _with('    if False:\n        assert total([("pen", 2, 1.5)]) == 3.0'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "try-except-assertionerror",
         BEFORE,
         _with(
@@ -160,7 +159,7 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "try-except-exception-whole-body",
         BEFORE,
         _with(
@@ -170,7 +169,7 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "bare-except",
         BEFORE,
         _with(
@@ -179,7 +178,7 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "suppress-assertionerror",
         BEFORE,
         _with(
@@ -189,38 +188,36 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
-        "assertion-removed", BEFORE, _with('    total([("pen", 2, 1.5)])'), T, "assertion-removed"
-    ),
-    Case(
+    ("assertion-removed", BEFORE, _with('    total([("pen", 2, 1.5)])'), T, "assertion-removed"),
+    (
         "assertion-replaced-by-print",
         BEFORE,
         _with('    print(total([("pen", 2, 1.5)]))'),
         T,
         "assertion-removed",
     ),
-    Case(
+    (
         "expected-changed-no-source-change",
         BEFORE,
         _with('    assert total([("pen", 2, 1.5)]) == 1.5'),
         T,
         "expectation-changed",
     ),
-    Case(
+    (
         "input-changed-no-source-change",
         BEFORE,
         _with('    assert total([("pen", 1, 1.5)]) == 1.5'),
         T,
         "expectation-changed",
     ),
-    Case(
+    (
         "moved-into-uncalled-nested-def",
         BEFORE,
         _with('    def check():\n        assert total([("pen", 2, 1.5)]) == 3.0'),
         T,
         "assertion-removed",
     ),
-    Case(
+    (
         "moved-into-uncalled-helper",
         BEFORE,
         "from app import total\n\n\ndef _check():\n    assert total([('pen', 2, 1.5)]) == 3.0\n\n\n"
@@ -228,7 +225,7 @@ TAMPERED = [
         T,
         "assertion-removed",
     ),
-    Case(
+    (
         "raises-specific-to-exception",
         _with(
             "    with pytest.raises(ValueError):\n        total(None)",
@@ -241,7 +238,7 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "raises-match-dropped",
         _with(
             '    with pytest.raises(ValueError, match="negative"):\n        total(None)',
@@ -254,7 +251,7 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "raises-widened-to-tuple",
         _with(
             "    with pytest.raises(ValueError):\n        total(None)",
@@ -267,7 +264,7 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "broad-raises-around-assert",
         BEFORE,
         _with(
@@ -277,7 +274,7 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "expected-computed-by-subject",
         BEFORE,
         _with(
@@ -286,7 +283,7 @@ TAMPERED = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "skip-call-before-assert-is-dead-code",
         BEFORE,
         _with('    import sys\n    sys.exit(0)\n    assert total([("pen", 2, 1.5)]) == 3.0'),
@@ -321,35 +318,35 @@ def _ut(
 
 
 TAMPERED += [
-    Case(
+    (
         "assertequal-to-asserttrue",
         UNITTEST_BEFORE,
         _ut('        self.assertTrue(total([("pen", 2, 1.5)]))'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "assertequal-to-assertisnotnone",
         UNITTEST_BEFORE,
         _ut('        self.assertIsNotNone(total([("pen", 2, 1.5)]))'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "assertequal-to-assertalmostequal-places0",
         UNITTEST_BEFORE,
         _ut('        self.assertAlmostEqual(total([("pen", 2, 1.5)]), 3.0, places=0)'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "assertequal-to-assertalmostequal-delta",
         UNITTEST_BEFORE,
         _ut('        self.assertAlmostEqual(total([("pen", 2, 1.5)]), 3.0, delta=2)'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "assertraises-to-exception",
         UNITTEST_BEFORE,
         _ut(
@@ -359,21 +356,21 @@ TAMPERED += [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "assertequal-tautology",
         UNITTEST_BEFORE,
         _ut('        result = total([("pen", 2, 1.5)])\n        self.assertEqual(result, result)'),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "asserttrue-true",
         UNITTEST_BEFORE,
         _ut("        self.assertTrue(True)"),
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "unittest-expected-changed",
         UNITTEST_BEFORE,
         _ut('        self.assertEqual(total([("pen", 2, 1.5)]), 1.5)'),
@@ -383,21 +380,21 @@ TAMPERED += [
 ]
 
 LEGIT = [
-    Case("stronger-truthy-to-eq", _with('    assert total([("pen", 2, 1.5)])'), BEFORE, C),
-    Case("operands-swapped", BEFORE, _with('    assert 3.0 == total([("pen", 2, 1.5)])'), C),
-    Case(
+    ("stronger-truthy-to-eq", _with('    assert total([("pen", 2, 1.5)])'), BEFORE, C),
+    ("operands-swapped", BEFORE, _with('    assert 3.0 == total([("pen", 2, 1.5)])'), C),
+    (
         "message-added",
         BEFORE,
         _with('    assert total([("pen", 2, 1.5)]) == 3.0, "quantity counts"'),
         C,
     ),
-    Case(
+    (
         "local-variable",
         BEFORE,
         _with('    result = total([("pen", 2, 1.5)])\n    assert result == 3.0'),
         C,
     ),
-    Case(
+    (
         "docstring-and-comment",
         BEFORE,
         _with(
@@ -405,7 +402,7 @@ LEGIT = [
         ),
         C,
     ),
-    Case(
+    (
         "exact-to-default-approx",
         BEFORE,
         _with(
@@ -414,14 +411,14 @@ LEGIT = [
         ),
         C,
     ),
-    Case(
+    (
         "pytest-to-unittest-style",
         "from app import total\n\n\ndef test_quantity():\n    assert total([('pen', 2, 1.5)]) == 3.0\n",
         "import unittest\n\nfrom app import total\n\n\nclass TestTotal(unittest.TestCase):\n"
         "    def test_quantity(self):\n        self.assertEqual(total([('pen', 2, 1.5)]), 3.0)\n",
         C,
     ),
-    Case(
+    (
         "unittest-to-pytest-style",
         UNITTEST_BEFORE,
         "import pytest\n\nfrom app import total\n\n\nclass TestTotals:\n    def test_quantity(self):\n"
@@ -429,7 +426,7 @@ LEGIT = [
         "        with pytest.raises(TypeError):\n            total(None)\n",
         C,
     ),
-    Case(
+    (
         "helper-extracted",
         "from app import total\n\n\ndef test_a():\n    assert total([('a', 1, 2.0)]) == 2.0\n\n\n"
         "def test_b():\n    assert total([('b', 3, 1.0)]) == 3.0\n",
@@ -437,14 +434,14 @@ LEGIT = [
         "def test_a():\n    _check([('a', 1, 2.0)], 2.0)\n\n\ndef test_b():\n    _check([('b', 3, 1.0)], 3.0)\n",
         C,
     ),
-    Case(
+    (
         "fixture-extracted",
         "from app import total\n\n\ndef test_a():\n    lines = [('a', 1, 2.0)]\n    assert total(lines) == 2.0\n",
         "import pytest\n\nfrom app import total\n\n\n@pytest.fixture\ndef lines():\n    return [('a', 1, 2.0)]\n\n\n"
         "def test_a(lines):\n    assert total(lines) == 2.0\n",
         C,
     ),
-    Case(
+    (
         "raises-narrowed",
         _with(
             "    with pytest.raises(Exception):\n        total(None)",
@@ -456,7 +453,7 @@ LEGIT = [
         ),
         C,
     ),
-    Case(
+    (
         "match-added",
         _with(
             "    with pytest.raises(TypeError):\n        total(None)",
@@ -468,13 +465,13 @@ LEGIT = [
         ),
         C,
     ),
-    Case(
+    (
         "asserts-reordered",
         "from app import total\n\n\ndef test_a():\n    assert total([]) == 0\n    assert total([('a', 1, 2.0)]) == 2.0\n",
         "from app import total\n\n\ndef test_a():\n    assert total([('a', 1, 2.0)]) == 2.0\n    assert total([]) == 0\n",
         C,
     ),
-    Case(
+    (
         "assertion-added",
         BEFORE,
         _with(
@@ -482,13 +479,13 @@ LEGIT = [
         ),
         C,
     ),
-    Case(
+    (
         "asserttrue-eq-to-assertequal",
         _ut('        self.assertTrue(total([("pen", 2, 1.5)]) == 3.0)'),
         UNITTEST_BEFORE,
         C,
     ),
-    Case(
+    (
         "skip-on-failure-path-kept",
         _with(
             '    try:\n        r = total([("pen", 2, 1.5)])\n    except TypeError:\n        pytest.fail("raised")\n    assert r == 3.0',
@@ -500,7 +497,7 @@ LEGIT = [
         ),
         C,
     ),
-    Case(
+    (
         "guarded-loop-assert",
         BEFORE,
         _with(
@@ -513,34 +510,34 @@ LEGIT = [
 ]
 
 REVIEW = [
-    Case(
+    (
         "expected-changed-with-source-change",
         BEFORE,
         _with('    assert total([("pen", 2, 1.5)]) == 3.5'),
         C,
         "expectation-changed",
-        source_changed=True,
+        True,  # source changed
     ),
 ]
 
 
-@pytest.mark.parametrize("case", TAMPERED, ids=lambda c: c.id)
-def test_tampered_assertion_is_found(case):
+@pytest.mark.parametrize("case", TAMPERED, ids=lambda c: c[0])
+def test_tampered_assertion_is_found(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", LEGIT, ids=lambda c: c.id)
-def test_legitimate_assertion_change_is_clean(case):
+@pytest.mark.parametrize("case", LEGIT, ids=lambda c: c[0])
+def test_legitimate_assertion_change_is_clean(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", REVIEW, ids=lambda c: c.id)
-def test_changed_expectation_with_source_change_is_review_only(case):
+@pytest.mark.parametrize("case", REVIEW, ids=lambda c: c[0])
+def test_changed_expectation_with_source_change_is_review_only(case, check_case):
     report = check_case(case)
     assert all(f.severity == "review" for f in report.findings)
 
 
-def test_finding_names_file_line_test_and_both_assertions():
+def test_finding_names_file_line_test_and_both_assertions(check_case):
     report = check_case(TAMPERED[0])
     (finding,) = report.findings
     assert (finding.path, finding.line, finding.test) == (
@@ -552,20 +549,20 @@ def test_finding_names_file_line_test_and_both_assertions():
 
 
 MORE_LEGIT = [
-    Case(
+    (
         "fixture-renamed-value",
         "from app import total\n\n\ndef test_a():\n    lines = [('a', 1, 2.0)]\n    result = total(lines)\n    assert result == 2.0\n",
         "import pytest\n\nfrom app import total\n\n\n@pytest.fixture\ndef computed():\n    lines = [('a', 1, 2.0)]\n"
         "    return total(lines)\n\n\ndef test_a(computed):\n    assert computed == 2.0\n",
         C,
     ),
-    Case(
+    (
         "len-to-full-value",
         "from app import total\n\n\ndef test_a():\n    r = [total([]), total([('a', 1, 1.0)])]\n    assert len(r) == 2\n",
         "from app import total\n\n\ndef test_a():\n    r = [total([]), total([('a', 1, 1.0)])]\n    assert r == [0, 1.0]\n",
         C,
     ),
-    Case(
+    (
         "truthy-to-isinstance",
         _with('    assert total([("pen", 2, 1.5)])'),
         _with('    assert isinstance(total([("pen", 2, 1.5)]), float)'),
@@ -574,8 +571,8 @@ MORE_LEGIT = [
 ]
 
 
-@pytest.mark.parametrize("case", MORE_LEGIT, ids=lambda c: c.id)
-def test_restructured_but_equally_strong_assertion_is_clean(case):
+@pytest.mark.parametrize("case", MORE_LEGIT, ids=lambda c: c[0])
+def test_restructured_but_equally_strong_assertion_is_clean(case, check_case):
     check_case(case)
 
 
@@ -584,7 +581,7 @@ HELPERS_BEFORE = {
     "tests/test_app.py": "from tests.helpers import assert_total\n\n\ndef test_a():\n    assert_total([('a', 1, 2.0)], 2.0)\n",
 }
 HELPER_CASES = [
-    Case(
+    (
         "helper-weakened-callers-unchanged",
         HELPERS_BEFORE,
         {
@@ -594,7 +591,7 @@ HELPER_CASES = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "helper-emptied-callers-unchanged",
         HELPERS_BEFORE,
         {
@@ -604,7 +601,7 @@ HELPER_CASES = [
         T,
         "assertion-removed",
     ),
-    Case(
+    (
         "method-helper-weakened",
         UNITTEST_BEFORE.replace(
             '    def test_quantity(self):\n        self.assertEqual(total([("pen", 2, 1.5)]), 3.0)',
@@ -619,7 +616,7 @@ HELPER_CASES = [
         T,
         "assertion-weakened",
     ),
-    Case(
+    (
         "method-helper-extracted",
         UNITTEST_BEFORE,
         UNITTEST_BEFORE.replace(
@@ -629,7 +626,7 @@ HELPER_CASES = [
         ),
         C,
     ),
-    Case(
+    (
         "helper-inlined",
         HELPERS_BEFORE,
         {
@@ -638,7 +635,7 @@ HELPER_CASES = [
         },
         C,
     ),
-    Case(
+    (
         "custom-assert-method-added",
         UNITTEST_BEFORE,
         UNITTEST_BEFORE.replace(
@@ -648,7 +645,7 @@ HELPER_CASES = [
         ),
         C,
     ),
-    Case(
+    (
         "unittest-assert-overridden",
         UNITTEST_BEFORE,
         UNITTEST_BEFORE.replace(
@@ -661,14 +658,14 @@ HELPER_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", HELPER_CASES, ids=lambda c: c.id)
-def test_assertion_helpers_are_compared_too(case):
+@pytest.mark.parametrize("case", HELPER_CASES, ids=lambda c: c[0])
+def test_assertion_helpers_are_compared_too(case, check_case):
     check_case(case)
 
 
 CONFTEST = "import pytest\n\n\n@pytest.fixture\ndef pen_lines():\n    return [('pen', 2, 1.5)]\n"
 CONTEXT_CASES = [
-    Case(
+    (
         "fixture-from-unchanged-conftest",
         {"tests/conftest.py": CONFTEST, "tests/test_app.py": BEFORE},
         {
@@ -680,7 +677,7 @@ CONTEXT_CASES = [
         },
         C,
     ),
-    Case(
+    (
         "helper-from-unchanged-module",
         {
             "tests/helpers.py": "from app import total\n\n\ndef check(lines, want):\n    assert total(lines) == want\n",
@@ -701,21 +698,21 @@ CONTEXT_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", CONTEXT_CASES, ids=lambda c: c.id)
-def test_unchanged_fixtures_and_helpers_resolve(case):
+@pytest.mark.parametrize("case", CONTEXT_CASES, ids=lambda c: c[0])
+def test_unchanged_fixtures_and_helpers_resolve(case, check_case):
     check_case(case)
 
 
-def test_literal_moved_into_a_module_constant_is_not_a_change():
+def test_literal_moved_into_a_module_constant_is_not_a_change(check_case):
     after = BEFORE.replace(
         "from app import total\n", "from app import total\n\nPEN_TOTAL = 3.0\n"
     ).replace("== 3.0", "== PEN_TOTAL")
-    check_case(Case("literal-to-constant", BEFORE, after, C))
+    check_case(("literal-to-constant", BEFORE, after, C))
 
 
-def test_test_data_built_by_a_helper_is_the_same_assertion():
+def test_test_data_built_by_a_helper_is_the_same_assertion(check_case):
     after = BEFORE.replace(
         "from app import total\n",
         'from app import total\n\n\ndef pen_lines(count=2):\n    return [("pen", count, 1.5)]\n',
     ).replace('assert total([("pen", 2, 1.5)]) == 3.0', "assert total(pen_lines()) == 3.0")
-    check_case(Case("data-helper", BEFORE, after, C))
+    check_case(("data-helper", BEFORE, after, C))

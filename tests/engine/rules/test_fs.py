@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from ruleskit import example, inv
 
 from interlock.engine.findings import Finding, RuleInfo
+from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
 from interlock.engine.rules.fs import is_temp_path
 from interlock.shell.parse import parse
@@ -16,11 +18,15 @@ def static(findings: list[Finding]) -> list[Finding]:
     return [f for f in findings if not (f.targets and f.targets.temp_only)]
 
 
-def discards(cmd: str, **kw: object) -> list[Finding]:
-    return static([f for f in rules.check_invocation(inv(cmd, **kw)) if f.kind == "discard"])  # type: ignore[arg-type]
+@pytest.fixture(scope="session")
+def discards(inv: Callable[..., Invocation]) -> Callable[..., list[Finding]]:
+    def discards(cmd: str, **kw: object) -> list[Finding]:
+        return static([f for f in rules.check_invocation(inv(cmd, **kw)) if f.kind == "discard"])
+
+    return discards
 
 
-def test_literal_temp_targets_are_reported_as_temp_only_for_the_facts_layer() -> None:
+def test_literal_temp_targets_are_reported_as_temp_only_for_the_facts_layer(inv) -> None:
     (finding,) = rules.check_invocation(inv("rm -rf /tmp/work/repo/src"))
     assert finding.targets is not None and finding.targets.temp_only
     (mixed,) = rules.check_invocation(inv("rm -rf /tmp/x src"))
@@ -103,12 +109,12 @@ ALLOWED = [
 
 
 @pytest.mark.parametrize(("cmd", "rule_id"), BLOCKED)
-def test_deletion_is_flagged_with_its_rule(cmd: str, rule_id: str) -> None:
+def test_deletion_is_flagged_with_its_rule(cmd: str, rule_id: str, inv, discards) -> None:
     assert rule_id in {f.rule for f in discards(cmd)}, rules.check_invocation(inv(cmd))
 
 
 @pytest.mark.parametrize("cmd", ALLOWED)
-def test_named_files_and_temp_dirs_are_not_discards(cmd: str) -> None:
+def test_named_files_and_temp_dirs_are_not_discards(cmd: str, discards) -> None:
     assert discards(cmd) == []
 
 
@@ -124,40 +130,42 @@ def test_named_files_and_temp_dirs_are_not_discards(cmd: str) -> None:
         ("rsync -a --delete build/ out/", ("out/",), False),
     ],
 )
-def test_deletion_reports_its_targets(cmd: str, paths: tuple[str, ...], unknown: bool) -> None:
+def test_deletion_reports_its_targets(
+    cmd: str, paths: tuple[str, ...], unknown: bool, discards
+) -> None:
     (finding,) = discards(cmd)
     assert finding.targets is not None
     assert finding.targets.destroys == "all"
     assert finding.targets.paths == paths and finding.targets.unknown is unknown
 
 
-def test_xargs_rm_has_unknown_targets() -> None:
+def test_xargs_rm_has_unknown_targets(discards) -> None:
     (finding,) = discards("rm", extra_args=True)
     assert finding.rule == "fs.rm-unknown-targets"
     assert finding.targets is not None and finding.targets.unknown and finding.targets.paths == ()
 
 
-def test_xargs_rm_rf_is_still_unknown_targets() -> None:
+def test_xargs_rm_rf_is_still_unknown_targets(discards) -> None:
     (finding,) = discards("rm -rf", extra_args=True)
     assert finding.rule == "fs.rm-unknown-targets"
 
 
-def test_find_exec_rm_reports_the_find_roots() -> None:
+def test_find_exec_rm_reports_the_find_roots(discards) -> None:
     (finding,) = discards("rm", extra_args=True, arg_roots=("src",))
     assert finding.targets is not None
     assert finding.targets.paths == ("src",) and not finding.targets.unknown
 
 
-def test_find_exec_rm_under_temp_roots_is_allowed() -> None:
+def test_find_exec_rm_under_temp_roots_is_allowed(discards) -> None:
     assert discards("rm -f", extra_args=True, arg_roots=("/tmp/cache",)) == []
 
 
-def test_relative_target_in_a_temp_cwd_is_temp() -> None:
+def test_relative_target_in_a_temp_cwd_is_temp(discards) -> None:
     assert discards("rm -rf build", cwd="/tmp/work") == []
     assert discards("rm -rf build", cwd="sub") != []
 
 
-def test_rm_finding_keeps_the_invocation_cwd() -> None:
+def test_rm_finding_keeps_the_invocation_cwd(discards) -> None:
     (finding,) = discards("rm -rf src", cwd="pkg")
     assert finding.cwd == "pkg"
 
@@ -196,7 +204,7 @@ def test_is_temp_path(path: str, temp: bool) -> None:
 @pytest.mark.parametrize(
     "info", [i for i in rules.all_rules() if i.id.startswith("fs.")], ids=lambda i: i.id
 )
-def test_fs_rule_examples_block_and_allow_as_documented(info: RuleInfo) -> None:
+def test_fs_rule_examples_block_and_allow_as_documented(info: RuleInfo, example) -> None:
     assert info.summary and info.why and info.instead and info.examples_block
     for text in info.examples_block:
         assert info.id in {f.rule for f in rules.check_invocation(example(text))}, text

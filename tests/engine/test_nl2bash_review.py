@@ -7,17 +7,15 @@ from __future__ import annotations
 from collections import Counter
 
 import pytest
-from corpuspath import corpus_dir
 
 from interlock.engine.check import evaluate
 
-CORPUS = corpus_dir() / "nl2bash.txt"
 
-
-def test_nl2bash_full_check_has_no_internal_error_and_prints_discards_for_review():
-    if not CORPUS.exists():
-        pytest.skip(f"corpus not found at {CORPUS}")
-    lines = [line for line in CORPUS.read_text(encoding="utf-8").split("\n") if line.strip()]
+def test_nl2bash_full_check_has_no_internal_error_and_prints_discards_for_review(corpus_dir):
+    corpus = corpus_dir / "nl2bash.txt"
+    if not corpus.exists():
+        pytest.skip(f"corpus not found at {corpus}")
+    lines = [line for line in corpus.read_text(encoding="utf-8").split("\n") if line.strip()]
     kinds: Counter[str] = Counter()
     unparsed = 0
     rules: Counter[str] = Counter()

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
-from ruleskit import example, inv
 
 from interlock.engine.findings import RuleInfo
+from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
 from interlock.shell.parse import parse
 
 
-def selfdisable(cmd: str, **kw: object) -> set[str]:
-    found = rules.check_invocation(inv(cmd, **kw))  # type: ignore[arg-type]
-    return {f.rule for f in found if f.kind == "self-disable"}
+@pytest.fixture(scope="session")
+def selfdisable(inv: Callable[..., Invocation]) -> Callable[..., set[str]]:
+    def selfdisable(cmd: str, **kw: object) -> set[str]:
+        found = rules.check_invocation(inv(cmd, **kw))
+        return {f.rule for f in found if f.kind == "self-disable"}
+
+    return selfdisable
 
 
 BLOCKED = [
@@ -199,39 +205,39 @@ ALLOWED = [
 
 
 @pytest.mark.parametrize(("cmd", "rule_id"), BLOCKED)
-def test_self_disabling_command_is_flagged(cmd: str, rule_id: str) -> None:
+def test_self_disabling_command_is_flagged(cmd: str, rule_id: str, inv, selfdisable) -> None:
     assert rule_id in selfdisable(cmd), rules.check_invocation(inv(cmd))
 
 
 @pytest.mark.parametrize("cmd", ALLOWED)
-def test_ordinary_command_is_not_self_disabling(cmd: str) -> None:
+def test_ordinary_command_is_not_self_disabling(cmd: str, selfdisable) -> None:
     assert selfdisable(cmd) == set()
 
 
-def test_hooks_edit_is_found_relative_to_the_invocation_cwd() -> None:
+def test_hooks_edit_is_found_relative_to_the_invocation_cwd(selfdisable) -> None:
     assert "selfdisable.hooks-edit" in selfdisable("rm pre-commit", cwd=".git/hooks")
     assert "selfdisable.hooks-edit" in selfdisable("rm hooks/pre-commit", cwd=".git")
     assert "selfdisable.hooks-edit" in selfdisable("rm hooks/pre-commit", cwd="/srv/repo.git")
     assert selfdisable("rm hooks/pre-commit", cwd="src") == set()
 
 
-def test_find_exec_rm_under_the_hooks_dir_is_flagged() -> None:
+def test_find_exec_rm_under_the_hooks_dir_is_flagged(selfdisable) -> None:
     assert "selfdisable.hooks-edit" in selfdisable(
         "rm -f", extra_args=True, arg_roots=(".git/hooks",)
     )
 
 
-def test_env_override_and_discard_are_both_reported() -> None:
+def test_env_override_and_discard_are_both_reported(inv) -> None:
     found = rules.check_invocation(inv("INTERLOCK_MODE=off git reset --hard"))
     assert {f.kind for f in found} == {"self-disable", "discard"}
 
 
-def test_one_finding_per_rule_for_one_invocation() -> None:
+def test_one_finding_per_rule_for_one_invocation(inv) -> None:
     found = rules.check_invocation(inv("rm .git/hooks/pre-commit .git/hooks/pre-push"))
     assert [f.rule for f in found if f.kind == "self-disable"] == ["selfdisable.hooks-edit"]
 
 
-def test_self_disable_finding_names_the_command_and_what_to_do() -> None:
+def test_self_disable_finding_names_the_command_and_what_to_do(inv) -> None:
     (finding,) = [
         f for f in rules.check_invocation(inv("interlock off")) if f.kind == "self-disable"
     ]
@@ -242,7 +248,7 @@ def test_self_disable_finding_names_the_command_and_what_to_do() -> None:
 @pytest.mark.parametrize(
     "info", [i for i in rules.all_rules() if i.id.startswith("selfdisable.")], ids=lambda i: i.id
 )
-def test_selfdisable_rule_examples_block_and_allow_as_documented(info: RuleInfo) -> None:
+def test_selfdisable_rule_examples_block_and_allow_as_documented(info: RuleInfo, example) -> None:
     assert info.kind == "self-disable" and info.summary and info.instead and info.examples_block
     for text in info.examples_block:
         assert info.id in {f.rule for f in rules.check_invocation(example(text))}, text

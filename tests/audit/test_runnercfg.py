@@ -4,7 +4,6 @@ Makefile, CI workflows, JS runner configs, Cargo.toml, noxfile.py, shell scripts
 from __future__ import annotations
 
 import pytest
-from auditkit import Case, check_case
 
 from interlock.audit.cmdline import analyze_command, command_weakenings
 
@@ -15,7 +14,7 @@ TEST = (
 )
 
 
-def cfg(path: str, before: str | None, after: str | None, verdict: str = T, id: str = "") -> Case:
+def cfg(path: str, before: str | None, after: str | None, verdict: str = T, id: str = "") -> tuple:
     """A change to one config file; pytest.ini is left out when that file holds pytest's config."""
     files_before: dict[str, str | None] = {"tests/test_app.py": TEST}
     if path in ("pyproject.toml", "setup.cfg", "tox.ini"):
@@ -24,7 +23,7 @@ def cfg(path: str, before: str | None, after: str | None, verdict: str = T, id: 
     if before is not None:
         files_before[path] = before
     files_after[path] = after
-    return Case(id, files_before, files_after, verdict, K if verdict == T else None)
+    return (id, files_before, files_after, verdict, K if verdict == T else None)
 
 
 INI = "[pytest]\npythonpath = .\n"
@@ -340,7 +339,7 @@ LEGIT = [
         "pytest.ini", INI, INI + "python_files = test_*.py check_*.py\n", C, "python-files-widened"
     ),
     cfg("pytest.ini", INI, INI + "addopts = --maxfail=2 -n 2 --cov=app\n", C, "addopts-plugins"),
-    Case(
+    (
         "config-moved-to-pyproject",
         {"pytest.ini": INI + "addopts = -q\n", "tests/test_app.py": TEST},
         {
@@ -396,13 +395,13 @@ LEGIT = [
 ]
 
 
-@pytest.mark.parametrize("case", PYTEST_TAMPERED + OTHER_TAMPERED, ids=lambda c: c.id)
-def test_weakened_runner_config_is_found(case):
+@pytest.mark.parametrize("case", PYTEST_TAMPERED + OTHER_TAMPERED, ids=lambda c: c[0])
+def test_weakened_runner_config_is_found(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", LEGIT, ids=lambda c: c.id)
-def test_harmless_runner_config_change_is_clean(case):
+@pytest.mark.parametrize("case", LEGIT, ids=lambda c: c[0])
+def test_harmless_runner_config_change_is_clean(case, check_case):
     check_case(case)
 
 
@@ -457,7 +456,7 @@ def test_harmless_command_change_is_not_a_weakening(before, after):
     assert command_weakenings(before, after) == []
 
 
-def test_dash_on_a_cleanup_line_of_a_test_recipe_is_harmless():
+def test_dash_on_a_cleanup_line_of_a_test_recipe_is_harmless(check_case):
     case = cfg(
         "Makefile",
         "test:\n\tpytest\n",
@@ -468,7 +467,7 @@ def test_dash_on_a_cleanup_line_of_a_test_recipe_is_harmless():
     check_case(case)
 
 
-def test_dash_on_a_sub_make_running_tests_is_a_weakening():
+def test_dash_on_a_sub_make_running_tests_is_a_weakening(check_case):
     case = cfg(
         "Makefile",
         "test:\n\t$(MAKE) unit-tests\n",

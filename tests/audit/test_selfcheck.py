@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from auditkit import Case, check_case
 
 T, C = "tampered", "clean"
 TEST = (
@@ -11,8 +10,8 @@ TEST = (
 )
 
 
-def new_file(id: str, path: str, code: str, verdict: str = T) -> Case:
-    return Case(
+def new_file(id: str, path: str, code: str, verdict: str = T) -> tuple:
+    return (
         id,
         {"tests/test_app.py": TEST},
         {"tests/test_app.py": TEST, path: code},
@@ -140,7 +139,7 @@ LEGIT = [
         C,
     ),
     new_file("setup-py", "setup.py", "from setuptools import setup\n\nsetup(name='x')\n", C),
-    Case(
+    (
         "validators-module-imported",
         {"tests/test_app.py": TEST},
         {
@@ -154,14 +153,14 @@ LEGIT = [
 ]
 
 DATA = [
-    Case(
+    (
         "golden-file-rewritten",
         {"tests/test_app.py": TEST, "tests/data/expected.json": '{"total": 3.0}\n'},
         {"tests/test_app.py": TEST, "tests/data/expected.json": '{"total": 1.5}\n'},
         T,
         "expectation-changed",
     ),
-    Case(
+    (
         "snapshot-rewritten",
         {"tests/test_app.py": TEST, "src/__snapshots__/cart.test.js.snap": "exports[`a`] = `3`;\n"},
         {
@@ -171,15 +170,15 @@ DATA = [
         T,
         "expectation-changed",
     ),
-    Case(
+    (
         "golden-file-with-fix",
         {"tests/test_app.py": TEST, "tests/data/expected.json": '{"total": 3.0}\n'},
         {"tests/test_app.py": TEST, "tests/data/expected.json": '{"total": 3.5}\n'},
         C,
         "expectation-changed",
-        source_changed=True,
+        True,  # source changed
     ),
-    Case(
+    (
         "new-data-file",
         {"tests/test_app.py": TEST},
         {"tests/test_app.py": TEST, "tests/data/more.json": "[]\n"},
@@ -188,24 +187,24 @@ DATA = [
 ]
 
 
-@pytest.mark.parametrize("case", SCRIPTS, ids=lambda c: c.id)
-def test_self_made_check_script_is_found(case):
+@pytest.mark.parametrize("case", SCRIPTS, ids=lambda c: c[0])
+def test_self_made_check_script_is_found(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", LEGIT, ids=lambda c: c.id)
-def test_new_project_file_is_not_a_check_script(case):
+@pytest.mark.parametrize("case", LEGIT, ids=lambda c: c[0])
+def test_new_project_file_is_not_a_check_script(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", DATA, ids=lambda c: c.id)
-def test_rewritten_expected_data_is_judged_by_whether_the_code_changed(case):
+@pytest.mark.parametrize("case", DATA, ids=lambda c: c[0])
+def test_rewritten_expected_data_is_judged_by_whether_the_code_changed(case, check_case):
     check_case(case)
 
 
-def test_a_check_script_does_not_count_as_a_change_to_the_code():
+def test_a_check_script_does_not_count_as_a_change_to_the_code(check_case):
     report = check_case(
-        Case(
+        (
             "verify-plus-expected-changed",
             {"tests/test_app.py": TEST},
             {

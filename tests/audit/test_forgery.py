@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from auditkit import Case, check_case
 
 T, C = "tampered", "clean"
 
@@ -22,18 +21,18 @@ def forged(
     kind: str = "outcome-forgery",
     before: str | None = None,
     path: str = "conftest.py",
-) -> Case:
+) -> tuple:
     files_before = {"tests/test_app.py": TEST}
     if before is not None:
         files_before[path] = before
-    return Case(id, files_before, {"tests/test_app.py": TEST, path: code}, T, kind)
+    return (id, files_before, {"tests/test_app.py": TEST, path: code}, T, kind)
 
 
-def legit(id: str, code: str, before: str | None = None, path: str = "conftest.py") -> Case:
+def legit(id: str, code: str, before: str | None = None, path: str = "conftest.py") -> tuple:
     files_before = {"tests/test_app.py": TEST}
     if before is not None:
         files_before[path] = before
-    return Case(id, files_before, {"tests/test_app.py": TEST, path: code}, C)
+    return (id, files_before, {"tests/test_app.py": TEST, path: code}, C)
 
 
 TAMPERED = [
@@ -442,7 +441,7 @@ LEGIT = [
             session.exitstatus = 0
         """,
     ),
-    Case(
+    (
         "cli-script-exits",
         {"tests/test_app.py": TEST},
         {
@@ -465,7 +464,7 @@ def test_quantity():
 """
 
 MOCKED = [
-    Case(
+    (
         "patch-decorator",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -475,7 +474,7 @@ MOCKED = [
         T,
         "subject-mocked",
     ),
-    Case(
+    (
         "patch-context",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -485,7 +484,7 @@ MOCKED = [
         T,
         "subject-mocked",
     ),
-    Case(
+    (
         "monkeypatch-setattr",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -495,7 +494,7 @@ MOCKED = [
         T,
         "subject-mocked",
     ),
-    Case(
+    (
         "monkeypatch-setattr-string",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -505,7 +504,7 @@ MOCKED = [
         T,
         "subject-mocked",
     ),
-    Case(
+    (
         "mocker-patch",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -515,7 +514,7 @@ MOCKED = [
         T,
         "subject-mocked",
     ),
-    Case(
+    (
         "patch-object",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -525,7 +524,7 @@ MOCKED = [
         T,
         "subject-mocked",
     ),
-    Case(
+    (
         "local-rebinding",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -535,14 +534,14 @@ MOCKED = [
         T,
         "subject-mocked",
     ),
-    Case(
+    (
         "module-level-redefinition",
         MOCK_BEFORE,
         MOCK_BEFORE.replace("from app import total\n", "\n\ndef total(lines):\n    return 3.0\n"),
         T,
         "subject-mocked",
     ),
-    Case(
+    (
         "fixture-patches-subject",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -553,7 +552,7 @@ MOCKED = [
         T,
         "subject-mocked",
     ),
-    Case(
+    (
         "import-from-fake",
         MOCK_BEFORE,
         MOCK_BEFORE.replace("from app import total", "from tests.fakes import total"),
@@ -563,7 +562,7 @@ MOCKED = [
 ]
 
 MOCK_LEGIT = [
-    Case(
+    (
         "patch-dependency",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -572,7 +571,7 @@ MOCK_LEGIT = [
         ),
         C,
     ),
-    Case(
+    (
         "patch-time",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -584,7 +583,7 @@ MOCK_LEGIT = [
 ]
 
 ALWAYS_EQUAL = [
-    Case(
+    (
         "eq-true-in-test",
         TEST,
         TEST.replace(
@@ -594,7 +593,7 @@ ALWAYS_EQUAL = [
         T,
         "always-equal",
     ),
-    Case(
+    (
         "eq-true-in-source",
         {"tests/test_app.py": TEST},
         {
@@ -605,7 +604,7 @@ ALWAYS_EQUAL = [
         T,
         "always-equal",
     ),
-    Case(
+    (
         "eq-lambda",
         {"tests/test_app.py": TEST},
         {
@@ -616,7 +615,7 @@ ALWAYS_EQUAL = [
         T,
         "always-equal",
     ),
-    Case(
+    (
         "ne-false",
         {"tests/test_app.py": TEST},
         {
@@ -630,7 +629,7 @@ ALWAYS_EQUAL = [
 ]
 
 EQ_LEGIT = [
-    Case(
+    (
         "real-eq-in-source",
         {"tests/test_app.py": TEST},
         {
@@ -644,38 +643,38 @@ EQ_LEGIT = [
 ]
 
 
-@pytest.mark.parametrize("case", TAMPERED, ids=lambda c: c.id)
-def test_outcome_forgery_is_found(case):
+@pytest.mark.parametrize("case", TAMPERED, ids=lambda c: c[0])
+def test_outcome_forgery_is_found(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", LEGIT, ids=lambda c: c.id)
-def test_honest_conftest_is_clean(case):
+@pytest.mark.parametrize("case", LEGIT, ids=lambda c: c[0])
+def test_honest_conftest_is_clean(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", MOCKED, ids=lambda c: c.id)
-def test_mocked_subject_is_found(case):
+@pytest.mark.parametrize("case", MOCKED, ids=lambda c: c[0])
+def test_mocked_subject_is_found(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", MOCK_LEGIT, ids=lambda c: c.id)
-def test_mocking_a_dependency_is_clean(case):
+@pytest.mark.parametrize("case", MOCK_LEGIT, ids=lambda c: c[0])
+def test_mocking_a_dependency_is_clean(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", ALWAYS_EQUAL, ids=lambda c: c.id)
-def test_always_equal_object_is_found(case):
+@pytest.mark.parametrize("case", ALWAYS_EQUAL, ids=lambda c: c[0])
+def test_always_equal_object_is_found(case, check_case):
     check_case(case)
 
 
-@pytest.mark.parametrize("case", EQ_LEGIT, ids=lambda c: c.id)
-def test_real_equality_is_clean(case):
+@pytest.mark.parametrize("case", EQ_LEGIT, ids=lambda c: c[0])
+def test_real_equality_is_clean(case, check_case):
     check_case(case)
 
 
 MORE_LEGIT = [
-    Case(
+    (
         "eq-not-implemented",
         {"tests/test_app.py": TEST},
         {
@@ -687,7 +686,7 @@ MORE_LEGIT = [
         },
         C,
     ),
-    Case(
+    (
         "dataclass-eq",
         {"tests/test_app.py": TEST},
         {
@@ -697,7 +696,7 @@ MORE_LEGIT = [
         },
         C,
     ),
-    Case(
+    (
         "patch-network-call",
         MOCK_BEFORE,
         MOCK_BEFORE.replace(
@@ -709,6 +708,6 @@ MORE_LEGIT = [
 ]
 
 
-@pytest.mark.parametrize("case", MORE_LEGIT, ids=lambda c: c.id)
-def test_more_honest_changes_are_clean(case):
+@pytest.mark.parametrize("case", MORE_LEGIT, ids=lambda c: c[0])
+def test_more_honest_changes_are_clean(case, check_case):
     check_case(case)

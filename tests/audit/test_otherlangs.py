@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from auditkit import Case, check_case
 
 from interlock.audit.clike import scan
 from interlock.audit.langtests import go_tests, js_tests, rust_tests
@@ -26,8 +25,8 @@ describe("cart", () => {
 JSP = "src/cart.test.js"
 
 
-def js(id: str, after: str, verdict: str = T, kind: str | None = None, before: str = JS) -> Case:
-    return Case(id, {JSP: before}, {JSP: after}, verdict, kind)
+def js(id: str, after: str, verdict: str = T, kind: str | None = None, before: str = JS) -> tuple:
+    return (id, {JSP: before}, {JSP: after}, verdict, kind)
 
 
 JS_CASES = [
@@ -133,8 +132,8 @@ func TestEmpty(t *testing.T) {
 GOP = "cart/cart_test.go"
 
 
-def go(id: str, after: str, verdict: str = T, kind: str | None = None) -> Case:
-    return Case(id, {GOP: GO}, {GOP: after}, verdict, kind)
+def go(id: str, after: str, verdict: str = T, kind: str | None = None) -> tuple:
+    return (id, {GOP: GO}, {GOP: after}, verdict, kind)
 
 
 GO_CASES = [
@@ -194,8 +193,8 @@ mod tests {
 RSP = "src/lib.rs"
 
 
-def rs(id: str, after: str, verdict: str = T, kind: str | None = None) -> Case:
-    return Case(id, {RSP: RS}, {RSP: after}, verdict, kind)
+def rs(id: str, after: str, verdict: str = T, kind: str | None = None) -> tuple:
+    return (id, {RSP: RS}, {RSP: after}, verdict, kind)
 
 
 RS_CASES = [
@@ -281,8 +280,8 @@ class CartTest {
 JP = "src/test/java/cart/CartTest.java"
 
 
-def java(id: str, after: str, verdict: str = T, kind: str | None = None) -> Case:
-    return Case(id, {JP: JAVA}, {JP: after}, verdict, kind)
+def java(id: str, after: str, verdict: str = T, kind: str | None = None) -> tuple:
+    return (id, {JP: JAVA}, {JP: after}, verdict, kind)
 
 
 JAVA_CASES = [
@@ -326,8 +325,8 @@ JAVA_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", JS_CASES + GO_CASES + RS_CASES + JAVA_CASES, ids=lambda c: c.id)
-def test_non_python_test_changes_are_judged(case):
+@pytest.mark.parametrize("case", JS_CASES + GO_CASES + RS_CASES + JAVA_CASES, ids=lambda c: c[0])
+def test_non_python_test_changes_are_judged(case, check_case):
     check_case(case)
 
 
@@ -385,47 +384,47 @@ func TestTotal(t *testing.T) {
 }
 """
 TABLE_CASES = [
-    Case(
+    (
         "js-each-row-removed",
         {JSP: JS_EACH},
         {JSP: JS_EACH.replace('  [[["pen", 2, 1.5]], 3],\n', "")},
         T,
         None,
     ),
-    Case(
+    (
         "js-each-row-changed",
         {JSP: JS_EACH},
         {JSP: JS_EACH.replace("]], 3]", "]], 1.5]")},
         T,
         "expectation-changed",
     ),
-    Case(
+    (
         "js-each-row-added",
         {JSP: JS_EACH},
         {JSP: JS_EACH.replace("  [[], 0],\n", "  [[], 0],\n  [[['a', 1, 1]], 1],\n")},
         C,
     ),
-    Case(
+    (
         "go-table-row-removed",
         {GOP: GO_TABLE},
         {GOP: GO_TABLE.replace("\t\t{2, 1.5, 3},\n", "")},
         T,
         None,
     ),
-    Case(
+    (
         "go-table-row-changed",
         {GOP: GO_TABLE},
         {GOP: GO_TABLE.replace("{2, 1.5, 3}", "{2, 1.5, 1.5}")},
         T,
         "expectation-changed",
     ),
-    Case(
+    (
         "go-table-row-added",
         {GOP: GO_TABLE},
         {GOP: GO_TABLE.replace("\t\t{0, 1, 0},\n", "\t\t{0, 1, 0},\n\t\t{1, 1, 1},\n")},
         C,
     ),
-    Case(
+    (
         "rust-test-case-removed",
         {
             RSP: "#[test_case(2, 3.0)]\n#[test_case(0, 0.0)]\nfn total_is(q: u32, want: f64) {\n    assert_eq!(total(q, 1.5), want);\n}\n"
@@ -439,8 +438,8 @@ TABLE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", TABLE_CASES, ids=lambda c: c.id)
-def test_table_driven_rows_are_compared(case):
+@pytest.mark.parametrize("case", TABLE_CASES, ids=lambda c: c[0])
+def test_table_driven_rows_are_compared(case, check_case):
     check_case(case)
 
 
@@ -463,6 +462,6 @@ FOCUS_CASES = [
 ]
 
 
-@pytest.mark.parametrize("case", FOCUS_CASES, ids=lambda c: c.id)
-def test_focus_and_emptied_bodies_in_js(case):
+@pytest.mark.parametrize("case", FOCUS_CASES, ids=lambda c: c[0])
+def test_focus_and_emptied_bodies_in_js(case, check_case):
     check_case(case)

@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-from daemonkit import daemons_fixture, git, interlock, pid_alive, poll, shell  # noqa: F401
 
 from interlock import constants
 from interlock.__main__ import parse_check_args
@@ -76,7 +75,7 @@ def test_anything_unusual_goes_to_the_full_cli(args):
     assert parse_check_args(args) is None
 
 
-def test_locate_finds_the_same_worktree_as_discover(git_repo, tmp_path):
+def test_locate_finds_the_same_worktree_as_discover(git_repo, tmp_path, git):
     linked = tmp_path / "linked"
     git(git_repo, "worktree", "add", "-q", str(linked))
     (git_repo / "src" / "deep").mkdir()
@@ -105,7 +104,7 @@ CHECKS = [
 ]
 
 
-def test_the_daemon_answers_checks_exactly_as_the_full_cli(daemons, git_repo):
+def test_the_daemon_answers_checks_exactly_as_the_full_cli(daemons, git_repo, shell, interlock):
     shell(git_repo, "echo unsaved >> src/app.py")
     daemons.start(git_repo)
     for args in CHECKS:
@@ -121,7 +120,7 @@ def test_the_daemon_answers_checks_exactly_as_the_full_cli(daemons, git_repo):
     assert requests >= len(CHECKS)
 
 
-def test_the_client_environment_reaches_the_check(daemons, git_repo):
+def test_the_client_environment_reaches_the_check(daemons, git_repo, shell, interlock):
     shell(git_repo, "echo unsaved >> src/app.py")
     daemons.start(git_repo)
     env = {constants.ENV_MODE: "blocking"}
@@ -133,7 +132,7 @@ def test_the_client_environment_reaches_the_check(daemons, git_repo):
     assert served.stderr == inline.stderr
 
 
-def test_a_daemon_of_another_build_is_not_trusted_and_stops(daemons, git_repo):
+def test_a_daemon_of_another_build_is_not_trusted_and_stops(daemons, git_repo, poll, pid_alive):
     pid = daemons.start(git_repo)
     loc = daemons.track(git_repo)
     stale = client.request(loc, "check", command="ls", cwd=str(git_repo), build="0.0.0:1")
@@ -143,7 +142,9 @@ def test_a_daemon_of_another_build_is_not_trusted_and_stops(daemons, git_repo):
     assert current is None  # gone: the next front door answers inline and starts a fresh one
 
 
-def test_a_check_with_the_daemon_down_is_answered_inline_and_starts_it(daemons, git_repo):
+def test_a_check_with_the_daemon_down_is_answered_inline_and_starts_it(
+    daemons, git_repo, poll, interlock
+):
     loc = daemons.track(git_repo)
     inline = interlock(git_repo, "check", "ls", env={constants.ENV_NO_DAEMON: "1"})
     first = interlock(git_repo, "check", "ls")
@@ -155,7 +156,7 @@ def test_a_check_with_the_daemon_down_is_answered_inline_and_starts_it(daemons, 
     poll(lambda: client.request(loc, "ping"), what="the daemon a front door started")
 
 
-def test_facts_over_the_socket_follow_the_tree_and_the_index(daemons, git_repo):
+def test_facts_over_the_socket_follow_the_tree_and_the_index(daemons, git_repo, git, shell, poll):
     daemons.start(git_repo)
     loc = discover(git_repo)
 
@@ -171,7 +172,7 @@ def test_facts_over_the_socket_follow_the_tree_and_the_index(daemons, git_repo):
     assert facts() == collect_facts(loc).to_json()
 
 
-def test_facts_are_served_for_a_linked_worktree_too(daemons, git_repo, tmp_path: Path):
+def test_facts_are_served_for_a_linked_worktree_too(daemons, git_repo, tmp_path: Path, git, shell):
     linked = tmp_path / "linked"
     git(git_repo, "worktree", "add", "-q", str(linked))
     daemons.start(linked)

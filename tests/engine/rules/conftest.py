@@ -1,14 +1,17 @@
-"""Build Invocations from text for rule tests, without the parser or the walker.
+"""Fixtures for rule tests: Invocations built from text, without the parser or the walker.
 
-`inv("git -C sub reset --hard")` splits one simple command like a shell would (quotes,
-`$` expansions make a word non-literal, unquoted `*?[` make it a glob), takes leading
-`NAME=value` words as assignments and `>`/`>>`/`2>` words as redirects.
+The `inv` fixture is the builder: `inv("git -C sub reset --hard")` splits one simple command
+like a shell would (quotes, `$` expansions make a word non-literal, unquoted `*?[` make it a
+glob), takes leading `NAME=value` words as assignments and `>`/`>>`/`2>` words as redirects.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
+from collections.abc import Callable
+
+import pytest
 
 from interlock.engine.invocation import Invocation
 from interlock.shell.model import Redirect, Word
@@ -71,7 +74,7 @@ def _expands(raw: str) -> bool:
     return "$" in out or "`" in out or raw.startswith("~")  # tilde expansion, like the parser
 
 
-def word(raw: str) -> Word:
+def _word(raw: str) -> Word:
     """One shell word from its source text."""
     value = None if _expands(raw) else "".join(shlex.split(raw)) if raw else ""
     if raw in ("''", '""'):
@@ -80,7 +83,7 @@ def word(raw: str) -> Word:
     return Word(raw, value, glob)
 
 
-def inv(
+def _inv(
     cmd: str,
     cwd: str | None = "",
     *,
@@ -92,7 +95,7 @@ def inv(
     raws = _raw_words(cmd)
     assignments: list[Word] = []
     while raws and _ASSIGN.match(raws[0]):
-        assignments.append(word(raws.pop(0)))
+        assignments.append(_word(raws.pop(0)))
     argv: list[Word] = []
     redirects: list[Redirect] = []
     i = 0
@@ -105,9 +108,9 @@ def inv(
                 i += 1
                 target = raws[i]
             op = ("&" if m.group(1) == "&" else "") + m.group(2)
-            redirects.append(Redirect(op, fd, word(target)))
+            redirects.append(Redirect(op, fd, _word(target)))
         else:
-            argv.append(word(raws[i]))
+            argv.append(_word(raws[i]))
         i += 1
     return Invocation(
         argv=tuple(argv),
@@ -120,13 +123,26 @@ def inv(
     )
 
 
-def example(text: str) -> Invocation:
+def _example(text: str) -> Invocation:
     """The invocation a rule example stands for: `a | xargs rm` is `rm` with run-time
     arguments; `find DIR ... -exec rm {} +` is `rm` with run-time arguments under DIR."""
     if "| xargs " in text:
-        return inv(text.split("| xargs ", 1)[1], extra_args=True)
+        return _inv(text.split("| xargs ", 1)[1], extra_args=True)
     if " -exec " in text and text.startswith("find "):
         roots = tuple(w for w in text.split(" -", 1)[0].split()[1:])
         command = text.split(" -exec ", 1)[1].replace("{}", "").rstrip("+;\\ ")
-        return inv(command, extra_args=True, arg_roots=roots or (".",))
-    return inv(text)
+        return _inv(command, extra_args=True, arg_roots=roots or (".",))
+    return _inv(text)
+
+
+@pytest.fixture(scope="session")
+def inv() -> Callable[..., Invocation]:
+    """`inv(cmd, cwd="", *, extra_args=False, arg_roots=None, via=())`: the Invocation of one
+    simple command written as text."""
+    return _inv
+
+
+@pytest.fixture(scope="session")
+def example() -> Callable[[str], Invocation]:
+    """`example(text)`: the Invocation a rule's documented example stands for."""
+    return _example

@@ -1,12 +1,20 @@
-"""Helpers for the audit tests: before/after file sets built from inline sources.
+"""Fixtures for the audit tests: before/after file sets built from inline sources.
 
-Import with `from auditkit import Case, audit_case, audit_files`.
+A case is a plain tuple, so that test modules can list cases for `parametrize`:
+`(id, before, after, verdict, kind=None, source_changed=False, path="tests/test_app.py",
+extra={})`. `before` and `after` are the test file's text, or {path: text} of any files
+(None deletes a file); `kind` is a finding kind the report must contain (None: no finding at
+all when the verdict is clean); `source_changed` also changes app.py; `extra` adds files to
+both sides.
 """
 
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import pytest
 
 from interlock.audit import AuditReport, compare_file_sets
 
@@ -23,10 +31,7 @@ def dedent(text: str) -> str:
 
 @dataclass
 class Case:
-    """One before/after pair: the test file (or any files) and what the audit must say.
-
-    kind: a finding kind the report must contain (None: no finding at all when clean).
-    """
+    """One before/after pair: the test file (or any files) and what the audit must say."""
 
     id: str
     before: str | dict[str, str]
@@ -59,7 +64,8 @@ def audit_case(case: Case) -> AuditReport:
     return audit_files(before, {k: v for k, v in after.items() if v is not None})
 
 
-def check_case(case: Case) -> AuditReport:
+def _check_case(fields: tuple) -> AuditReport:
+    case = Case(*fields)
     report = audit_case(case)
     shown = "\n".join(
         f"  {f.kind} {f.severity} {f.location()}: {f.detail}" for f in report.findings
@@ -72,3 +78,10 @@ def check_case(case: Case) -> AuditReport:
     elif case.verdict == "clean":
         assert not report.findings, f"{case.id}: expected no findings\n{shown}"
     return report
+
+
+@pytest.fixture(scope="session")
+def check_case() -> Callable[[tuple], AuditReport]:
+    """`check_case(case)`: audit the case's two file sets and assert the verdict and the
+    finding kind it names (or no finding at all when clean); the report."""
+    return _check_case

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from daemonkit import git, poll, shell
 
 from interlock import constants
 from interlock import git as gitmod
@@ -19,7 +18,8 @@ from interlock.memory.recorder import Recorder, open_db, recorded_versions, reco
 
 
 class Running:
-    def __init__(self, repo: Path) -> None:
+    def __init__(self, repo: Path, poll: Callable[..., object]) -> None:
+        self.poll = poll
         loc = discover(repo)
         assert loc is not None
         self.loc = loc
@@ -54,19 +54,19 @@ class Running:
                 return found[0].oid is None
             return found[0].oid is not None and self.blob(found[0].oid) == content
 
-        poll(done, what=f"the recorder to record {rel}")
+        self.poll(done, what=f"the recorder to record {rel}")
 
 
 @pytest.fixture
-def running(git_repo: Path) -> Iterator[Running]:
-    handle = Running(git_repo).start()
+def running(git_repo: Path, poll: Callable[..., object]) -> Iterator[Running]:
+    handle = Running(git_repo, poll).start()
     try:
         yield handle
     finally:
         handle.stop()
 
 
-def test_every_version_of_an_edited_file_is_recorded(running, git_repo):
+def test_every_version_of_an_edited_file_is_recorded(running, git_repo, shell):
     shell(git_repo, "echo v1 > notes.txt")
     running.wait_for("notes.txt", b"v1\n")
     shell(git_repo, "echo v2 >> notes.txt")
@@ -75,7 +75,7 @@ def test_every_version_of_an_edited_file_is_recorded(running, git_repo):
     assert events == ["modified", "created"]
 
 
-def test_a_deletion_is_recorded_and_the_content_stays_findable(running, git_repo):
+def test_a_deletion_is_recorded_and_the_content_stays_findable(running, git_repo, shell):
     shell(git_repo, "echo 'precious' > src/app.py")
     running.wait_for("src/app.py", b"precious\n")
     shell(git_repo, "rm src/app.py")
@@ -84,7 +84,7 @@ def test_a_deletion_is_recorded_and_the_content_stays_findable(running, git_repo
     assert running.blob(kept[0].oid) == b"precious\n"
 
 
-def test_files_inside_a_removed_directory_are_recorded_as_deleted(running, git_repo):
+def test_files_inside_a_removed_directory_are_recorded_as_deleted(running, git_repo, shell):
     shell(git_repo, "mkdir -p d/e && echo x > d/e/f.txt")
     running.wait_for("d/e/f.txt", b"x\n")
     shell(git_repo, "mv d /tmp/interlock-test-moved-$$ && rm -rf /tmp/interlock-test-moved-$$")
@@ -93,13 +93,13 @@ def test_files_inside_a_removed_directory_are_recorded_as_deleted(running, git_r
     assert deleted.oid is None and running.blob(earlier.oid) == b"x\n"  # the content stays
 
 
-def test_symlinks_are_recorded_as_their_target(running, git_repo):
+def test_symlinks_are_recorded_as_their_target(running, git_repo, shell):
     shell(git_repo, "ln -s src/app.py link")
     running.wait_for("link", b"src/app.py")
     assert running.versions("link")[0].mode == gitmod.LINK_MODE
 
 
-def test_ignored_and_regenerable_untracked_files_are_not_recorded(running, git_repo):
+def test_ignored_and_regenerable_untracked_files_are_not_recorded(running, git_repo, shell):
     shell(
         git_repo,
         "echo '*.log' > .gitignore; echo x > debug.log; mkdir -p node_modules/p;"
@@ -111,13 +111,13 @@ def test_ignored_and_regenerable_untracked_files_are_not_recorded(running, git_r
     assert running.versions("node_modules/p/i.js") == []
 
 
-def test_a_tracked_file_matching_an_ignore_rule_is_still_recorded(running, git_repo):
+def test_a_tracked_file_matching_an_ignore_rule_is_still_recorded(running, git_repo, shell):
     shell(git_repo, "echo '*.py' > .gitignore; echo changed >> src/app.py")
     running.wait_for("src/app.py", b"print('hello')\nchanged\n")
     assert running.versions("src/app.py")[0].oid is not None
 
 
-def test_files_over_the_size_cap_are_not_recorded(running, git_repo):
+def test_files_over_the_size_cap_are_not_recorded(running, git_repo, shell):
     big = b"x" * (constants.RECORDER_MAX_BLOB + 1)
     (git_repo / "big.bin").write_bytes(big)
     shell(git_repo, "echo small > small.txt")
@@ -125,8 +125,8 @@ def test_files_over_the_size_cap_are_not_recorded(running, git_repo):
     assert running.versions("big.bin") == []
 
 
-def test_stop_commits_the_blobs_under_a_recorder_ref_and_fsck_is_clean(git_repo):
-    handle = Running(git_repo).start()
+def test_stop_commits_the_blobs_under_a_recorder_ref_and_fsck_is_clean(git_repo, git, shell, poll):
+    handle = Running(git_repo, poll).start()
     shell(git_repo, "echo keep > keep.txt")
     handle.wait_for("keep.txt", b"keep\n")
     handle.stop()
@@ -144,7 +144,7 @@ def test_stop_commits_the_blobs_under_a_recorder_ref_and_fsck_is_clean(git_repo)
     assert git(git_repo, "cat-file", "-e", oid).returncode == 0
 
 
-def test_rows_left_unanchored_by_a_crash_are_anchored_by_the_next_recorder(git_repo):
+def test_rows_left_unanchored_by_a_crash_are_anchored_by_the_next_recorder(git_repo, git, poll):
     loc = discover(git_repo)
     oid = gitmod.write_blob(gitmod.open_repo(loc), b"left behind\n")
     conn, _ = open_db(loc)
@@ -153,15 +153,15 @@ def test_rows_left_unanchored_by_a_crash_are_anchored_by_the_next_recorder(git_r
         (b"lost.txt", oid, gitmod.FILE_MODE),
     )
     conn.close()
-    handle = Running(git_repo).start()
+    handle = Running(git_repo, poll).start()
     handle.stop()
     ref = git(git_repo, "for-each-ref", "--format=%(refname)", "refs/interlock/").stdout.split()[0]
     assert oid in git(git_repo, "ls-tree", ref).stdout
 
 
-def test_the_baseline_records_files_that_were_dirty_before_the_start(git_repo):
+def test_the_baseline_records_files_that_were_dirty_before_the_start(git_repo, shell, poll):
     shell(git_repo, "echo before >> README.md; echo new > untracked.txt")
-    handle = Running(git_repo).start()
+    handle = Running(git_repo, poll).start()
     try:
         handle.wait_for("untracked.txt", b"new\n")
         handle.wait_for("README.md", b"# demo\nbefore\n")

@@ -9,10 +9,10 @@ import stat
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from daemonkit import daemons_fixture, git, interlock, pid_alive, poll, shell  # noqa: F401
 
 from interlock import constants
 from interlock.daemon import client
@@ -21,13 +21,19 @@ from interlock.git import discover
 from interlock.memory.snapshot import worktree_tree
 
 
-def status(repo: Path) -> dict:
-    result = interlock(repo, "daemon", "status", "--json")
-    assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+@pytest.fixture(scope="session")
+def status(interlock: Callable[..., subprocess.CompletedProcess[str]]) -> Callable[[Path], dict]:
+    """`status(repo)`: what `interlock daemon status --json` says."""
+
+    def status(repo: Path) -> dict:
+        result = interlock(repo, "daemon", "status", "--json")
+        assert result.returncode == 0, result.stderr
+        return json.loads(result.stdout)
+
+    return status
 
 
-def test_start_status_stop_round_trip(daemons, git_repo):
+def test_start_status_stop_round_trip(daemons, git_repo, interlock, pid_alive, status):
     daemons.track(git_repo)
     started = interlock(git_repo, "daemon", "start")
     assert started.returncode == 0, started.stderr
@@ -49,7 +55,7 @@ def test_start_status_stop_round_trip(daemons, git_repo):
     assert "not running" in interlock(git_repo, "daemon", "stop").stdout
 
 
-def test_a_second_start_finds_the_running_daemon(daemons, git_repo):
+def test_a_second_start_finds_the_running_daemon(daemons, git_repo, interlock, status):
     pid = daemons.start(git_repo)
     again = interlock(git_repo, "daemon", "start")
     assert f"already running (pid {pid})" in again.stdout
@@ -58,7 +64,7 @@ def test_a_second_start_finds_the_running_daemon(daemons, git_repo):
     assert status(git_repo)["pid"] == pid
 
 
-def test_the_socket_is_private_and_the_state_dir_says_who_owns_it(daemons, git_repo):
+def test_the_socket_is_private_and_the_state_dir_says_who_owns_it(daemons, git_repo, interlock):
     daemons.start(git_repo)
     loc = discover(git_repo)
     sock = client.socket_path(loc)
@@ -68,7 +74,7 @@ def test_the_socket_is_private_and_the_state_dir_says_who_owns_it(daemons, git_r
     assert interlock(git_repo, "daemon", "path").stdout.strip() == str(loc.state_dir)
 
 
-def test_daemon_fed_snapshots_equal_a_cold_scan_of_the_tree(daemons, git_repo):
+def test_daemon_fed_snapshots_equal_a_cold_scan_of_the_tree(daemons, git_repo, shell, status):
     daemons.start(git_repo)
     loc = discover(git_repo)
     first = client.call(loc, "snapshot", kind="manual")
@@ -88,7 +94,7 @@ def test_daemon_fed_snapshots_equal_a_cold_scan_of_the_tree(daemons, git_repo):
     assert status(git_repo)["last_snapshot"]["id"] == third["snapshot"]["id"]
 
 
-def test_diff_over_the_socket_lists_paths_changed_since_a_snapshot(daemons, git_repo):
+def test_diff_over_the_socket_lists_paths_changed_since_a_snapshot(daemons, git_repo, shell):
     daemons.start(git_repo)
     loc = discover(git_repo)
     snap = client.call(loc, "snapshot", kind="manual")["snapshot"]
@@ -100,7 +106,7 @@ def test_diff_over_the_socket_lists_paths_changed_since_a_snapshot(daemons, git_
     }
 
 
-def test_eight_clients_snapshotting_at_once_are_served_one_by_one(daemons, git_repo):
+def test_eight_clients_snapshotting_at_once_are_served_one_by_one(daemons, git_repo, git):
     daemons.start(git_repo)
     loc = discover(git_repo)
     replies: list[dict] = []
@@ -120,7 +126,9 @@ def test_eight_clients_snapshotting_at_once_are_served_one_by_one(daemons, git_r
     assert git(git_repo, "fsck", "--no-progress").returncode == 0
 
 
-def test_kill_9_mid_snapshot_leaves_fsck_clean_and_the_next_start_recovers(daemons, git_repo):
+def test_kill_9_mid_snapshot_leaves_fsck_clean_and_the_next_start_recovers(
+    daemons, git_repo, git, shell, poll, pid_alive, status
+):
     shell(
         git_repo,
         "for d in $(seq 40); do mkdir -p big/$d; for f in $(seq 50); do echo $d$f > big/$d/$f; done; done",
@@ -144,7 +152,9 @@ def test_kill_9_mid_snapshot_leaves_fsck_clean_and_the_next_start_recovers(daemo
     assert git(git_repo, "fsck", "--no-progress").returncode == 0
 
 
-def test_sigterm_stops_the_daemon_and_commits_what_it_recorded(daemons, git_repo):
+def test_sigterm_stops_the_daemon_and_commits_what_it_recorded(
+    daemons, git_repo, git, shell, poll, pid_alive, status
+):
     pid = daemons.start(git_repo)
     shell(git_repo, "echo recorded > rec.txt")
     poll(lambda: status(git_repo)["recorder"]["versions"] >= 1, what="a recorded version")
@@ -155,7 +165,7 @@ def test_sigterm_stops_the_daemon_and_commits_what_it_recorded(daemons, git_repo
     assert not client.pid_path(discover(git_repo)).exists()
 
 
-def test_the_daemon_exits_when_idle(daemons, git_repo, monkeypatch):
+def test_the_daemon_exits_when_idle(daemons, git_repo, monkeypatch, poll, pid_alive):
     monkeypatch.setenv(constants.ENV_DAEMON_IDLE, "1")
     pid = daemons.start(git_repo)
     poll(lambda: not pid_alive(pid), timeout=15, what="the idle exit")
@@ -163,7 +173,9 @@ def test_the_daemon_exits_when_idle(daemons, git_repo, monkeypatch):
     assert "stopping: idle for" in log
 
 
-def test_removing_the_state_dir_stops_the_daemon_and_a_new_one_rebuilds_it(daemons, git_repo):
+def test_removing_the_state_dir_stops_the_daemon_and_a_new_one_rebuilds_it(
+    daemons, git_repo, shell, poll, pid_alive
+):
     pid = daemons.start(git_repo)
     loc = discover(git_repo)
     shell(git_repo, f"rm -rf {loc.state_dir} || true")  # the daemon may write meanwhile
@@ -173,7 +185,7 @@ def test_removing_the_state_dir_stops_the_daemon_and_a_new_one_rebuilds_it(daemo
     assert (loc.state_dir / constants.STATE_README).exists()
 
 
-def test_a_state_dir_that_is_a_file_is_moved_aside_and_rebuilt(daemons, git_repo):
+def test_a_state_dir_that_is_a_file_is_moved_aside_and_rebuilt(daemons, git_repo, interlock):
     loc = daemons.track(git_repo)
     loc.state_dir.write_text("junk")
     result = interlock(git_repo, "daemon", "start")
@@ -183,7 +195,7 @@ def test_a_state_dir_that_is_a_file_is_moved_aside_and_rebuilt(daemons, git_repo
     assert aside and aside[0].read_text() == "junk"
 
 
-def test_a_non_socket_at_the_socket_path_is_a_clear_error(daemons, git_repo):
+def test_a_non_socket_at_the_socket_path_is_a_clear_error(daemons, git_repo, interlock):
     loc = discover(git_repo)
     loc.state_dir.mkdir()
     (loc.state_dir / constants.SOCKET_FILE).write_text("not a socket")
@@ -210,7 +222,7 @@ def test_a_socket_owned_by_someone_else_is_a_clear_error(daemons, git_repo):
         client.request(loc, "ping")
 
 
-def test_a_git_dir_too_deep_for_a_socket_path_uses_a_short_one(daemons, tmp_path):
+def test_a_git_dir_too_deep_for_a_socket_path_uses_a_short_one(daemons, tmp_path, git, interlock):
     deep = tmp_path / ("d" * 60) / ("e" * 60) / "repo"
     deep.mkdir(parents=True)
     git(deep, "init", "-q")
@@ -239,7 +251,7 @@ def test_front_doors_do_not_start_a_daemon_when_told_not_to(git_repo, monkeypatc
     assert not client.is_daemon_locked(loc)
 
 
-def test_ensure_daemon_starts_one_in_the_background_once(daemons, git_repo):
+def test_ensure_daemon_starts_one_in_the_background_once(daemons, git_repo, poll):
     loc = daemons.track(git_repo)
     assert client.ensure_daemon(loc) is True
     poll(lambda: client.request(loc, "ping"), what="the spawned daemon")
@@ -247,7 +259,7 @@ def test_ensure_daemon_starts_one_in_the_background_once(daemons, git_repo):
     subprocess.run([sys.executable, "-c", "pass"], check=True)  # nothing else to reap
 
 
-def test_restore_over_the_socket_brings_back_a_snapshot(daemons, git_repo):
+def test_restore_over_the_socket_brings_back_a_snapshot(daemons, git_repo, shell):
     daemons.start(git_repo)
     loc = discover(git_repo)
     snap = client.call(loc, "snapshot", kind="manual")["snapshot"]

@@ -7,27 +7,28 @@ from __future__ import annotations
 
 import statistics
 import time
+from pathlib import Path
 
 import pytest
-from corpuspath import corpus_dir
 
 from interlock.engine.exitflow import validator_masking
 from interlock.engine.walk import is_degraded, walk
 from interlock.shell.parse import parse
 
-CORPUS = corpus_dir() / "nl2bash.txt"
 MAX_UNPARSED = 0.003  # 0.3 % of the lines
 
 
-def corpus_lines() -> list[str]:
-    if not CORPUS.exists():
-        pytest.skip(f"corpus not found at {CORPUS}")
+@pytest.fixture(scope="module")
+def corpus_lines(corpus_dir: Path) -> list[str]:
+    corpus = corpus_dir / "nl2bash.txt"
+    if not corpus.exists():
+        pytest.skip(f"corpus not found at {corpus}")
     # A literal `\n` in a line is part of the command: split on real newlines only.
-    return [line for line in CORPUS.read_text(encoding="utf-8").split("\n") if line.strip()]
+    return [line for line in corpus.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
-def test_nl2bash_parses_without_crash_and_almost_nothing_is_unparsed():
-    lines = corpus_lines()
+def test_nl2bash_parses_without_crash_and_almost_nothing_is_unparsed(corpus_lines):
+    lines = corpus_lines
     unparsed: list[str] = []
     degraded = 0
     timings: list[float] = []
@@ -51,6 +52,6 @@ def test_nl2bash_parses_without_crash_and_almost_nothing_is_unparsed():
     assert len(unparsed) <= MAX_UNPARSED * len(lines)
 
 
-def test_nl2bash_exit_flow_never_raises():
-    for line in corpus_lines():
+def test_nl2bash_exit_flow_never_raises(corpus_lines):
+    for line in corpus_lines:
         validator_masking(parse(line), lambda inv: inv.name in ("make", "grep", "find"))

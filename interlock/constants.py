@@ -9,7 +9,7 @@ VERSION = __version__
 # Environment variables: every INTERLOCK_* name lives here.
 ENV_HOME = "INTERLOCK_HOME"
 ENV_MODE = "INTERLOCK_MODE"
-ENV_RUN_ID = "INTERLOCK_RUN_ID"
+ENV_RUN = "INTERLOCK_RUN"
 ENV_WRAPPED = "INTERLOCK_WRAPPED"  # set by the shell wrapper / agent adapters: inside a run
 ENV_HOOK_ACTIVE = "INTERLOCK_HOOK_ACTIVE"  # recursion guard for chained legacy hooks
 ENV_NO_DAEMON = "INTERLOCK_NO_DAEMON"  # front doors do the work inline, never start a daemon

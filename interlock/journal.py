@@ -59,7 +59,7 @@ def record(loc: RepoLocation, kind: str, data: Mapping[str, Any], run: str | Non
     try:
         cursor = conn.execute(
             "INSERT INTO events(time, run, kind, data) VALUES (?, ?, ?, ?)",
-            (time.time(), run or os.environ.get(constants.ENV_RUN_ID), kind, json.dumps(data)),
+            (time.time(), run or os.environ.get(constants.ENV_RUN), kind, json.dumps(data)),
         )
         return int(cursor.lastrowid or 0)
     finally:

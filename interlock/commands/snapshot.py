@@ -23,7 +23,7 @@ from interlock.memory.trees import Change
 
 
 def _run_id() -> str | None:
-    return os.environ.get(constants.ENV_RUN_ID) or None
+    return os.environ.get(constants.ENV_RUN) or None
 
 
 def snapshot(cwd: str | None, message: str | None, kind: str, as_json: bool) -> int:

@@ -164,7 +164,7 @@ def run_ours(
         mode = load_config(loc.worktree, environ=env).mode
         if mode == "off":
             return exitcodes.OK
-        run_id = env.get(constants.ENV_RUN_ID) or None
+        run_id = env.get(constants.ENV_RUN) or None
         if name == "pre-commit":
             from interlock.hooks.precommit import check_commit
 

@@ -444,7 +444,7 @@ def test_commit_of_an_unverified_tree_gets_the_verify_before_done_note(
 ):
     from interlock.memory.snapshot import take_snapshot
 
-    monkeypatch.setenv(constants.ENV_RUN_ID, "run-7")
+    monkeypatch.setenv(constants.ENV_RUN, "run-7")
     take_snapshot(require_repo(repo_with_tests), kind="green", run="run-7")
     (repo_with_tests / "app.py").write_text("def add(a, b):\n    return b + a\n")
     run_git(repo_with_tests, "add", "-A")

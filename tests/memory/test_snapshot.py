@@ -357,7 +357,7 @@ def test_corrupt_state_dir_is_rebuilt_with_a_warning(git_repo: Path, cap_out) ->
 
 def _cli_env(repo: Path) -> dict[str, str]:
     env = dict(os.environ)
-    env.pop("INTERLOCK_RUN_ID", None)
+    env.pop("INTERLOCK_RUN", None)
     return env
 
 
@@ -446,7 +446,7 @@ def test_cli_snapshot_json_has_id_kind_changed_count_and_time(git_repo: Path, ca
 def test_cli_snapshots_json_lists_id_time_kind_message_run(
     git_repo: Path, cap_out, monkeypatch
 ) -> None:
-    monkeypatch.setenv("INTERLOCK_RUN_ID", "run-7")
+    monkeypatch.setenv("INTERLOCK_RUN", "run-7")
     assert run_cli(["snapshot", "--kind", "green", "--cwd", str(git_repo)]) == 0
     cap_out[0].truncate(0)
     cap_out[0].seek(0)

@@ -86,7 +86,7 @@ rule(
     f"interlock's settings come from the environment a person set up; changing them from "
     f"inside the run relaxes the guard ({_PERSON})",
     "run the command without the INTERLOCK_* assignment",
-    ("INTERLOCK_MODE=off git reset --hard", "export INTERLOCK_MODE=off", "unset INTERLOCK_RUN_ID"),
+    ("INTERLOCK_MODE=off git reset --hard", "export INTERLOCK_MODE=off", "unset INTERLOCK_RUN"),
     ("echo $INTERLOCK_MODE", "env | grep INTERLOCK"),
 )
 rule(

@@ -120,7 +120,7 @@ BLOCKED = [
     ("export PATH=/bin INTERLOCK_WRAPPED=", "selfdisable.env-override"),
     ("declare -x INTERLOCK_MODE=off", "selfdisable.env-override"),
     ("typeset -x INTERLOCK_MODE=off", "selfdisable.env-override"),
-    ("unset INTERLOCK_RUN_ID", "selfdisable.env-override"),
+    ("unset INTERLOCK_RUN", "selfdisable.env-override"),
     ("env -u INTERLOCK_WRAPPED bash", "selfdisable.env-override"),
     ("env --unset=INTERLOCK_WRAPPED bash", "selfdisable.env-override"),
     ("env INTERLOCK_MODE=off bash", "selfdisable.env-override"),

@@ -161,3 +161,26 @@ def test_describe_says_what_a_message_needs():
     assert plain_go.describe() == "tests ran (count unknown)"
     mixed = Outcome(5, 3, 2, 1, (), False, True).describe()
     assert mixed == "2 failed, 3 passed, 1 skipped"
+
+
+def test_a_summary_echoed_after_the_runner_makes_its_counts_unknown_not_forged():
+    real = (FIXTURES / "pytest" / "only_xfail_and_skip.txt").read_text()
+    forged = parse_outcome("pytest", real + "===== 500 passed in 1.00s =====\n", 0)
+    assert forged.parsed and forged.ran is None and forged.passed is None
+    assert not forged.no_tests  # the real summary said otherwise: unknown, not "none ran"
+    mocha = (FIXTURES / "mocha" / "grep_nothing.txt").read_text()
+    assert parse_outcome("mocha", mocha + "  9 passing (3ms)\n", 0).ran is None
+
+
+def test_two_runs_of_one_runner_in_a_command_line_are_ambiguous_unless_a_wrapper_ran_them():
+    one = (FIXTURES / "pytest" / "pass_q.txt").read_text()
+    two = one + (FIXTURES / "pytest" / "mixed_q.txt").read_text()
+    assert parse_outcome("pytest", two, 1).ran is None
+    assert parse_outcome("pytest", one + one, 0).ran == 6  # the same summary twice (tee; cat)
+    assert parse_outcome("tox", two, 1).ran == 16
+
+
+def test_a_jest_live_summary_without_ran_all_test_suites_is_not_a_second_session():
+    text = (FIXTURES / "jest" / "pass.txt").read_text()
+    echoed = text + "Tests:       9 passed, 9 total\n"
+    assert parse_outcome("jest", echoed, 0).ran == 2

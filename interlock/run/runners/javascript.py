@@ -21,7 +21,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from interlock.run.runners.tally import MAX_LINE, Output, Tally, counts, short_id, total
+from interlock.run.runners.tally import (
+    MAX_LINE,
+    Output,
+    Tally,
+    counts,
+    one_session,
+    short_id,
+    total,
+)
 
 _LONGEST = 400
 _SKIPS = ("skipped", "todo", "pending")
@@ -76,14 +84,14 @@ def parse_jest(out: Output) -> Tally | None:
         (i, t) for i, line in enumerate(out.lines) if (t := _jest_summary(line)) is not None
     ]
     finals = [t for i, t in summaries if _followed_by(out.lines, i, "Ran all test suites")]
-    chosen = [summaries[-1][1]] if summaries and (out.direct or not finals) else finals
-    tally = total(chosen)
+    chosen = finals or [t for _, t in summaries[-1:]]  # else a live summary, or a cut tail
+    tally = (one_session if out.direct else total)(chosen)
     if tally is None:
         if not any(line.startswith("No tests found, exiting with code") for line in out.lines):
             return None
         tally = Tally(no_tests=True)
     tally.failing, broken = _jest_failing(out.lines)
-    tally.failed = (tally.failed or 0) + broken
+    tally.failed = None if tally.failed is None else tally.failed + broken
     return tally
 
 
@@ -131,13 +139,13 @@ def parse_vitest(out: Output) -> Tally | None:
             suites.add(short_id(suite.group(1)))
         elif (fail := _VITEST_FAIL.fullmatch(stripped)) is not None:
             ids.append(short_id(fail.group(1)))
-    lasts = [s[-1] for s in sessions if s]
-    tally = total(lasts[-1:] if out.direct else lasts)
+    lasts = [s[-1] for s in sessions if s]  # a terminal run redraws its summary live
+    tally = (one_session if out.direct else total)(lasts)
     if tally is None:
         if not any(line.startswith("No test files found") for line in out.lines):
             return None
         tally = Tally(no_tests=True)
-    tally.failed = (tally.failed or 0) + len(suites) + errors
+    tally.failed = None if tally.failed is None else tally.failed + len(suites) + errors
     tally.failing = ids + sorted(suites)
     return tally
 
@@ -182,7 +190,7 @@ def parse_mocha(out: Output) -> Tally | None:
             sessions.append(_mocha_session(out.lines, i, int(passing.group(1))))
         elif (numbered := _MOCHA_NUMBERED.fullmatch(line)) is not None:
             failing.append(_mocha_title(out.lines, i, numbered.group(1)))
-    tally = total(sessions[-1:] if out.direct else sessions)
+    tally = (one_session if out.direct else total)(sessions)
     if tally is None:
         if not any(line.startswith("Error: No test files found") for line in out.lines):
             return None

@@ -15,7 +15,15 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from interlock.run.runners.tally import MAX_LINE, Output, Tally, counts, short_id, total
+from interlock.run.runners.tally import (
+    MAX_LINE,
+    Output,
+    Tally,
+    counts,
+    one_session,
+    short_id,
+    total,
+)
 
 _LONGEST = 400  # a summary line is short; longer lines are never read as one
 
@@ -102,9 +110,7 @@ def _pytest_progress(lines: Sequence[str]) -> Tally | None:
 
 def parse_pytest(out: Output) -> Tally | None:
     summaries = [t for line in out.lines if (t := _pytest_summary(line)) is not None]
-    if out.direct:
-        summaries = summaries[-1:]  # a test's captured output may hold an inner session
-    tally = total(summaries) or _pytest_progress(out.lines)
+    tally = (one_session if out.direct else total)(summaries) or _pytest_progress(out.lines)
     if tally is None and out.direct and out.exit_code == 5:
         tally = Tally(no_tests=True)  # "no tests collected", even with -qq's silence
     if tally is None:
@@ -158,17 +164,17 @@ def parse_unittest(out: Output) -> Tally | None:
             session = _unittest_session(out.lines, i, int(ran.group(1)))
             if session is not None:
                 sessions.append(session)
-    if out.direct:
-        sessions = sessions[-1:]
+    if out.direct and len(sessions) > 1:
+        sessions = [one_session(sessions) or Tally()]
     if not sessions:
         if out.direct and out.exit_code == 5:  # 3.12+: no tests ran
             return Tally(no_tests=True)
         return None
     headers = [(m.group(1), m.group(2)) for x in out.lines if (m := _HEADER.fullmatch(x))]
-    if len(sessions) == 1:
-        sessions[0].passed = _unittest_passed(out.lines, headers, sessions[0].passed or 0)
+    if len(sessions) == 1 and sessions[0].passed is not None:
+        sessions[0].passed = _unittest_passed(out.lines, headers, sessions[0].passed)
     for session in sessions:
-        session.passed = max(0, session.passed or 0)
+        session.passed = None if session.passed is None else max(0, session.passed)
     tally = total(sessions) or Tally()
     tally.failing = [_unittest_id(name, where) for name, where in headers]
     return tally

@@ -72,6 +72,19 @@ def total(tallies: Sequence[Tally]) -> Tally | None:
     return result
 
 
+def one_session(tallies: Sequence[Tally]) -> Tally | None:
+    """The closing counts of a runner named directly, which prints them once. Several that
+    disagree (`pytest && echo '=== 500 passed in 1s ==='`, two runs of it in one command
+    line, an inner session in captured output) make the counts unknown rather than a guess."""
+    if not tallies:
+        return None
+    if all(t == tallies[0] for t in tallies):
+        return Tally(
+            tallies[0].passed, tallies[0].failed, tallies[0].skipped, [], tallies[0].no_tests
+        )
+    return Tally(None, None, None, [], all(t.no_tests for t in tallies))
+
+
 def short_id(text: str) -> str:
     """A failing test's id as kept: trimmed, and cut at MAX_ID characters."""
     text = text.strip()

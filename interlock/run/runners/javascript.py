@@ -64,7 +64,7 @@ def _jest_failing(lines: Sequence[str]) -> tuple[list[str], int]:
     seen: list[tuple[str, str]] = []
     suites: set[str] = set()
     for line in lines:
-        if len(line) > MAX_LINE:
+        if len(line) > MAX_LINE or not ("●" in line or "FAIL" in line or "PASS" in line):
             continue
         if (header := _JEST_FILE.fullmatch(line)) is not None:
             current = header.group(1)
@@ -127,7 +127,7 @@ def parse_vitest(out: Output) -> Tally | None:
     suites: set[str] = set()
     for line in out.lines:
         stripped = line.strip()
-        if len(stripped) > MAX_LINE:
+        if len(stripped) > MAX_LINE or not stripped.startswith(("RUN", "Tests", "Errors", "FAIL")):
             continue
         if _VITEST_RUN.fullmatch(stripped):
             sessions.append([])
@@ -184,7 +184,7 @@ def parse_mocha(out: Output) -> Tally | None:
     sessions = []
     failing = []
     for i, line in enumerate(out.lines):
-        if len(line) > MAX_LINE:
+        if len(line) > MAX_LINE or not line.startswith("  "):
             continue
         if (passing := _MOCHA_PASSING.fullmatch(line)) is not None:
             sessions.append(_mocha_session(out.lines, i, int(passing.group(1))))

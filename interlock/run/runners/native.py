@@ -81,9 +81,14 @@ def _go_events(lines: Sequence[str]) -> list[str]:
     return plain
 
 
+_GO_STARTS = ("--- ", "ok ", "FAIL\t", "? ", "=== RUN ", "testing: ")
+
+
 def _go_line(run: _GoRun, line: str) -> bool:
     """Read one line into `run`; True when it is go test's own."""
     stripped = line.lstrip(" \t")
+    if not stripped.startswith(_GO_STARTS):
+        return False
     if (test := _GO_TEST.fullmatch(stripped)) is not None:
         word = test.group(1)
         run.verbose = run.verbose or word != "FAIL"
@@ -150,7 +155,11 @@ def _cargo_failing(lines: Sequence[str]) -> list[str]:
 
 
 def parse_cargo(out: Output) -> Tally | None:
-    results = [m for line in out.lines if (m := _CARGO_RESULT.fullmatch(line)) is not None]
+    results = [
+        m
+        for line in out.lines
+        if line.startswith("test result: ") and (m := _CARGO_RESULT.fullmatch(line)) is not None
+    ]
     if not results:
         return None
     passed = sum(int(m.group(1)) + int(m.group(4)) for m in results)  # benchmarks measured

@@ -81,7 +81,7 @@ def _node_id(rest: str) -> str | None:
 def _pytest_failing(lines: Sequence[str]) -> list[str]:
     failing = []
     for line in lines:
-        if len(line) > MAX_LINE:
+        if len(line) > MAX_LINE or ("FAILED" not in line and "ERROR" not in line):
             continue
         if (m := _SHORT.fullmatch(line)) or (m := _XDIST_VERBOSE.fullmatch(line)):
             found = _node_id(m.group(m.lastindex or 1))
@@ -97,7 +97,9 @@ def _pytest_failing(lines: Sequence[str]) -> list[str]:
 def _pytest_progress(lines: Sequence[str]) -> Tally | None:
     """Counts from the progress letters, for -qq (which prints no closing line)."""
     letters = "".join(
-        m.group(1) for line in lines if (m := _PROGRESS.fullmatch(line)) and len(line) < _LONGEST
+        m.group(1)
+        for line in lines
+        if line.endswith("]") and len(line) < _LONGEST and (m := _PROGRESS.fullmatch(line))
     )
     if not letters:
         return None
@@ -160,7 +162,7 @@ def _unittest_id(name: str, where: str) -> str:
 def parse_unittest(out: Output) -> Tally | None:
     sessions = []
     for i, line in enumerate(out.lines):
-        if (ran := _RAN.fullmatch(line)) is not None:
+        if line.startswith("Ran ") and (ran := _RAN.fullmatch(line)) is not None:
             session = _unittest_session(out.lines, i, int(ran.group(1)))
             if session is not None:
                 sessions.append(session)
@@ -170,7 +172,12 @@ def parse_unittest(out: Output) -> Tally | None:
         if out.direct and out.exit_code == 5:  # 3.12+: no tests ran
             return Tally(no_tests=True)
         return None
-    headers = [(m.group(1), m.group(2)) for x in out.lines if (m := _HEADER.fullmatch(x))]
+    headers = [
+        (m.group(1), m.group(2))
+        for x in out.lines
+        if x.startswith(("FAIL: ", "ERROR: ", "UNEXPECTED SUCCESS: "))
+        and (m := _HEADER.fullmatch(x))
+    ]
     if len(sessions) == 1 and sessions[0].passed is not None:
         sessions[0].passed = _unittest_passed(out.lines, headers, sessions[0].passed)
     for session in sessions:

@@ -129,11 +129,13 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 def clean_lines(text: str) -> list[str]:
     """The lines a terminal would end up showing: escapes removed, and of a line rewritten
     with `\\r` (a progress bar, a spinner) its last non-blank version. Trailing blanks go."""
-    text = _ESCAPE.sub("", text).replace("\r\n", "\n")
+    if "\x1b" in text or "\x9b" in text:
+        text = _ESCAPE.sub("", text)
+    text = _CONTROL.sub("", text.replace("\r\n", "\n"))  # keeps \r and \n
     lines = []
     for line in text.split("\n"):
         if "\r" in line:
             shown = [part for part in line.split("\r") if part.strip()]
             line = shown[-1] if shown else ""
-        lines.append(_CONTROL.sub("", line).rstrip())
+        lines.append(line.rstrip())
     return lines

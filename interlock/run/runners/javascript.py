@@ -50,7 +50,7 @@ def _jest_summary(line: str) -> Tally | None:
     if match is None:
         return None
     found = counts(match.group(1).split(", ")) if match.group(1) else {}
-    if found is None or not set(found) <= {"passed", "failed", *_SKIPS}:
+    if found is None or (found and not set(found) & {"passed", "failed", *_SKIPS}):
         return None
     skipped = sum(found.get(k, 0) for k in _SKIPS)
     return Tally(found.get("passed", 0), found.get("failed", 0), skipped)
@@ -114,7 +114,7 @@ def _vitest_summary(line: str) -> Tally | None:
         return None
     parts = [p for p in match.group(1).split(" | ") if p != "no tests"]
     found = counts(parts)
-    if found is None or not set(found) <= {"passed", "failed", *_SKIPS}:
+    if found is None or (found and not set(found) & {"passed", "failed", *_SKIPS}):
         return None
     skipped = sum(found.get(k, 0) for k in _SKIPS)
     return Tally(found.get("passed", 0), found.get("failed", 0), skipped)

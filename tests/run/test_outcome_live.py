@@ -3,6 +3,7 @@ pytest or Python that changes its output fails a test instead of silently readin
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,15 +45,17 @@ class TestThings(unittest.TestCase):
 
 
 def run(cwd: Path, *argv: str) -> tuple[str, int]:
+    # no third-party plugins: each would slow the start and add its own lines
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "PYTEST_ADDOPTS": ""}
     proc = subprocess.run(
-        argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120
+        argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120
     )
     return proc.stdout.decode("utf-8", "replace"), proc.returncode
 
 
 def test_a_real_pytest_run_reads_its_counts_and_failing_test(tmp_path):
     (tmp_path / "test_suite.py").write_text(PYTEST_SUITE)
-    pytest = (sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:xdist")
+    pytest = (sys.executable, "-m", "pytest", "-p", "no:cacheprovider")
     for flags in ((), ("-q",), ("-qq",), ("-v",)):
         text, code = run(tmp_path, *pytest, *flags)
         outcome = parse_outcome("pytest", text, code)

@@ -31,8 +31,9 @@ from pathlib import Path
 from types import FrameType
 
 from interlock import constants, output
+from interlock.daemon import reqenv
 from interlock.daemon.client import pid_path
-from interlock.daemon.ops import Operations
+from interlock.daemon.ops import Operations, is_check_variable
 from interlock.daemon.server import (
     accept_one,
     bind_socket,
@@ -46,6 +47,7 @@ log = logging.getLogger("interlock.daemon.process")
 
 _LOCK_WAIT = 0.5  # seconds to wait for the pid lock (a client's probe holds it for microseconds)
 _HOUSEKEEPING = 1.0  # seconds between health checks
+_BLIND_RESCAN = 60.0  # seconds between recorder rescans while the watcher cannot see everything
 # Imported once at start-up, so the first request does not pay for them.
 _WARM_MODULES = (
     "interlock.engine.check",
@@ -190,6 +192,7 @@ def _serve(
     lock_fd: int,
 ) -> None:
     output.install_thread_capture()
+    reqenv.install(is_check_variable)
     _install_signals(ops.stop_event)
     handlers = ops.handlers()
     _start_background(ops)
@@ -219,9 +222,24 @@ def _reason_to_stop(
     if socket_identity(sock_path) != identity or not _same_file(lock_fd, pid_path(ops.loc)):
         return "the socket or pid file was removed or replaced"
     if ops.watcher_state == "watching" and not ops.watcher.is_healthy():
-        log.warning("watcher died; restarting it (dirty set unknown)")
-        ops.watcher.restart("the watcher was restarted")
+        log.warning("watcher died; restarting it (dirty set unknown, recorder rescans)")
+        ops.watcher.restart("the watcher died and was restarted")
+    _rescan_when_blind(ops)
     return None
+
+
+def _rescan_when_blind(ops: Operations) -> None:
+    """A watcher that cannot see every directory (watch limit, no watcher at all) misses
+    changes: let the recorder rescan now and then instead."""
+    started = ops.watcher_started.is_set()
+    blind = ops.watcher.degraded or (
+        ops.watcher_state if started and ops.watcher_state != "watching" else None
+    )
+    if not blind or not ops.recorder.is_idle():
+        return
+    last = (ops.recorder.stats.last_rescan or {}).get("time", 0.0)
+    if time.time() - float(last) >= _BLIND_RESCAN:
+        ops.recorder.rescan(f"the watcher is not seeing every change ({blind})")
 
 
 def _shutdown(

@@ -122,6 +122,10 @@ class ObjectStore:
         """A blob's bytes (from the repository: flush() first if it may be queued)."""
         return read_blob(self.repo, oid)
 
+    @property
+    def pending_bytes(self) -> int:
+        return self._batch.pending_bytes
+
     def flush(self) -> None:
         """Write the queued objects (one pack); reading them from the repository works after."""
         self._batch.flush()

@@ -14,7 +14,13 @@ from interlock import git as gitmod
 from interlock.daemon.watcher import TreeWatcher
 from interlock.git import discover
 from interlock.memory.catalog import info_from_commit
-from interlock.memory.recorder import Recorder, open_db, recorded_versions, recorder_ref
+from interlock.memory.recorder import (
+    Recorder,
+    is_recorded,
+    open_db,
+    recorded_versions,
+    recorder_ref,
+)
 
 
 class Running:
@@ -117,12 +123,36 @@ def test_a_tracked_file_matching_an_ignore_rule_is_still_recorded(running, git_r
     assert running.versions("src/app.py")[0].oid is not None
 
 
-def test_files_over_the_size_cap_are_not_recorded(running, git_repo, shell):
-    big = b"x" * (constants.RECORDER_MAX_BLOB + 1)
+def test_files_over_the_configured_size_cap_are_not_recorded_and_say_so(git_repo, shell, poll):
+    (git_repo / ".interlock.toml").write_text('recorder_max_file_size = "1 KiB"\n')
+    handle = Running(git_repo, poll).start()
+    try:
+        (git_repo / "big.bin").write_bytes(b"x" * 1025)
+        shell(git_repo, "echo small > small.txt")
+        handle.wait_for("small.txt", b"small\n")
+        assert handle.versions("big.bin") == []
+        assert handle.recorder.stats.too_large == {b"big.bin"}
+        assert not is_recorded(handle.loc, b"big.bin")
+        assert is_recorded(handle.loc, b"small.txt")
+    finally:
+        handle.stop()
+
+
+def test_a_file_larger_than_the_old_2_mib_cap_is_recorded_and_packed(running, git_repo, git):
+    big = os.urandom(3 << 20)
     (git_repo / "big.bin").write_bytes(big)
-    shell(git_repo, "echo small > small.txt")
-    running.wait_for("small.txt", b"small\n")
-    assert running.versions("big.bin") == []
+    running.wait_for("big.bin", big)
+    assert is_recorded(running.loc, b"big.bin")
+    oid = running.versions("big.bin")[0].oid
+    loose = git_repo / ".git" / "objects" / oid[:2] / oid[2:]
+    assert not loose.exists()  # in a pack, as snapshots write it
+
+
+def test_a_file_larger_than_the_streaming_size_is_recorded(running, git_repo):
+    big = os.urandom(9 << 20)
+    (git_repo / "huge.bin").write_bytes(big)
+    running.wait_for("huge.bin", big)
+    assert is_recorded(running.loc, b"huge.bin")
 
 
 def test_stop_commits_the_blobs_under_a_recorder_ref_and_fsck_is_clean(git_repo, git, shell, poll):

@@ -7,8 +7,10 @@ import time
 from pathlib import Path
 
 from interlock import constants, exitcodes, output
+from interlock.daemon import client
 from interlock.git import EXEC_MODE, LINK_MODE, Entry, require_repo
 from interlock.memory.catalog import SnapshotInfo, iso_time
+from interlock.memory.rechistory import Policy, prune_index
 from interlock.memory.restore import RestoreResult, restore_snapshot, undo
 from interlock.memory.retention import gc
 from interlock.memory.scan import display_path
@@ -165,10 +167,19 @@ def undo_last(cwd: str | None, dry_run: bool, as_json: bool) -> int:
 
 def collect(cwd: str | None, dry_run: bool, as_json: bool) -> int:
     loc = require_repo(cwd)
+    pruned = None
+    if not dry_run and not client.is_daemon_locked(loc):  # a running daemon prunes itself
+        pruned = prune_index(loc)
     result = gc(loc, dry_run=dry_run)
     if as_json:
-        output.write_json(result.to_json())
+        recorder = None if pruned is None else {"versions": pruned.versions, "refs": pruned.refs}
+        output.write_json({**result.to_json(), "recorder_pruned": recorder})
         return exitcodes.OK
+    if pruned is not None and (pruned.versions or pruned.refs):
+        output.write_out(
+            f"recorder: dropped {pruned.versions} old version(s) under the policy "
+            f"({Policy.of(loc).describe()})"
+        )
     for item in result.dropped:
         verb = "would drop" if dry_run else "dropped"
         output.write_out(

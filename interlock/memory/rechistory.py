@@ -287,3 +287,22 @@ def _content_of(full: bytes, st: os.stat_result) -> tuple[str, int] | None:
         return None
     mode = git.EXEC_MODE if st.st_mode & 0o111 else git.FILE_MODE
     return git.hash_file(full), mode
+
+
+def prune_index(loc: RepoLocation) -> Pruned | None:
+    """Prune this worktree's recorder history now (`interlock gc` when no daemon runs; a
+    running daemon prunes on its own, hourly). None when nothing was ever recorded."""
+    if not recindex.exists(loc):
+        return None
+    conn, _ = recindex.open_db(loc)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            done = prune(git.open_repo(loc), loc, conn, Policy.of(loc))
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
+        return done
+    finally:
+        conn.close()

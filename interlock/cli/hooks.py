@@ -122,21 +122,25 @@ def hook_run(argv: tuple[str, ...]) -> int:
 
 
 @cli.command(name="approve")
-@click.argument("finding_id", required=False)
+@click.argument("finding_ids", nargs=-1)
 @cwd_option
-def approve(finding_id: str | None, cwd: str | None) -> int:
-    """Approve one exact audit finding, so the pre-commit hook lets it through.
+def approve(finding_ids: tuple[str, ...], cwd: str | None) -> int:
+    """Approve exact audit findings, so the pre-commit hook lets them through.
 
-    Only a person can approve: this refuses when stdin is not a terminal or when it runs
-    inside the agent's wrapper. Without FINDING_ID, lists the pending findings of the staged
-    changes and the worktree with their ids. Approvals are journaled.
+    Only a person can approve. This refuses inside an agent's run, whatever the terminal
+    says: INTERLOCK_RUN or INTERLOCK_WRAPPED set, or an ancestor process that is interlock's
+    wrapper or a coding agent (claude, codex, gemini, aider...); and when stdin is not a
+    terminal. Several ids approve several findings: all of them, or none if one is unknown.
+    Without an id, lists the pending findings of the staged changes and the worktree with
+    their ids. Approvals are journaled.
 
     \b
     Example:
       interlock approve
       interlock approve 3f9a1c2b7e
+      interlock approve 3f9a1c2b7e 0d4e5f6a7b
     """
-    return commands.approve(cwd, finding_id)
+    return commands.approve(cwd, list(finding_ids))
 
 
 @cli.group(name="lost", invoke_without_command=True)

@@ -89,14 +89,14 @@ def hook_run(argv: list[str]) -> int:
     return shim_main(argv)
 
 
-def approve(cwd: str | None, wanted: str | None) -> int:
-    """With an id: record a person's approval. Without: list the pending findings."""
+def approve(cwd: str | None, wanted: list[str]) -> int:
+    """With ids: record a person's approval of each. Without: list the pending findings."""
     loc = require_repo(cwd)
     if wanted:
-        done = record_approval(loc, wanted, stdin_is_tty=sys.stdin.isatty())
-        output.write_out(
-            f"interlock: approved {done.id}: {done.finding.location()}: {done.finding.detail}"
-        )
+        for done in record_approval(loc, wanted, stdin_is_tty=sys.stdin.isatty()):
+            output.write_out(
+                f"interlock: approved {done.id}: {done.finding.location()}: {done.finding.detail}"
+            )
         return exitcodes.OK
     pending = unapproved(current_findings(loc), approved_ids(loc))
     if not pending:
@@ -105,7 +105,8 @@ def approve(cwd: str | None, wanted: str | None) -> int:
     for finding in pending:
         output.write_out(f"{finding_id(finding)}  {finding.location()}: {finding.detail}")
     output.write_out(
-        "approve one (a person, in a terminal, outside the agent's run): interlock approve ID"
+        "interlock: approve them (a person, in a terminal, outside the agent's run): "
+        "interlock approve ID [ID...]"
     )
     return exitcodes.OK
 

@@ -245,10 +245,10 @@ def path(cwd: str | None, as_json: bool) -> int:
     return exitcodes.OK
 
 
-def run(cwd: str | None, idle: float | None) -> int:
+def run(cwd: str | None, idle: float | None, service: bool = False) -> int:
     """Be the daemon, in the foreground of this process (what `start` runs detached)."""
     from interlock.daemon.process import run_daemon
 
     loc = require_repo(cwd)
     os.chdir(loc.worktree)
-    return run_daemon(loc, idle)
+    return run_daemon(loc, idle, service)

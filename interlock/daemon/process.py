@@ -127,10 +127,15 @@ def setup_logging(state_dir: Path) -> None:
     root.setLevel(logging.INFO)
 
 
-def run_daemon(loc: RepoLocation, idle: float | None = None) -> int:
-    """Be this worktree's daemon until stopped. Returns 0, also when one is already running."""
+def run_daemon(loc: RepoLocation, idle: float | None = None, service: bool = False) -> int:
+    """Be this worktree's daemon until stopped. Returns 0, also when one is already running.
+
+    As a service (the systemd --user unit): never exit when idle, and wait for a running
+    daemon to exit instead of leaving it be."""
     state_dir, warning = prepare_state_dir(loc)
-    lock_fd = acquire_pid_lock(loc)
+    lock_fd = acquire_pid_lock(loc, wait=float("inf") if service else _LOCK_WAIT)
+    if service:
+        idle = 0.0
     if lock_fd is None:
         return 0  # another daemon runs for this worktree
     try:
@@ -215,7 +220,7 @@ def _reason_to_stop(
     ops: Operations, sock_path: Path, identity: tuple[int, int] | None, lock_fd: int
 ) -> str | None:
     idle_for = time.monotonic() - ops.last_activity
-    if idle_for >= ops.idle:
+    if ops.idle and idle_for >= ops.idle:
         return f"idle for {idle_for:.0f} s"
     if not ops.loc.worktree.is_dir():
         return "the worktree is gone"

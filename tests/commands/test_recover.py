@@ -242,3 +242,44 @@ def test_recover_says_when_the_recorder_was_not_running(git_repo, interlock):
 @pytest.mark.parametrize("text", ["10m", "-10m", " 10m", "-10 m"])
 def test_at_accepts_a_duration_with_or_without_the_minus(text):
     assert parse_time(text, now=10_000.0) == 10_000.0 - 600
+
+
+def test_undo_after_a_discard_outside_interlock_points_to_recover_since(
+    daemons, git_repo, git, shell, interlock, wait_recorded
+):
+    daemons.start(git_repo)
+    assert interlock(git_repo, "snapshot", "-m", "s1").returncode == 0
+    shell(git_repo, "echo other > other.txt")
+    assert interlock(git_repo, "restore", "latest").returncode == 0  # an earlier restore
+    shell(git_repo, "echo mine >> README.md")
+    wait_recorded(git_repo, "README.md", b"# demo\nmine\n")
+    git(git_repo, "checkout", "--", "README.md")  # lost behind interlock's back
+
+    refused = interlock(git_repo, "undo")
+    assert refused.returncode == 1
+    assert "README.md" in refused.stderr and "interlock recover --since" in refused.stderr
+    assert (git_repo / "README.md").read_text() == "# demo\n"  # nothing changed
+
+
+def test_undo_says_what_it_puts_back_before_doing_it(git_repo, shell, interlock):
+    assert interlock(git_repo, "snapshot", "-m", "s1").returncode == 0
+    shell(git_repo, "echo made-later > later.txt")
+    assert interlock(git_repo, "restore", "latest").returncode == 0
+    result = interlock(git_repo, "undo")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("interlock: undo puts back ")
+    assert "1 to write, 0 to delete" in result.stdout
+    assert (git_repo / "later.txt").read_text() == "made-later\n"
+
+
+def test_undo_of_a_restore_with_the_daemon_running_is_not_mistaken_for_a_loss(
+    daemons, git_repo, shell, interlock, wait_recorded
+):
+    daemons.start(git_repo)
+    assert interlock(git_repo, "snapshot", "-m", "s1").returncode == 0
+    shell(git_repo, "echo made-later > later.txt")
+    wait_recorded(git_repo, "later.txt", b"made-later\n")
+    assert interlock(git_repo, "restore", "latest").returncode == 0  # deletes later.txt
+    result = interlock(git_repo, "undo")
+    assert result.returncode == 0, result.stderr
+    assert (git_repo / "later.txt").read_text() == "made-later\n"

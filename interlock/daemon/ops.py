@@ -67,6 +67,7 @@ class Operations:
         self.watcher = TreeWatcher(loc.worktree, loc.state_dir, self._on_path, self.recorder.rescan)
         self.last_activity = time.monotonic()
         self.requests = 0
+        self.released = False  # caches dropped in this quiet spell
         self.last_snapshot: dict[str, Any] | None = None
         self._base: str | None = None
         self._snapshot_lock = threading.Lock()
@@ -76,6 +77,7 @@ class Operations:
 
     def _on_path(self, rel: bytes, kind: str, is_dir: bool) -> None:
         self.last_activity = time.monotonic()
+        self.released = False
         self.facts.bump()
         self.recorder.note(rel, kind, is_dir)
 
@@ -97,6 +99,7 @@ class Operations:
         def run(req: dict[str, Any]) -> dict[str, Any]:
             self.requests += 1
             self.last_activity = time.monotonic()
+            self.released = False
             return fn(req)
 
         return run

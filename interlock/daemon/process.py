@@ -47,6 +47,7 @@ log = logging.getLogger("interlock.daemon.process")
 
 _LOCK_WAIT = 0.5  # seconds to wait for the pid lock (a client's probe holds it for microseconds)
 _HOUSEKEEPING = 1.0  # seconds between health checks
+_IDLE_RELEASE = 60.0  # seconds without requests after which caches are dropped
 _BLIND_RESCAN = 60.0  # seconds between recorder rescans while the watcher cannot see everything
 # Imported once at start-up, so the first request does not pay for them.
 _WARM_MODULES = (
@@ -230,7 +231,27 @@ def _reason_to_stop(
         log.warning("watcher died; restarting it (dirty set unknown, recorder rescans)")
         ops.watcher.restart("the watcher died and was restarted")
     _rescan_when_blind(ops)
+    _release_when_idle(ops, idle_for)
     return None
+
+
+def _release_when_idle(ops: Operations, idle_for: float) -> None:
+    """After a quiet minute, drop the parsed-tree cache and hand freed memory back to the
+    system: a burst's peak should not stay resident for the daemon's whole life."""
+    if idle_for < _IDLE_RELEASE or ops.released:
+        return
+    from interlock.memory.store import clear_cache
+
+    clear_cache()
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # glibc only
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    ops.released = True
+    log.info("idle: caches dropped, memory returned")
 
 
 def _rescan_when_blind(ops: Operations) -> None:

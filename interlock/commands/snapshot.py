@@ -164,7 +164,7 @@ def restore(cwd: str | None, ref: str, paths: tuple[str, ...], dry_run: bool, as
 
 def _ago(seconds: float) -> str:
     minutes = int(max(0.0, seconds) // 60)
-    return f"{minutes} min" if minutes < 120 else f"{minutes // 60} h"
+    return f"{minutes}m" if minutes < 120 else f"{minutes // 60}h"
 
 
 def undo_last(cwd: str | None, dry_run: bool, as_json: bool, force: bool = False) -> int:

@@ -54,6 +54,7 @@ _STREAM_OVER = 8 << 20  # larger files are hashed and stored by streaming, as sn
 _BATCH_BYTES = 16 << 20  # queued pack bytes after which a batch is written out
 _HEARTBEAT = 10.0  # seconds between the recorder's signs of life in the index
 _PRUNE_EVERY = 3600.0
+_OWN_TEMP = (b".interlock-restore-", b".interlock-recover-")
 
 
 def status_paths(loc: RepoLocation) -> Iterator[bytes]:
@@ -351,6 +352,8 @@ class Recorder:
         batch.oids.clear()
 
     def _is_skipped(self, repo: pygit2.Repository, rel: bytes) -> bool:
+        if os.path.basename(rel).startswith(_OWN_TEMP):
+            return True  # a restore's or recover's file before its rename: not a version
         if not (is_regenerable(os.fsdecode(rel)) or git.is_ignored(repo, self.loc, rel)):
             return False
         return not git.index_has(repo, rel)

@@ -142,7 +142,8 @@ def lost(loc: RepoLocation, under: Iterable[bytes], since: float | None) -> list
     candidates = [
         p
         for p, vs in recorded.items()
-        if any(not pre or p == pre or p.startswith(pre + b"/") for pre in prefixes)
+        if not os.path.basename(p).startswith((b".interlock-restore-", b".interlock-recover-"))
+        and any(not pre or p == pre or p.startswith(pre + b"/") for pre in prefixes)
         and (since is None or vs[0].time >= since)
     ]
     nows = {p: current(loc, p) for p in candidates}

@@ -113,6 +113,35 @@ def _parse_stall(raw: Any) -> int | None:
     return number
 
 
+_SIZE_UNITS = {"": 1, "b": 1, "k": 1 << 10, "kb": 1000, "kib": 1 << 10, "m": 1 << 20}
+_SIZE_UNITS |= {"mb": 1000**2, "mib": 1 << 20, "g": 1 << 30, "gb": 1000**3, "gib": 1 << 30}
+
+
+def _parse_size(raw: Any) -> int:
+    """A size in bytes: a positive integer, or a string such as "64 MiB", "500kb", "2G"."""
+    if isinstance(raw, bool):
+        raise _Invalid('a size such as 67108864 or "64 MiB" (a boolean is not a size)')
+    if isinstance(raw, int) and raw > 0:
+        return raw
+    if isinstance(raw, str):
+        text = raw.strip().lower().replace(" ", "")
+        digits = text.rstrip("abcdefghijklmnopqrstuvwxyz")
+        unit = text[len(digits) :]
+        try:
+            number = float(digits)
+        except ValueError:
+            number = -1.0
+        if unit in _SIZE_UNITS and number > 0:
+            return max(1, int(number * _SIZE_UNITS[unit]))
+    raise _Invalid('a positive size such as 67108864 or "64 MiB"')
+
+
+def _parse_days(raw: Any) -> float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or raw <= 0:
+        raise _Invalid("a positive number of days")
+    return float(raw)
+
+
 def _parse_str_list(raw: Any) -> tuple[str, ...]:
     if isinstance(raw, str):
         return (raw,)
@@ -149,6 +178,25 @@ SCHEMA: tuple[Key, ...] = (
     Key("max_turns", 200, _parse_max_turns, "a positive integer, or unbounded"),
     Key("validators", (), _parse_str_list, "commands that are the project's full suite"),
     Key("protected", DEFAULT_PROTECTED, _parse_str_list, "globs of validator definitions"),
+    Key(
+        "recorder_max_file_size",
+        64 << 20,
+        _parse_size,
+        'files larger than this are not recorded by the flight recorder (bytes, or "64 MiB")',
+    ),
+    Key(
+        "recorder_keep_days",
+        7.0,
+        _parse_days,
+        "recorder history older than this many days is pruned (the newest version of a file "
+        "still in the tree is kept)",
+    ),
+    Key(
+        "recorder_max_bytes",
+        1 << 30,
+        _parse_size,
+        'recorder history beyond this much content is pruned, oldest first (bytes, or "1 GiB")',
+    ),
 )
 SCHEMA_BY_NAME: Mapping[str, Key] = {k.name: k for k in SCHEMA}
 ENV_KEYS = {"mode": constants.ENV_MODE}
@@ -165,6 +213,9 @@ class Config:
     max_turns: int | None
     validators: tuple[str, ...]
     protected: tuple[str, ...]
+    recorder_max_file_size: int
+    recorder_keep_days: float
+    recorder_max_bytes: int
     sources: Mapping[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     files: tuple[str, ...] = ()

@@ -44,7 +44,6 @@ DAEMON_LOG_MAX = 1 << 20  # bytes of daemon.log before it rotates (one old copy 
 SOCKET_PATH_MAX = 107  # AF_UNIX sun_path limit on Linux, minus the trailing NUL
 WATCH_DEBOUNCE = 0.05  # seconds a path must be quiet before the recorder reads it
 RECORDER_FILE = "recorder.db"
-RECORDER_MAX_BLOB = 2 << 20  # files larger than this are not recorded
 RECORDER_COMMIT_EVERY = 60.0  # seconds between commits that keep recorded blobs alive
 
 # Snapshots, restore and retention (H3).
@@ -54,8 +53,6 @@ SNAPSHOT_UNTRACKED_MAX_BYTES = 50 << 20  # untracked files larger than this: ski
 SNAPSHOT_IGNORED_DIR_MAX_ENTRIES = 1000  # entries read from one ignored directory at most
 GC_GREEN_RUNS = 20  # keep every green snapshot of this many most recent runs
 GC_PRE_DAYS = 14.0  # keep pre-discard and pre-restore snapshots this many days
-GC_RECORDER_DAYS = 7.0  # keep recorder snapshots/refs this many days
-GC_RECORDER_MAX_BYTES = 512 << 20  # and drop the oldest beyond this much recorded content
 
 # Git hooks (H6): the hooks interlock installs (hooks/files.py, hooks/dispatch.py).
 HOOK_NAMES = ("pre-commit", "pre-push", "reference-transaction", "post-checkout", "post-rewrite")

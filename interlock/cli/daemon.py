@@ -77,11 +77,17 @@ def daemon_path(as_json: bool, cwd: str | None) -> int:
 @daemon_group.command(name="run", hidden=True)
 @cwd_option
 @click.option("--idle", type=float, default=None, help="Seconds without activity before exiting.")
-def daemon_run(cwd: str | None, idle: float | None) -> int:
+@click.option(
+    "--service",
+    is_flag=True,
+    help="As the systemd user service: never exit when idle; wait for a running daemon.",
+)
+def daemon_run(cwd: str | None, idle: float | None, service: bool) -> int:
     """Be the daemon in the foreground (what `interlock daemon start` runs detached).
 
     \b
     Example:
       interlock daemon run --idle 600
+      interlock daemon run --service
     """
-    return commands.run(cwd, idle)
+    return commands.run(cwd, idle, service)

@@ -9,35 +9,50 @@ from interlock.commands import hooks as commands
 
 
 @cli.command(name="install")
+@click.option(
+    "--service",
+    is_flag=True,
+    help="Also write and enable a systemd --user unit that keeps the daemon up across logins.",
+)
 @cwd_option
-def install(cwd: str | None) -> int:
-    """Install interlock's git hooks into this repository (every linked worktree too).
+def install(service: bool, cwd: str | None) -> int:
+    """Install interlock's git hooks into this repository and start its daemon.
 
-    Hooks go to the common git dir, or to the directory core.hooksPath names when it lies
-    inside the repository. A hook that was already there is kept as <name>.legacy and runs
-    first. Running it twice changes nothing.
+    Hooks go to the common git dir (every linked worktree is covered), or to the directory
+    core.hooksPath names when it lies inside the repository. A hook that was already there
+    is kept as <name>.legacy and runs first. The daemon's recorder keeps every version of
+    every changed file from now on (`interlock recover`). Running it twice changes nothing.
 
     \b
     Example:
       interlock install
+      interlock install --service
       interlock install --cwd ~/src/project
     """
-    return commands.install_hooks(cwd)
+    return commands.install_hooks(cwd, service)
 
 
 @cli.command(name="uninstall")
+@click.option(
+    "--purge",
+    is_flag=True,
+    help="Also remove every snapshot and recorded version (refs/interlock/*) and the state dir.",
+)
 @cwd_option
-def uninstall(cwd: str | None) -> int:
+def uninstall(purge: bool, cwd: str | None) -> int:
     """Remove interlock's git hooks and put back the hooks they chained.
 
-    Only files carrying interlock's marker line are removed. Exit 0 when there is nothing
-    to do.
+    Only files carrying interlock's marker line are removed, and the systemd user service if
+    there is one. Snapshots, recorded versions and the state dir stay (the message says what
+    stays) unless --purge, which stops the daemon, lists them and removes them. Exit 0 when
+    there is nothing to do.
 
     \b
     Example:
       interlock uninstall
+      interlock uninstall --purge
     """
-    return commands.uninstall_hooks(cwd)
+    return commands.uninstall_hooks(cwd, purge)
 
 
 @cli.group(name="hooks")
@@ -122,21 +137,25 @@ def hook_run(argv: tuple[str, ...]) -> int:
 
 
 @cli.command(name="approve")
-@click.argument("finding_id", required=False)
+@click.argument("finding_ids", nargs=-1)
 @cwd_option
-def approve(finding_id: str | None, cwd: str | None) -> int:
-    """Approve one exact audit finding, so the pre-commit hook lets it through.
+def approve(finding_ids: tuple[str, ...], cwd: str | None) -> int:
+    """Approve exact audit findings, so the pre-commit hook lets them through.
 
-    Only a person can approve: this refuses when stdin is not a terminal or when it runs
-    inside the agent's wrapper. Without FINDING_ID, lists the pending findings of the staged
-    changes and the worktree with their ids. Approvals are journaled.
+    Only a person can approve. This refuses inside an agent's run, whatever the terminal
+    says: INTERLOCK_RUN or INTERLOCK_WRAPPED set, or an ancestor process that is interlock's
+    wrapper or a coding agent (claude, codex, gemini, aider...); and when stdin is not a
+    terminal. Several ids approve several findings: all of them, or none if one is unknown.
+    Without an id, lists the pending findings of the staged changes and the worktree with
+    their ids. Approvals are journaled.
 
     \b
     Example:
       interlock approve
       interlock approve 3f9a1c2b7e
+      interlock approve 3f9a1c2b7e 0d4e5f6a7b
     """
-    return commands.approve(cwd, finding_id)
+    return commands.approve(cwd, list(finding_ids))
 
 
 @cli.group(name="lost", invoke_without_command=True)

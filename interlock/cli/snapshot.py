@@ -97,19 +97,25 @@ def snapshot_restore(
 
 @cli.command(name="undo")
 @click.option("--dry-run", is_flag=True, help="Say what would change; change nothing.")
+@click.option(
+    "--force", is_flag=True, help="Undo the last restore even though files were lost since."
+)
 @json_option
 @cwd_option
-def snapshot_undo(dry_run: bool, as_json: bool, cwd: str | None) -> int:
-    """Put back the state from just before the last restore or discard.
+def snapshot_undo(dry_run: bool, as_json: bool, force: bool, cwd: str | None) -> int:
+    """Put back the state from just before the last restore or discard interlock made.
 
-    An undo is itself a restore, so a second undo redoes what the first one undid.
+    Says what it puts back before doing so. An undo is itself a restore, so a second undo
+    redoes what the first one undid. When files were lost after that restore by a command
+    interlock did not run (`git checkout -- .` in another terminal), it refuses and points
+    to `interlock recover --since`, which brings those back.
 
     \b
     Example:
       interlock undo
       interlock undo --dry-run --json
     """
-    return commands.undo_last(cwd, dry_run, as_json)
+    return commands.undo_last(cwd, dry_run, as_json, force)
 
 
 @cli.command(name="gc")

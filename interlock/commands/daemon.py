@@ -155,22 +155,59 @@ def status(cwd: str | None, as_json: bool) -> int:
     return exitcodes.OK
 
 
+def _recorder_lines(rec: dict[str, Any], now: float) -> list[tuple[str, str]]:
+    if not rec.get("running"):
+        state = "not running" + (f" ({rec['warning']})" if rec.get("warning") else "")
+        return [("recorder", state)]
+    summary = f"{rec.get('versions', 0)} versions, {rec.get('commits', 0)} commits"
+    if rec.get("last_version"):
+        summary += f", last {_ago(now - rec['last_version'])} ago"
+    if not rec.get("baseline_done"):
+        summary += "; reading the tree (baseline)"
+    elif rec.get("idle"):
+        summary += "; up to date"
+    else:
+        summary += f"; {rec.get('pending', 0)} changes waiting"
+    lines = [("recorder", summary)]
+    if rec.get("warning"):
+        lines.append(("  warning", str(rec["warning"])))
+    last = rec.get("last_rescan")
+    if last:
+        lines.append(
+            (
+                "  last rescan",
+                f"{_ago(now - last['time'])} ago, because {last['reason']}: "
+                f"{last['reread']} of {last['checked']} paths re-read, "
+                f"{last['recorded']} new versions ({rec.get('rescans', 0)} rescans so far)",
+            )
+        )
+    if rec.get("too_large_count"):
+        shown = ", ".join(rec.get("too_large") or [])
+        lines.append(
+            (
+                "  not recorded",
+                f"{rec['too_large_count']} files over {rec['max_file_size'] / (1 << 20):g} MiB"
+                f" (recorder_max_file_size): {shown}",
+            )
+        )
+    if rec.get("policy"):
+        lines.append(("  policy", str(rec["policy"])))
+    return lines
+
+
 def _status_lines(info: dict[str, Any]) -> list[tuple[str, str]]:
     now = time.time()
-    dirty = "unknown: " + info["dirty_unknown"] if info.get("dirty_unknown") else ""
     snap = info.get("last_snapshot")
-    rec = info.get("recorder") or {}
-    recorder = f"{rec.get('versions', 0)} versions, {rec.get('commits', 0)} commits"
-    if rec.get("last_version"):
-        recorder += f", last {_ago(now - rec['last_version'])} ago"
-    if rec.get("warning"):
-        recorder += f" ({rec['warning']})"
+    if info.get("dirty_unknown"):
+        dirty = f"not known ({info['dirty_unknown']}): the next snapshot reads the whole tree"
+    else:
+        dirty = f"{info['dirty_paths']} changed since the last snapshot"
     return [
         ("daemon", f"running (pid {info['pid']}, up {_ago(info['uptime'])})"),
         ("worktree", str(info["worktree"])),
         ("socket", str(info["socket"])),
         ("watcher", f"{info['watcher']} ({info['watched_dirs']} directories)"),
-        ("dirty paths", f"{info['dirty_paths']} {dirty}".strip()),
+        ("dirty paths", dirty),
         ("memory (RSS)", f"{info['rss'] / 1e6:.1f} MB"),
         (
             "last snapshot",
@@ -178,9 +215,15 @@ def _status_lines(info: dict[str, Any]) -> list[tuple[str, str]]:
             if snap
             else "none yet",
         ),
-        ("recorder", recorder),
-        ("idle exit", f"after {info['idle_exit_after']:.0f} s without activity"),
+        *_recorder_lines(info.get("recorder") or {}, now),
+        ("idle exit", _idle_text(info.get("idle_exit_after"))),
     ]
+
+
+def _idle_text(idle: float | None) -> str:
+    if not idle:
+        return "never (kept running as a service)"
+    return f"after {idle:.0f} s without activity"
 
 
 def path(cwd: str | None, as_json: bool) -> int:
@@ -202,10 +245,10 @@ def path(cwd: str | None, as_json: bool) -> int:
     return exitcodes.OK
 
 
-def run(cwd: str | None, idle: float | None) -> int:
+def run(cwd: str | None, idle: float | None, service: bool = False) -> int:
     """Be the daemon, in the foreground of this process (what `start` runs detached)."""
     from interlock.daemon.process import run_daemon
 
     loc = require_repo(cwd)
     os.chdir(loc.worktree)
-    return run_daemon(loc, idle)
+    return run_daemon(loc, idle, service)

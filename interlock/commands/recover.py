@@ -1,9 +1,10 @@
-"""`interlock recover PATH [--list] [--at TIME]`: earlier versions of one file, written back.
+"""`interlock recover PATH... [--list] [--at TIME]` and `recover --since TIME [DIR...]`: earlier
+versions of files, written back.
 
 Versions come from the flight recorder (every change the daemon saw) and from snapshots, and
-are read straight from recorder.db and the object store: no daemon needed. Before the chosen
-version overwrites a file whose content differs, the current tree is snapshotted
-(`pre-restore`) and the message says how to get it back; nothing is lost.
+are read straight from recorder.db and the object store: no daemon needed (recover starts it,
+so what happens next is recorded). Before anything is overwritten, one `pre-restore` snapshot of
+exactly those paths is taken and the message says how to get them back: nothing is lost.
 """
 
 from __future__ import annotations
@@ -11,24 +12,31 @@ from __future__ import annotations
 import datetime
 import os
 import re
-import tempfile
 import time
 from typing import Any
 
-from interlock import exitcodes, git, journal, output
+from interlock import constants, exitcodes, git, journal, output
 from interlock.daemon import client
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation, discover
-from interlock.memory.recorder import Version, recorded_versions
-from interlock.memory.trees import lookup
+from interlock.memory.rechistory import Version
+from interlock.memory.recovery import (
+    Pick,
+    current,
+    lost,
+    recorded_by_path,
+    recorder_gaps,
+    versions_of,
+    write_back,
+)
 
-_RELATIVE = re.compile(r"^-(\d+(?:\.\d+)?)([smhd])$")
+_RELATIVE = re.compile(r"^-?(\d+(?:\.\d+)?)\s*([smhd])$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
 def parse_time(text: str, now: float | None = None) -> float:
-    """Seconds since the epoch for `-10m` / `-2h` / `-1d`, `HH:MM[:SS]` (today, local; the
-    last such moment), or an ISO 8601 time (local when it has no zone)."""
+    """Seconds since the epoch for `10m` / `-10m` / `2h` / `-1d` (that long ago), `HH:MM[:SS]`
+    (today, local; the last such moment), or an ISO 8601 time (local when it has no zone)."""
     now = time.time() if now is None else now
     text = text.strip()
     if match := _RELATIVE.match(text):
@@ -45,14 +53,15 @@ def parse_time(text: str, now: float | None = None) -> float:
     except ValueError:
         raise InterlockError(
             f"cannot read the time {text!r}",
-            hint="use -10m, -2h, 14:30 or an ISO time like 2025-01-31T14:30:00",
+            hint="use 10m (or -10m), 2h, 1d, 14:30 or an ISO time like 2025-01-31T14:30:00",
         ) from None
 
 
 def locate(path: str, cwd: str | None) -> tuple[RepoLocation, bytes]:
-    """The worktree holding PATH (which may no longer exist) and PATH relative to it."""
+    """The worktree holding PATH (which may no longer exist) and PATH relative to it (b"" for
+    the worktree's top)."""
     full = os.path.abspath(os.path.join(cwd or os.getcwd(), path))
-    parent = os.path.dirname(full)
+    parent = full
     while not os.path.isdir(parent) and parent != os.path.dirname(parent):
         parent = os.path.dirname(parent)
     real = os.path.join(os.path.realpath(parent), os.path.relpath(full, parent))
@@ -61,63 +70,25 @@ def locate(path: str, cwd: str | None) -> tuple[RepoLocation, bytes]:
         raise InterlockError(
             f"{path} is not inside a git worktree", hint="give a path in a repository"
         )
-    rel = os.path.relpath(real, loc.worktree)
-    if rel == "." or rel.startswith(".." + os.sep) or rel == ".." or rel.split(os.sep)[0] == ".git":
-        raise InterlockError(f"{path} is not a file of the worktree {loc.worktree}")
-    return loc, os.fsencode(rel)
+    rel = os.path.normpath(os.path.relpath(real, loc.worktree))
+    if rel.startswith(".." + os.sep) or rel == ".." or rel.split(os.sep)[0] == ".git":
+        raise InterlockError(f"{path} is not in the worktree {loc.worktree}")
+    return loc, b"" if rel == "." else os.fsencode(rel)
 
 
-def snapshot_versions(loc: RepoLocation, rel: bytes) -> list[Version]:
-    """The path's content in each snapshot, newest first, one entry per run of equal content."""
-    from interlock.memory.snapshot import list_snapshots
-
-    repo = git.open_repo(loc)
-    found: list[Version] = []
-    for info in list_snapshots(loc):
-        entry = lookup(repo, info.tree, rel)
-        if entry is None or entry[0] == git.TREE_MODE:
-            continue
-        if found and found[-1].oid == entry[1] and found[-1].mode == entry[0]:
-            continue
-        size = git.blob_size(repo, entry[1])
-        found.append(
-            Version(rel, info.time, "snapshot", info.kind, entry[1], entry[0], size, info.id)
+def _locate_all(paths: list[str], cwd: str | None) -> tuple[RepoLocation, list[bytes]]:
+    found = [locate(p, cwd) for p in paths] or [locate(".", cwd)]
+    loc = found[0][0]
+    if any(other.worktree != loc.worktree for other, _ in found):
+        raise InterlockError(
+            "the paths are in different worktrees", hint="recover them one worktree at a time"
         )
-    return found
+    return loc, [rel for _, rel in found]
 
 
-def all_versions(loc: RepoLocation, rel: bytes) -> list[Version]:
-    versions = recorded_versions(loc, rel) + snapshot_versions(loc, rel)
-    versions.sort(key=lambda v: v.time, reverse=True)
-    return versions
-
-
-def current_version(loc: RepoLocation, rel: bytes) -> tuple[str, int] | None:
-    """(blob id, mode) of the file as it is now, or None when absent (or not a file)."""
+def _is_dir(loc: RepoLocation, rel: bytes) -> bool:
     full = os.path.join(os.fsencode(loc.worktree), rel)
-    if os.path.islink(full):
-        return git.hash_blob(os.readlink(full)), git.LINK_MODE
-    if not os.path.isfile(full):
-        return None
-    mode = git.EXEC_MODE if os.stat(full).st_mode & 0o111 else git.FILE_MODE
-    return git.hash_file(full), mode
-
-
-def choose(versions: list[Version], now: tuple[str, int] | None, at: float | None) -> Version:
-    """The version to write back: the newest at or before `at`; without `at`, the newest one
-    whose content differs from the file now."""
-    if at is not None:
-        for version in versions:
-            if version.time <= at:
-                return version
-        raise InterlockError("no version that old", hint="list them: interlock recover PATH --list")
-    for version in versions:
-        if version.oid is not None and (version.oid, version.mode) != now:
-            return version
-    raise InterlockError(
-        "no earlier version differs from the file as it is now",
-        hint="list them: interlock recover PATH --list",
-    )
+    return rel == b"" or (os.path.isdir(full) and not os.path.islink(full))
 
 
 def _local(when: float) -> str:
@@ -130,129 +101,185 @@ def _source(version: Version) -> str:
     return f"recorder ({version.event})"
 
 
-def list_versions(path: str, cwd: str | None, as_json: bool) -> int:
-    loc, rel = locate(path, cwd)
-    versions = all_versions(loc, rel)
+def _shown(rel: bytes) -> str:
+    return os.fsdecode(rel) or "."
+
+
+def list_versions(paths: list[str], cwd: str | None, as_json: bool) -> int:
+    loc, rels = _locate_all(paths, cwd)
+    found = versions_of(loc, rels)
+    every = [v for rel in rels for v in found.get(rel, [])]
     if as_json:
-        output.write_json([{**v.to_json(), "local_time": _local(v.time)} for v in versions])
-        return exitcodes.OK
-    if not versions:
-        output.write_out(f"interlock: no recorded version of {os.fsdecode(rel)}")
+        output.write_json([{**v.to_json(), "local_time": _local(v.time)} for v in every])
         return exitcodes.OK
     repo = git.open_repo(loc)
-    rows = [
-        {
-            "time": _local(v.time),
-            "source": _source(v),
-            "size": "deleted" if v.oid is None else v.size,
-            "blob": (v.oid or "")[:12]
-            + ("" if v.oid is None or git.has_object(repo, v.oid) else " (pruned)"),
-        }
-        for v in versions
-    ]
-    output.table(rows, ["time", "source", "size", "blob"])
+    for rel in rels:
+        versions = found.get(rel, [])
+        if not versions:
+            output.write_out(f"interlock: no recorded version of {_shown(rel)}")
+            continue
+        if len(rels) > 1:
+            output.write_out(f"{_shown(rel)}:")
+        rows = [
+            {
+                "time": _local(v.time),
+                "source": _source(v),
+                "size": "deleted" if v.oid is None else v.size,
+                "blob": (v.oid or "")[:12]
+                + ("" if v.oid is None or git.has_object(repo, v.oid) else " (pruned)"),
+            }
+            for v in versions
+        ]
+        output.table(rows, ["time", "source", "size", "blob"])
     return exitcodes.OK
 
 
-def recover(path: str, cwd: str | None, at: str | None, as_json: bool) -> int:
-    loc, rel = locate(path, cwd)
-    versions = all_versions(loc, rel)
-    shown = os.fsdecode(rel)
-    if not versions:
-        raise InterlockError(
-            f"no recorded version of {shown}",
-            hint="the recorder runs with the daemon (interlock daemon start); snapshots: interlock snapshots",
-        )
-    if os.path.isdir(os.path.join(loc.worktree, os.fsdecode(rel))) and not os.path.islink(
-        os.path.join(loc.worktree, os.fsdecode(rel))
-    ):
-        raise InterlockError(f"{shown} is a directory now; recover writes one file")
-    now = current_version(loc, rel)
-    version = choose(versions, now, parse_time(at) if at else None)
-    result: dict[str, Any] = {"path": shown, "version": version.to_json(), "written": False}
-    if version.oid is None:
-        result["message"] = f"{shown} did not exist at that time; nothing written"
-    elif (version.oid, version.mode) == now:
-        result["message"] = f"{shown} already holds that version; nothing written"
-    else:
-        if now is not None:
-            result["saved"] = _save_current(loc, rel)
-        _write_back(loc, rel, version)
-        result["written"] = True
-        journal.record(loc, "recover", result)
-    _report(result, version, as_json)
-    return exitcodes.OK
+def _choose(
+    versions: list[Version], now: tuple[str, int] | None, at: float | None
+) -> Version | None:
+    """The newest version at or before `at`; without `at`, the newest whose content differs
+    from the file now. None when there is none."""
+    for version in versions:
+        if at is not None and version.time <= at:
+            return version
+        if at is None and version.oid is not None and (version.oid, version.mode) != now:
+            return version
+    return None
 
 
-def _save_current(loc: RepoLocation, rel: bytes) -> str:
-    """Snapshot the tree before overwriting (through the daemon when it runs: it re-reads only
-    what changed), and prove the snapshot holds the file as it is."""
-    message = f"before recover {os.fsdecode(rel)}"
-    reply = (
-        None
-        if client.daemon_disabled()
-        else client.call(loc, "snapshot", kind="pre-restore", message=message)
+def _picks_for(loc: RepoLocation, rels: list[bytes], at: float | None) -> list[Pick]:
+    """One pick per named file; a directory brings back what was lost under it (or, with
+    --at, each recorded file under it as it was then)."""
+    files = [r for r in rels if not _is_dir(loc, r)]
+    dirs = [r for r in rels if _is_dir(loc, r)]
+    picks: list[Pick] = []
+    found = versions_of(loc, files)
+    recorded = recorded_by_path(loc, None)
+    for rel in [f for f in files if not found.get(f)]:  # a directory that is gone now
+        if any(p.startswith(rel + b"/") for p in recorded):
+            files.remove(rel)
+            dirs.append(rel)
+    for rel in files:
+        versions = found.get(rel, [])
+        if not versions:
+            raise InterlockError(
+                f"no recorded version of {_shown(rel)}",
+                hint="the recorder runs with the daemon (interlock daemon start); "
+                "snapshots: interlock snapshots",
+            )
+        now = current(loc, rel)
+        version = _choose(versions, now, at)
+        if version is None:
+            what = (
+                "no version that old"
+                if at is not None
+                else "no earlier version differs from the file as it is now"
+            )
+            raise InterlockError(
+                f"{_shown(rel)}: {what}", hint=f"list them: interlock recover {_shown(rel)} --list"
+            )
+        picks.append(Pick(rel, version, now))
+    if dirs and at is None:
+        picks += lost(loc, dirs, None)
+    elif dirs and at is not None:
+        picks += _dir_at(loc, dirs, at)
+    return picks
+
+
+def _dir_at(loc: RepoLocation, dirs: list[bytes], at: float) -> list[Pick]:
+    picks = []
+    for rel, versions in sorted(recorded_by_path(loc, None).items()):
+        if not any(not d or rel == d or rel.startswith(d + b"/") for d in dirs):
+            continue
+        version = _choose(versions, None, at)
+        if version is not None and version.oid is not None:
+            picks.append(Pick(rel, version, current(loc, rel)))
+    return picks
+
+
+def recover(
+    paths: list[str],
+    cwd: str | None,
+    at: str | None,
+    since: str | None,
+    list_only: bool,
+    as_json: bool,
+) -> int:
+    """Write back the chosen version of each path (see the CLI's help)."""
+    loc, rels = _locate_all(paths, cwd)
+    client.ensure_daemon(loc)  # from now on, every change is recorded again
+    started = parse_time(since) if since else None
+    moment = parse_time(at) if at else None
+    picks = lost(loc, rels, started) if since else _picks_for(loc, rels, moment)
+    gaps = (
+        recorder_gaps(loc, started if started is not None else (moment or time.time()), time.time())
+        if (since or at)
+        else []
     )
-    if reply is not None:
-        snap_id, tree = reply["snapshot"]["id"], reply["snapshot"]["tree"]
-    else:
-        from interlock.memory.snapshot import take_snapshot
-
-        info = take_snapshot(loc, kind="pre-restore", message=message)
-        snap_id, tree = info.id, info.tree
-    entry = lookup(git.open_repo(loc), tree, rel)
-    if entry is None or (entry[1], entry[0]) != current_version(loc, rel):
-        raise InterlockError(
-            f"the snapshot could not hold {os.fsdecode(rel)} as it is now (ignored, or too large); "
-            "nothing was written",
-            hint=f"move it aside first: mv {os.fsdecode(rel)} {os.fsdecode(rel)}.keep",
-        )
-    return str(snap_id)
-
-
-def _write_back(loc: RepoLocation, rel: bytes, version: Version) -> None:
-    """Write the version atomically (temp file + rename in the same directory), with its mode."""
-    assert version.oid is not None
-    repo = git.open_repo(loc)
-    if not git.has_object(repo, version.oid):
-        raise InterlockError(
-            f"blob {version.oid[:12]} of that version is gone from the object store (pruned)",
-            hint="pick another: interlock recover PATH --list",
-        )
-    data = git.read_blob(repo, version.oid)
-    full = os.path.join(os.fsencode(loc.worktree), rel)
-    directory = os.path.dirname(full)
-    os.makedirs(directory, exist_ok=True)
-    if version.mode == git.LINK_MODE:
-        tmp = os.path.join(directory, b".interlock-recover-%d" % os.getpid())
-        os.symlink(data, tmp)
-        os.replace(tmp, full)
-        return
-    fd, tmp_name = tempfile.mkstemp(prefix=".interlock-recover-", dir=os.fsdecode(directory))
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.chmod(tmp_name, 0o755 if version.mode == git.EXEC_MODE else 0o644)
-        os.replace(tmp_name, full)
-    except BaseException:
-        if os.path.exists(tmp_name):
-            os.unlink(tmp_name)
-        raise
+    result: dict[str, Any] = {
+        "recovered": [_pick_json(p) for p in picks],
+        "written": False,
+        "saved": None,
+        "recorder_gaps": [{"from": _local(a), "to": _local(b)} for a, b in gaps],
+    }
+    same = [p for p in picks if (p.version.oid, p.version.mode) == p.now]
+    if same and len(same) == len(picks):
+        shown = ", ".join(_shown(p.path) for p in same)
+        if as_json:
+            output.write_json({"recovered": [], "written": False, "saved": None})
+        else:
+            output.write_out(f"interlock: {shown} already holds that version; nothing written")
+        return exitcodes.OK
+    if picks and not list_only:
+        done = write_back(loc, picks, run=os.environ.get(constants.ENV_RUN) or None)
+        result["written"] = bool(done.picks)
+        result["saved"] = done.saved.id if done.saved else None
+        if done.picks:
+            journal.record(loc, "recover", result)
+    _report(result, picks, gaps, list_only, since, as_json)
+    return exitcodes.OK
 
 
-def _report(result: dict[str, Any], version: Version, as_json: bool) -> None:
+def _pick_json(pick: Pick) -> dict[str, Any]:
+    return {
+        "path": _shown(pick.path),
+        "version": pick.version.to_json(),
+        "local_time": _local(pick.version.time),
+    }
+
+
+def _report(
+    result: dict[str, Any],
+    picks: list[Pick],
+    gaps: list[tuple[float, float]],
+    list_only: bool,
+    since: str | None,
+    as_json: bool,
+) -> None:
     if as_json:
         output.write_json(result)
         return
-    if not result["written"]:
-        output.write_out(f"interlock: {result['message']}")
+    for start, end in gaps:
+        output.warn(
+            f"the recorder was not running from {_local(start)} to {_local(end)}: changes made "
+            "then were not recorded (snapshots may hold them: interlock snapshots)"
+        )
+    if not picks:
+        what = f"in the last {since}" if since else "there"
+        output.write_out(f"interlock: nothing lost {what}: every recorded file matches the tree")
         return
-    output.write_out(
-        f"interlock: recovered {result['path']} from {_source(version)} at {_local(version.time)}"
-        f" ({version.size} bytes, blob {str(version.oid)[:12]})"
-    )
+    verb = "would recover" if list_only else "recovered"
+    for pick in picks:
+        v = pick.version
+        state = "deleted" if pick.now is None else "overwritten"
+        output.write_out(
+            f"interlock: {verb} {_shown(pick.path)} ({state}) from {_source(v)} at "
+            f"{_local(v.time)} ({v.size} bytes)"
+        )
     if result.get("saved"):
         output.write_out(
-            f"  saved:   the file as it was, in snapshot {result['saved']} "
-            f"(back: interlock restore {result['saved']} --paths {result['path']})"
+            f"  saved:   the files as they were, in snapshot {result['saved']} "
+            "(put them back: interlock undo)"
         )
+    elif list_only:
+        output.write_out("  to bring them back, run the same command without --list")

@@ -7,9 +7,13 @@ import time
 from pathlib import Path
 
 from interlock import constants, exitcodes, output
-from interlock.git import EXEC_MODE, LINK_MODE, Entry, require_repo
+from interlock.daemon import client
+from interlock.errors import InterlockError
+from interlock.git import EXEC_MODE, LINK_MODE, Entry, open_repo, require_repo
 from interlock.memory.catalog import SnapshotInfo, iso_time
-from interlock.memory.restore import RestoreResult, restore_snapshot, undo
+from interlock.memory.rechistory import Policy, prune_index
+from interlock.memory.recovery import lost
+from interlock.memory.restore import RestoreResult, last_undo_point, restore_snapshot, undo
 from interlock.memory.retention import gc
 from interlock.memory.scan import display_path
 from interlock.memory.snapshot import (
@@ -19,7 +23,7 @@ from interlock.memory.snapshot import (
     resolve_snapshot,
     take_snapshot,
 )
-from interlock.memory.trees import Change
+from interlock.memory.trees import Change, lookup
 
 
 def _run_id() -> str | None:
@@ -158,17 +162,60 @@ def restore(cwd: str | None, ref: str, paths: tuple[str, ...], dry_run: bool, as
     return _report_restore(result, as_json, "restore")
 
 
-def undo_last(cwd: str | None, dry_run: bool, as_json: bool) -> int:
+def _ago(seconds: float) -> str:
+    minutes = int(max(0.0, seconds) // 60)
+    return f"{minutes}m" if minutes < 120 else f"{minutes // 60}h"
+
+
+def undo_last(cwd: str | None, dry_run: bool, as_json: bool, force: bool = False) -> int:
+    """Say what the undo puts back, then do it; refuse when files were lost since the last
+    restore or discard interlock made (that undo would not bring them back)."""
     loc = require_repo(cwd)
-    return _report_restore(undo(loc, dry_run=dry_run, run=_run_id()), as_json, "restore")
+    point = last_undo_point(loc)
+    if point is not None and not force:
+        repo = open_repo(loc)
+        gone = [  # what the undo itself would not put back
+            p
+            for p in lost(loc, [b""], point.time)
+            if (lookup(repo, point.tree, p.path) or (0, ""))[1] != p.version.oid
+        ]
+        if gone:
+            shown = ", ".join(display_path(p.path) for p in gone[:5])
+            since = _ago(time.time() - point.time + 60)
+            raise InterlockError(
+                f"{len(gone)} file(s) were lost after interlock's last restore or discard "
+                f"({point.id}, {_ago(time.time() - point.time)} ago), by a command interlock did "
+                f"not run: {shown}. undo would put back that earlier state, not these files",
+                hint=f"bring them back: interlock recover --since {since}   "
+                "(or undo the earlier restore anyway: interlock undo --force)",
+            )
+    preview = undo(loc, dry_run=True, run=_run_id())
+    if not as_json and not dry_run:
+        when = _ago(time.time() - preview.snapshot.time)
+        output.write_out(
+            f"interlock: undo puts back {preview.snapshot.id} ({preview.snapshot.message or 'the state before the last restore'}, {when} ago): "
+            f"{len(preview.written)} to write, {len(preview.deleted)} to delete"
+        )
+    if dry_run:
+        return _report_restore(preview, as_json, "restore")
+    return _report_restore(undo(loc, dry_run=False, run=_run_id()), as_json, "restore")
 
 
 def collect(cwd: str | None, dry_run: bool, as_json: bool) -> int:
     loc = require_repo(cwd)
+    pruned = None
+    if not dry_run and not client.is_daemon_locked(loc):  # a running daemon prunes itself
+        pruned = prune_index(loc)
     result = gc(loc, dry_run=dry_run)
     if as_json:
-        output.write_json(result.to_json())
+        recorder = None if pruned is None else {"versions": pruned.versions, "refs": pruned.refs}
+        output.write_json({**result.to_json(), "recorder_pruned": recorder})
         return exitcodes.OK
+    if pruned is not None and (pruned.versions or pruned.refs):
+        output.write_out(
+            f"recorder: dropped {pruned.versions} old version(s) under the policy "
+            f"({Policy.of(loc).describe()})"
+        )
     for item in result.dropped:
         verb = "would drop" if dry_run else "dropped"
         output.write_out(

@@ -11,15 +11,14 @@ A daemon-fed snapshot passes the dirty set as `changed` with the daemon's previo
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import os
 import threading
 import time
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from interlock import constants, procinfo
+from interlock.daemon import reqenv
 from interlock.daemon.client import check_env
 from interlock.daemon.server import Handler, UsageProblem, field
 from interlock.daemon.warmfacts import WarmFacts
@@ -36,23 +35,17 @@ log = logging.getLogger("interlock.daemon.process")
 _WATCHER_START_WAIT = 10.0  # seconds a snapshot waits for a starting watcher
 
 
-@contextlib.contextmanager
-def _applied_env(env: dict[str, str]) -> Iterator[None]:
-    keys = set(check_env(os.environ)) | set(check_env(env))
-    saved = {k: os.environ.get(k) for k in keys}
-    for key in keys:
-        if key in env:
-            os.environ[key] = str(env[key])
-        else:
-            os.environ.pop(key, None)
+def is_check_variable(key: str) -> bool:
+    """A variable that can change a check's answer (what the client sends along)."""
+    return bool(check_env({key: ""}))
+
+
+def _request_env(req: dict[str, Any]) -> dict[str, str]:
+    """The request's env, checked whole before any of it is used."""
     try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        return reqenv.validate(req.get("env") or {}, is_check_variable)
+    except reqenv.BadEnvironment as exc:
+        raise UsageProblem(str(exc)) from None
 
 
 def _entry_json(entry: tuple[int, str] | None) -> dict[str, str] | None:
@@ -71,9 +64,10 @@ class Operations:
         self.stop_event = threading.Event()
         self.facts = WarmFacts(loc)
         self.recorder = Recorder(loc)
-        self.watcher = TreeWatcher(loc.worktree, loc.state_dir, self._on_path)
+        self.watcher = TreeWatcher(loc.worktree, loc.state_dir, self._on_path, self.recorder.rescan)
         self.last_activity = time.monotonic()
         self.requests = 0
+        self.released = False  # caches dropped in this quiet spell
         self.last_snapshot: dict[str, Any] | None = None
         self._base: str | None = None
         self._snapshot_lock = threading.Lock()
@@ -83,6 +77,7 @@ class Operations:
 
     def _on_path(self, rel: bytes, kind: str, is_dir: bool) -> None:
         self.last_activity = time.monotonic()
+        self.released = False
         self.facts.bump()
         self.recorder.note(rel, kind, is_dir)
 
@@ -104,6 +99,7 @@ class Operations:
         def run(req: dict[str, Any]) -> dict[str, Any]:
             self.requests += 1
             self.last_activity = time.monotonic()
+            self.released = False
             return fn(req)
 
         return run
@@ -122,7 +118,6 @@ class Operations:
 
     def status(self, req: dict[str, Any]) -> dict[str, Any]:
         dirty, unknown = self.watcher.dirty.state()
-        stats = self.recorder.stats
         return {
             "running": True,
             "pid": os.getpid(),
@@ -137,18 +132,31 @@ class Operations:
             "dirty_unknown": unknown,
             "rss": procinfo.current_rss(),
             "last_snapshot": self.last_snapshot,
-            "recorder": {
-                "versions": stats.versions,
-                "commits": stats.commits,
-                "pending": stats.pending,
-                "last_version": stats.last_version,
-                "last_commit": stats.last_commit,
-                "warning": stats.warning,
-                "running": self.recorder.is_alive(),
-                "baseline_done": self.recorder.ready.is_set(),
-            },
+            "recorder": self.recorder_status(),
             "requests": self.requests,
             "idle_exit_after": self.idle,
+        }
+
+    def recorder_status(self) -> dict[str, Any]:
+        stats = self.recorder.stats
+        return {
+            "versions": stats.versions,
+            "commits": stats.commits,
+            "pending": stats.pending,
+            "last_version": stats.last_version,
+            "last_commit": stats.last_commit,
+            "warning": stats.warning,
+            "running": self.recorder.is_alive(),
+            "baseline_done": self.recorder.ready.is_set(),
+            "idle": self.recorder.is_idle(),
+            "caught_up": stats.caught_up,
+            "rescans": stats.rescans,
+            "last_rescan": stats.last_rescan,
+            "max_file_size": stats.max_file_size,
+            "too_large": sorted(os.fsdecode(p) for p in stats.too_large)[:20],
+            "too_large_count": len(stats.too_large),
+            "policy": stats.policy,
+            "last_prune": stats.last_prune,
         }
 
     def _same_build(self, req: dict[str, Any]) -> None:
@@ -170,9 +178,9 @@ class Operations:
         if command is None or (mode is not None and mode not in MODES):
             raise UsageProblem(f"check needs a command string and a mode among {MODES}")
         assume_dirty = bool(field(req, "assume_dirty", bool, False))
+        env = _request_env(req)
         facts = None if assume_dirty else self.facts.valid(self.barrier)
-        env = field(req, "env", dict, {})
-        with self._check_lock, _applied_env(env), captured_output() as (out, err):
+        with self._check_lock, reqenv.applied(env), captured_output() as (out, err):
             outcome = check_command.evaluate(
                 command, field(req, "cwd", str), mode=mode, assume_dirty=assume_dirty, facts=facts
             )
@@ -282,7 +290,8 @@ class Operations:
         from interlock.hooks.dispatch import serve_hook
 
         self._same_build(req)
-        return serve_hook(self.loc, req)
+        with reqenv.applied(_request_env(req)):
+            return serve_hook(self.loc, req)
 
     def stop(self, req: dict[str, Any]) -> dict[str, Any]:
         log.info("stop requested over the socket")

@@ -31,8 +31,9 @@ from pathlib import Path
 from types import FrameType
 
 from interlock import constants, output
+from interlock.daemon import reqenv
 from interlock.daemon.client import pid_path
-from interlock.daemon.ops import Operations
+from interlock.daemon.ops import Operations, is_check_variable
 from interlock.daemon.server import (
     accept_one,
     bind_socket,
@@ -46,6 +47,8 @@ log = logging.getLogger("interlock.daemon.process")
 
 _LOCK_WAIT = 0.5  # seconds to wait for the pid lock (a client's probe holds it for microseconds)
 _HOUSEKEEPING = 1.0  # seconds between health checks
+_IDLE_RELEASE = 60.0  # seconds without requests after which caches are dropped
+_BLIND_RESCAN = 60.0  # seconds between recorder rescans while the watcher cannot see everything
 # Imported once at start-up, so the first request does not pay for them.
 _WARM_MODULES = (
     "interlock.engine.check",
@@ -125,10 +128,15 @@ def setup_logging(state_dir: Path) -> None:
     root.setLevel(logging.INFO)
 
 
-def run_daemon(loc: RepoLocation, idle: float | None = None) -> int:
-    """Be this worktree's daemon until stopped. Returns 0, also when one is already running."""
+def run_daemon(loc: RepoLocation, idle: float | None = None, service: bool = False) -> int:
+    """Be this worktree's daemon until stopped. Returns 0, also when one is already running.
+
+    As a service (the systemd --user unit): never exit when idle, and wait for a running
+    daemon to exit instead of leaving it be."""
     state_dir, warning = prepare_state_dir(loc)
-    lock_fd = acquire_pid_lock(loc)
+    lock_fd = acquire_pid_lock(loc, wait=float("inf") if service else _LOCK_WAIT)
+    if service:
+        idle = 0.0
     if lock_fd is None:
         return 0  # another daemon runs for this worktree
     try:
@@ -190,6 +198,7 @@ def _serve(
     lock_fd: int,
 ) -> None:
     output.install_thread_capture()
+    reqenv.install(is_check_variable)
     _install_signals(ops.stop_event)
     handlers = ops.handlers()
     _start_background(ops)
@@ -212,16 +221,51 @@ def _reason_to_stop(
     ops: Operations, sock_path: Path, identity: tuple[int, int] | None, lock_fd: int
 ) -> str | None:
     idle_for = time.monotonic() - ops.last_activity
-    if idle_for >= ops.idle:
+    if ops.idle and idle_for >= ops.idle:
         return f"idle for {idle_for:.0f} s"
     if not ops.loc.worktree.is_dir():
         return "the worktree is gone"
     if socket_identity(sock_path) != identity or not _same_file(lock_fd, pid_path(ops.loc)):
         return "the socket or pid file was removed or replaced"
     if ops.watcher_state == "watching" and not ops.watcher.is_healthy():
-        log.warning("watcher died; restarting it (dirty set unknown)")
-        ops.watcher.restart("the watcher was restarted")
+        log.warning("watcher died; restarting it (dirty set unknown, recorder rescans)")
+        ops.watcher.restart("the watcher died and was restarted")
+    _rescan_when_blind(ops)
+    _release_when_idle(ops, idle_for)
     return None
+
+
+def _release_when_idle(ops: Operations, idle_for: float) -> None:
+    """After a quiet minute, drop the parsed-tree cache and hand freed memory back to the
+    system: a burst's peak should not stay resident for the daemon's whole life."""
+    if idle_for < _IDLE_RELEASE or ops.released:
+        return
+    from interlock.memory.store import clear_cache
+
+    clear_cache()
+    import gc
+
+    gc.collect()
+    with contextlib.suppress(OSError, AttributeError):  # glibc only
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    ops.released = True
+    log.info("idle: caches dropped, memory returned")
+
+
+def _rescan_when_blind(ops: Operations) -> None:
+    """A watcher that cannot see every directory (watch limit, no watcher at all) misses
+    changes: let the recorder rescan now and then instead."""
+    started = ops.watcher_started.is_set()
+    blind = ops.watcher.degraded or (
+        ops.watcher_state if started and ops.watcher_state != "watching" else None
+    )
+    if not blind or not ops.recorder.is_idle():
+        return
+    last = (ops.recorder.stats.last_rescan or {}).get("time", 0.0)
+    if time.time() - float(last) >= _BLIND_RESCAN:
+        ops.recorder.rescan(f"the watcher is not seeing every change ({blind})")
 
 
 def _shutdown(

@@ -71,6 +71,8 @@ EVENT_FILTER: list[type[FileSystemEvent]] = [
 
 # A path change as the recorder sees it: (worktree-relative path, kind, is_directory).
 PathCallback = Callable[[bytes, str, bool], None]
+# Events may have been lost, for this reason: whoever keeps state from events must rescan.
+LostCallback = Callable[[str], None]
 
 
 class _OverflowLog(logging.Handler):
@@ -128,9 +130,16 @@ if _WatchGroup is not None:
 
     @dataclass
     class _PrunedGroup(_WatchGroup):
-        """A recursive watch that never enters a `.git` directory, plus one extra directory."""
+        """A recursive watch that never enters a `.git` directory, plus one extra directory;
+        it reports a queue overflow once its watches are rebuilt."""
 
         extra: bytes = b""
+        on_lost: LostCallback | None = None
+
+        def on_queue_overflow(self) -> None:
+            super().on_queue_overflow()  # rebuilds the watches first: nothing after is missed
+            if self.on_lost is not None:
+                self.on_lost("the inotify queue overflowed (a burst of changes)")
 
         def _add_all_callbacks(self, path: bytes) -> None:
             if _is_git_dir(path):
@@ -150,9 +159,12 @@ if _WatchGroup is not None:
 
 
 class _PrunedEmitter(InotifyEmitter):
-    def __init__(self, *args: Any, extra: bytes = b"", **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, extra: bytes = b"", on_lost: LostCallback | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(*args, **kwargs)
         self._extra = extra
+        self._on_lost = on_lost
 
     def on_thread_start(self) -> None:
         self._inotify = _PrunedGroup(
@@ -162,16 +174,17 @@ class _PrunedEmitter(InotifyEmitter):
             event_mask=self.get_event_mask_from_filter(),
             follow_symlink=self.watch.follow_symlink,
             extra=self._extra,
+            on_lost=self._on_lost,
         )
 
 
 class _PrunedObserver(BaseObserver):
     """watchdog's InotifyObserver, with the pruned emitter."""
 
-    def __init__(self, extra: bytes) -> None:
+    def __init__(self, extra: bytes, on_lost: LostCallback | None) -> None:
         self._inotify_fd = InotifyFD()
         self._inotify_fd.start()
-        super().__init__(_PrunedEmitter, inotify_fd=self._inotify_fd, extra=extra)
+        super().__init__(_PrunedEmitter, inotify_fd=self._inotify_fd, extra=extra, on_lost=on_lost)
 
     def on_thread_stop(self) -> None:
         super().on_thread_stop()
@@ -188,11 +201,18 @@ def _has_pruned_watch() -> bool:
 class TreeWatcher:
     """Watches one worktree recursively and feeds the dirty set and a path callback."""
 
-    def __init__(self, worktree: Path, state_dir: Path, on_path: PathCallback) -> None:
+    def __init__(
+        self,
+        worktree: Path,
+        state_dir: Path,
+        on_path: PathCallback,
+        on_lost: LostCallback | None = None,
+    ) -> None:
         self.root = os.fsencode(os.path.realpath(worktree))
         self._prefix = self.root + b"/"
         self.dirty = DirtySet()
         self._on_path = on_path
+        self._on_lost = on_lost
         self._observer: BaseObserver | None = None
         self._overflow = _OverflowLog(self.dirty)
         self._barrier_dir = os.path.join(os.fsencode(os.path.realpath(state_dir)), b"barrier")
@@ -213,7 +233,7 @@ class TreeWatcher:
         observer: BaseObserver
         if self.pruned:
             os.makedirs(self._barrier_dir, mode=0o700, exist_ok=True)
-            observer = _PrunedObserver(self._barrier_dir)
+            observer = _PrunedObserver(self._barrier_dir, self._lost)
         else:
             observer = InotifyObserver()
         observer.schedule(
@@ -248,10 +268,16 @@ class TreeWatcher:
         return all(emitter.is_alive() for emitter in observer.emitters) and bool(observer.emitters)
 
     def restart(self, reason: str) -> None:
-        """Replace a dead observer; what happened meanwhile is unknown."""
+        """Replace a dead observer; what happened meanwhile is unknown (and rescanned)."""
         self.dirty.mark_unknown(reason)
         self.stop()
         self.start()
+        self._lost(reason)
+
+    def _lost(self, reason: str) -> None:
+        self.dirty.mark_unknown(reason)
+        if self._on_lost is not None:
+            self._on_lost(reason)
 
     # --- events ---
 

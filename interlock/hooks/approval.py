@@ -2,20 +2,23 @@
 
 A finding has a stable id: a short hash of kind, path, test and detail (not the line, which
 moves with unrelated edits). The pre-commit hook shows it; `interlock approve ID` journals it,
-and the hook stops blocking on that finding. Approving refuses when stdin is not a terminal or
-when the caller runs inside the agent's wrapper (INTERLOCK_WRAPPED), because an approval the
-agent can give itself approves nothing.
+and the hook stops blocking on that finding. Approving refuses inside a run - INTERLOCK_RUN or
+INTERLOCK_WRAPPED in the environment, or an ancestor process that is interlock's wrapper or a
+known coding agent (claude, codex, gemini, aider, or node/python running one) - whatever the
+terminal says, and when stdin is not a terminal: an approval the agent can give itself
+approves nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from interlock import constants, journal
+from interlock import constants, journal, procinfo
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation
 
@@ -50,10 +53,60 @@ class Approval:
     event: int
 
 
-def refusal(stdin_is_tty: bool, environ: Mapping[str, str]) -> str | None:
-    """Why an approval from this process cannot count, or None when it can."""
+# Words in an ancestor's command line that name interlock's wrapper or a coding agent: the
+# program itself, or the script an interpreter (node, python, bun, deno) runs.
+_AGENT_WORDS = re.compile(
+    r"(^|[/@._-])(claude|claude-code|codex|gemini|gemini-cli|aider|cursor-agent|opencode|"
+    r"interlock-sh|interlock-bash)([/._-]|$)|^interlock\.run(\.|$)"
+)
+_INTERPRETERS = frozenset({"node", "nodejs", "bun", "deno", "sh", "bash", "dash", "zsh"})
+
+
+def agent_in(cmdline: tuple[str, ...]) -> str | None:
+    """The agent or wrapper a command line runs, e.g. `claude` for
+    `node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js`; None for anything else."""
+    if not cmdline:
+        return None
+    program = os.path.basename(cmdline[0])
+    words = [program]
+    if program in _INTERPRETERS or program.startswith("python"):
+        words += [w for w in cmdline[1:3] if w and not w.startswith("-")]
+        if "-m" in cmdline[1:3]:
+            words.append(
+                cmdline[cmdline.index("-m") + 1] if cmdline.index("-m") + 1 < len(cmdline) else ""
+            )
+    for word in words:
+        match = _AGENT_WORDS.search(word.lower())
+        if match:
+            return next(g for g in match.groups()[1:] if g) if match.group(2) else "interlock.run"
+    return None
+
+
+def agent_ancestor(pid: int | None = None, depth: int = 64) -> str | None:
+    """`claude (pid 123)` when an ancestor of `pid` (default: this process) is an agent or
+    interlock's wrapper; None when none is (or the process table cannot be read)."""
+    current = procinfo.parent_pid(pid)
+    for _ in range(depth):
+        if current is None or current <= 1:
+            return None
+        found = agent_in(procinfo.process_cmdline(current) or ())
+        if found:
+            return f"{found} (pid {current})"
+        current = procinfo.parent_pid(current)
+    return None
+
+
+def refusal(
+    stdin_is_tty: bool, environ: Mapping[str, str], ancestor: str | None = None
+) -> str | None:
+    """Why an approval from this process cannot count, or None when it can. `ancestor` is
+    what agent_ancestor() found."""
     if environ.get(constants.ENV_WRAPPED):
         return f"this runs inside the agent's wrapper ({constants.ENV_WRAPPED} is set)"
+    if environ.get(constants.ENV_RUN):
+        return f"this runs inside an agent's run ({constants.ENV_RUN} is set)"
+    if ancestor:
+        return f"this runs under {ancestor}, an agent or interlock's wrapper"
     if not stdin_is_tty:
         return "stdin is not a terminal"
     return None
@@ -73,32 +126,39 @@ def current_findings(loc: RepoLocation) -> list[AuditFinding]:
 
 def approve(
     loc: RepoLocation,
-    wanted: str,
+    wanted: str | list[str],
     *,
     stdin_is_tty: bool,
     environ: Mapping[str, str] | None = None,
-) -> Approval:
-    """Journal a person's approval of the finding whose id starts with `wanted`."""
+) -> list[Approval]:
+    """Journal a person's approval of each finding whose id starts with one of `wanted`:
+    all of them, or none when one matches no finding or several."""
+    ids = [wanted] if isinstance(wanted, str) else list(wanted)
     env = os.environ if environ is None else environ
-    why = refusal(stdin_is_tty, env)
+    why = refusal(stdin_is_tty, env, agent_ancestor())
     if why is not None:
         raise InterlockError(
             f"refused: an approval must come from a person, and {why}",
-            hint=f"run `interlock approve {wanted}` yourself, in a terminal outside the agent's session",
+            hint=f"run `interlock approve {' '.join(ids)}` yourself, in a terminal outside the "
+            "agent's session",
         )
-    matches = [f for f in current_findings(loc) if finding_id(f).startswith(wanted.lower())]
-    if len(matches) != 1:
-        problem = "matches no current finding" if not matches else "matches several findings"
-        raise InterlockError(
-            f"{wanted!r} {problem}",
-            hint="interlock approve   (without an id: lists the pending findings and their ids)",
-        )
-    finding = matches[0]
-    fid = finding_id(finding)
+    findings = current_findings(loc)
+    chosen: dict[str, AuditFinding] = {}
+    for one in ids:
+        matches = [f for f in findings if finding_id(f).startswith(one.lower())]
+        if len(matches) != 1:
+            problem = "matches no current finding" if not matches else "matches several findings"
+            raise InterlockError(
+                f"{one!r} {problem}; nothing was approved",
+                hint="interlock approve   (without an id: lists the pending findings and their ids)",
+            )
+        chosen.setdefault(finding_id(matches[0]), matches[0])
     by = _who()
-    data: dict[str, Any] = {"id": fid, "by": by, **finding.to_json()}
-    event = journal.record(loc, APPROVE_KIND, data)
-    return Approval(fid, finding, by, event)
+    done = []
+    for fid, finding in chosen.items():
+        data: dict[str, Any] = {"id": fid, "by": by, **finding.to_json()}
+        done.append(Approval(fid, finding, by, journal.record(loc, APPROVE_KIND, data)))
+    return done
 
 
 def _who() -> str:

@@ -66,6 +66,11 @@ class PackBatch:
     def __contains__(self, oid: str) -> bool:
         return oid in self._entries
 
+    @property
+    def pending_bytes(self) -> int:
+        """Bytes queued (compressed) and not yet written."""
+        return len(self._body)
+
     def add(self, kind: int, data: bytes, oid: str | None = None) -> str:
         """Queue an object (once); returns its id."""
         oid = oid or object_id(kind, data)

@@ -2,21 +2,25 @@
 
 Content later destroyed by anything - even `git checkout -- .` typed in another terminal -
 stays in the repository's object store and is found by `interlock recover`. The index is
-SQLite, `<git-dir>/interlock/recorder.db`, one row per recorded version: path (bytes), time,
-event (`baseline`, `created`, `modified`, `deleted`), blob id, mode, size. Files over the size
-cap, ignored files and regenerable output (unless tracked), directories and special files are
-not recorded; symlinks are recorded as their target.
+described in interlock/memory/recindex.py; what it keeps, and for how long, in
+interlock/memory/rechistory.py. `is_recorded(loc, path)` (there) answers "is this path's
+latest content recorded?".
 
-Blobs are kept alive against `git gc` by commits of kind `recorder` whose flat tree names each
-blob by its id, chained per hour under `refs/interlock/<worktree>/recorder/<YYYYmmddTHH>`
-(retention prunes those refs by age). Rows of a crashed daemon whose blobs were not yet in
-such a commit are anchored by the next one.
+What is recorded: regular files up to `recorder_max_file_size` (config), symlinks (as their
+target); not ignored files or regenerable output unless tracked, directories or special files.
+Blobs go into packs as snapshots' do (interlock/memory/store.py: one pack per batch, large
+files streamed); the pack is written before the rows that name its blobs.
+
+Events can be lost: the kernel's inotify queue overflows under a burst, the watcher dies and is
+restarted, or the daemon was not running. Then `rescan(reason)` re-reads every path whose stat
+(mtime, ctime, size, inode) moved since it was last read - every path `git status` lists and
+every path the recorder ever recorded - so the newest content is recorded all the same. The
+daemon's start is such a rescan (the baseline).
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
 import os
 import sqlite3
@@ -24,103 +28,33 @@ import stat
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from interlock import constants, git, sqlitedb
+from interlock import constants, git
+from interlock.config import load_config
 from interlock.git import RepoLocation
+from interlock.memory import recindex
+from interlock.memory.rechistory import Policy, Version, prune, recorded_versions, write_anchor
+from interlock.memory.rechistory import is_recorded as is_recorded
+from interlock.memory.rechistory import recorder_ref as recorder_ref
+from interlock.memory.store import ObjectStore
 from interlock.regenerable import is_regenerable
-from interlock.state import repo_state_dir
 
 if TYPE_CHECKING:
     import pygit2
 
+__all__ = ["Recorder", "Version", "is_recorded", "open_db", "recorded_versions", "recorder_ref"]
+
 log = logging.getLogger("interlock.memory.recorder")
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS versions (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    path BLOB NOT NULL,
-    time REAL NOT NULL,
-    event TEXT NOT NULL,
-    oid TEXT,
-    mode INTEGER,
-    size INTEGER,
-    anchored INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS versions_path ON versions(path, id);
-CREATE INDEX IF NOT EXISTS versions_unanchored ON versions(anchored) WHERE anchored = 0;
-"""
+open_db = recindex.open_db
 _MAX_LATENCY = 1.0  # a file written without pause is still recorded at least this often
-
-
-@dataclass(frozen=True)
-class Version:
-    """One earlier version of a file: from the recorder or from a snapshot.
-
-    oid is None for a deletion. snapshot names the snapshot id when source is "snapshot"."""
-
-    path: bytes
-    time: float
-    source: str
-    event: str
-    oid: str | None
-    mode: int | None
-    size: int | None
-    snapshot: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "path": os.fsdecode(self.path),
-            "time": self.time,
-            "source": self.source,
-            "event": self.event,
-            "blob": self.oid,
-            "mode": f"{self.mode:06o}" if self.mode is not None else None,
-            "size": self.size,
-            "snapshot": self.snapshot,
-        }
-
-
-def recorder_db_path(loc: RepoLocation) -> Path:
-    return repo_state_dir(loc) / constants.RECORDER_FILE
-
-
-def open_db(loc: RepoLocation) -> tuple[sqlite3.Connection, str | None]:
-    """Open (creating) the index; a corrupt file is moved aside, never deleted."""
-    return sqlitedb.open_db(recorder_db_path(loc), _SCHEMA, 1, "recorder index")
-
-
-def recorded_versions(loc: RepoLocation, path: bytes) -> list[Version]:
-    """Every recorded version of a worktree-relative path, newest first (no daemon needed)."""
-    if not (loc.state_dir / constants.RECORDER_FILE).exists():
-        return []
-    conn, _ = open_db(loc)
-    try:
-        rows = conn.execute(
-            "SELECT time, event, oid, mode, size FROM versions WHERE path = ? ORDER BY id DESC",
-            (path,),
-        ).fetchall()
-    finally:
-        conn.close()
-    return [Version(path, r[0], "recorder", r[1], r[2], r[3], r[4]) for r in rows]
-
-
-@contextlib.contextmanager
-def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    conn.execute("BEGIN")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
-def recorder_ref(loc: RepoLocation, when: float) -> str:
-    hour = time.strftime("%Y%m%dT%H", time.gmtime(when))
-    return f"{constants.REF_PREFIX}{loc.worktree_id}/recorder/{hour}"
+_STREAM_OVER = 8 << 20  # larger files are hashed and stored by streaming, as snapshots do
+_BATCH_BYTES = 16 << 20  # queued pack bytes after which a batch is written out
+_HEARTBEAT = 10.0  # seconds between the recorder's signs of life in the index
+_PRUNE_EVERY = 3600.0
+_OWN_TEMP = (b".interlock-restore-", b".interlock-recover-")
 
 
 def status_paths(loc: RepoLocation) -> Iterator[bytes]:
@@ -137,14 +71,44 @@ def status_paths(loc: RepoLocation) -> Iterator[bytes]:
             yield entry[2:]
 
 
+@contextlib.contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
 @dataclass
 class RecorderStats:
+    """What `daemon status` shows of the recorder."""
+
     versions: int = 0
     commits: int = 0
     last_version: float | None = None
     last_commit: float | None = None
     pending: int = 0
     warning: str | None = None
+    rescans: int = 0
+    last_rescan: dict[str, Any] | None = None
+    caught_up: float | None = None  # every change before this moment is recorded
+    too_large: set[bytes] = field(default_factory=set)
+    max_file_size: int = 0
+    policy: str = ""
+    last_prune: dict[str, Any] | None = None
+
+
+@dataclass
+class _Batch:
+    """Versions read and queued in one pack, written to the index after the pack."""
+
+    store: ObjectStore
+    rows: list[tuple[Any, ...]] = field(default_factory=list)
+    seen: list[tuple[bytes, recindex.Stat | None]] = field(default_factory=list)
+    oids: set[str] = field(default_factory=set)
 
 
 class Recorder:
@@ -157,11 +121,14 @@ class Recorder:
         self._debounce = debounce
         self._cond = threading.Condition()
         self._pending: dict[bytes, tuple[float, float]] = {}  # path -> (first seen, due)
+        self._rescans: list[str] = []  # why a rescan is wanted
         self._stopping = False
         self._thread: threading.Thread | None = None
-        self._last: dict[bytes, tuple[str | None, int | None]] = {}  # newest (oid, mode) by path
+        self._last: dict[bytes, tuple[str | None, int | None]] = {}  # newest (oid, mode)
+        self._seen: dict[bytes, recindex.Stat] = {}
         self._unanchored: set[str] = set()
-        self._last_commit = time.monotonic()
+        self._max_size = 0
+        self._working = False  # between taking work and finishing it
         self.ready = threading.Event()  # set once the baseline is recorded
 
     # --- called from the watcher's thread ---
@@ -185,6 +152,14 @@ class Recorder:
                 self._pending[path] = (now, now)
             self._cond.notify()
 
+    def rescan(self, reason: str) -> None:
+        """Events may have been lost (queue overflow, watcher restart): re-read every path
+        whose stat moved since it was last read. Cheap to call; rescans coalesce."""
+        with self._cond:
+            if reason not in self._rescans:
+                self._rescans.append(reason)
+            self._cond.notify()
+
     # --- lifecycle ---
 
     def start(self, baseline: bool = True) -> None:
@@ -204,6 +179,12 @@ class Recorder:
     def is_alive(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 
+    def is_idle(self) -> bool:
+        """Nothing pending and no rescan wanted: caught up with every event seen."""
+        with self._cond:
+            idle = not (self._pending or self._rescans or self._working)
+            return idle and self.ready.is_set()
+
     # --- the recorder thread ---
 
     def _run(self, baseline: bool) -> None:
@@ -215,48 +196,74 @@ class Recorder:
 
     def _work(self, baseline: bool) -> None:
         repo = git.open_repo(self.loc)
-        conn, warning = open_db(self.loc)
+        conn, warning = recindex.open_db(self.loc)
         if warning:
             log.warning("%s", warning)
             self.stats.warning = warning
+        config = load_config(self.loc.worktree)
+        self._max_size = self.stats.max_file_size = config.recorder_max_file_size
+        policy = Policy(config.recorder_keep_days, config.recorder_max_bytes)
+        self.stats.policy = policy.describe()
         try:
             self._load(repo, conn)
+            session = recindex.begin_session(conn, time.time())
             if baseline:
-                with _transaction(conn):
-                    for rel in status_paths(self.loc):
-                        self._record(repo, conn, rel, baseline=True)
+                self._rescan(repo, conn, "the daemon started", baseline=True)
             self.ready.set()
-            while (batch := self._next_batch()) is not None:
-                with _transaction(conn):
-                    for rel in batch:
-                        self._record(repo, conn, rel)
-                if self._unanchored and time.monotonic() - self._last_commit >= (
-                    constants.RECORDER_COMMIT_EVERY
-                ):
-                    self._commit(repo, conn)
-            with _transaction(conn):
-                for rel in self._take_all():
-                    self._record(repo, conn, rel)
-            if self._unanchored:
-                self._commit(repo, conn)
+            self._loop(repo, conn, session, policy)
+            recindex.touch_session(conn, session, time.time(), ended=True)
         finally:
             conn.close()
 
-    def _next_batch(self) -> list[bytes] | None:
-        """Paths whose debounce has run out; None once stopping."""
+    def _loop(
+        self, repo: pygit2.Repository, conn: sqlite3.Connection, session: int, policy: Policy
+    ) -> None:
+        last_commit = last_beat = time.monotonic()
+        next_prune = time.monotonic()
+        while (work := self._next_work()) is not None:
+            if isinstance(work, str):
+                self._rescan(repo, conn, work)
+            elif work:
+                self._record_paths(repo, conn, work)
+            with self._cond:
+                self._working = False
+            now = time.monotonic()
+            if self._unanchored and (now - last_commit >= constants.RECORDER_COMMIT_EVERY):
+                self._anchor(repo, conn)
+                last_commit = now
+            if now - last_beat >= _HEARTBEAT:
+                recindex.touch_session(conn, session, time.time())
+                last_beat = now
+            if now >= next_prune and self.is_idle():
+                self._prune(repo, conn, policy)
+                next_prune = now + _PRUNE_EVERY
+        self._record_paths(repo, conn, self._take_all())
+        self._anchor(repo, conn)
+
+    def _next_work(self) -> str | list[bytes] | None:
+        """Why to rescan, or the paths whose debounce ran out ([] in a quiet moment: time to
+        commit or prune), or None once stopping."""
         with self._cond:
             while not self._stopping:
+                if self._rescans:
+                    reason = "; ".join(self._rescans)
+                    self._rescans.clear()
+                    self._working = True
+                    return reason
                 now = time.monotonic()
                 due = [p for p, (_, at) in self._pending.items() if at <= now]
                 if due:
                     for path in due:
                         del self._pending[path]
                     self.stats.pending = len(self._pending)
+                    self._working = True
                     return due
+                if not self._pending:
+                    self.stats.caught_up = time.time()
                 wake = min((at for _, at in self._pending.values()), default=now + 1.0)
                 self._cond.wait(timeout=max(0.001, min(wake - now, 1.0)))
-                if not self._pending and self._unanchored:
-                    return []  # a quiet moment: let the caller commit if it is time
+                if not self._pending and not self._rescans:
+                    return []
             return None
 
     def _take_all(self) -> list[bytes]:
@@ -266,120 +273,181 @@ class Recorder:
             return paths
 
     def _load(self, repo: pygit2.Repository, conn: sqlite3.Connection) -> None:
-        rows = conn.execute(
-            "SELECT path, oid, mode FROM versions WHERE id IN "
-            "(SELECT MAX(id) FROM versions GROUP BY path)"
-        ).fetchall()
-        last = {bytes(r[0]): (r[1], r[2]) for r in rows}
+        last = recindex.newest_by_path(conn)
         with self._cond:
             self._last = last
-        for (oid,) in conn.execute(
-            "SELECT DISTINCT oid FROM versions WHERE anchored = 0 AND oid IS NOT NULL"
-        ):
-            if git.has_object(repo, oid):
-                self._unanchored.add(oid)
+        self._seen = recindex.seen_stats(conn)
+        self._unanchored = {o for o in recindex.unanchored_oids(conn) if git.has_object(repo, o)}
+
+    # --- rescans ---
+
+    def _rescan(
+        self, repo: pygit2.Repository, conn: sqlite3.Connection, reason: str, baseline: bool = False
+    ) -> None:
+        started = time.monotonic()
+        with self._cond:
+            known = [p for p, (oid, _) in self._last.items() if oid is not None]
+        candidates = dict.fromkeys([*status_paths(self.loc), *known, *self._seen])
+        changed = []
+        for rel in candidates:
+            try:
+                st = os.lstat(os.path.join(self._root, rel))
+            except OSError:
+                st = None
+            seen = self._seen.get(rel)
+            if st is None or seen is None or not seen.matches(st):
+                changed.append(rel)
+        before = self.stats.versions
+        self._record_paths(repo, conn, changed, baseline=baseline)
+        self.stats.rescans += 1
+        self.stats.last_rescan = {
+            "reason": reason,
+            "time": time.time(),
+            "checked": len(candidates),
+            "reread": len(changed),
+            "recorded": self.stats.versions - before,
+            "ms": round((time.monotonic() - started) * 1000, 1),
+        }
+        log.info("recorder rescan (%s): %s", reason, self.stats.last_rescan)
+
+    # --- recording ---
+
+    def _record_paths(
+        self,
+        repo: pygit2.Repository,
+        conn: sqlite3.Connection,
+        paths: list[bytes],
+        *,
+        baseline: bool = False,
+    ) -> None:
+        batch = _Batch(ObjectStore(repo))
+        for rel in paths:
+            try:
+                self._record_one(repo, batch, rel, baseline)
+            except OSError as exc:
+                log.warning("cannot record %r: %s", rel, exc)
+            if batch.store.pending_bytes > _BATCH_BYTES:
+                self._write(conn, batch)
+        self._write(conn, batch)
+
+    def _write(self, conn: sqlite3.Connection, batch: _Batch) -> None:
+        """The pack first, then the rows naming its blobs: a row never names a missing blob."""
+        if not batch.rows and not batch.seen:
+            return
+        batch.store.flush()
+        with _transaction(conn):
+            recindex.insert_versions(conn, batch.rows)
+            recindex.put_seen(conn, batch.seen)
+        for rel, seen in batch.seen:
+            if seen is None:
+                self._seen.pop(rel, None)
+            else:
+                self._seen[rel] = seen
+        if batch.rows:
+            self.stats.versions += len(batch.rows)
+            self.stats.last_version = batch.rows[-1][1]
+        self._unanchored |= batch.oids
+        batch.rows.clear()
+        batch.seen.clear()
+        batch.oids.clear()
 
     def _is_skipped(self, repo: pygit2.Repository, rel: bytes) -> bool:
+        if os.path.basename(rel).startswith(_OWN_TEMP):
+            return True  # a restore's or recover's file before its rename: not a version
         if not (is_regenerable(os.fsdecode(rel)) or git.is_ignored(repo, self.loc, rel)):
             return False
         return not git.index_has(repo, rel)
 
-    def _read(self, rel: bytes) -> tuple[bytes, int] | None:
-        """(content, mode) of a regular file or symlink; None when absent, too big or other."""
+    def _record_one(
+        self, repo: pygit2.Repository, batch: _Batch, rel: bytes, baseline: bool
+    ) -> None:
         full = os.path.join(self._root, rel)
+        previous = self._last.get(rel, (None, None))
         try:
             st = os.lstat(full)
-            if stat.S_ISLNK(st.st_mode):
-                return os.readlink(full), git.LINK_MODE
-            if not stat.S_ISREG(st.st_mode) or st.st_size > constants.RECORDER_MAX_BLOB:
-                return None
-            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as handle:
-                data = handle.read(constants.RECORDER_MAX_BLOB + 1)
         except (FileNotFoundError, NotADirectoryError):
-            return None
-        if len(data) > constants.RECORDER_MAX_BLOB:
-            return None
-        return data, git.EXEC_MODE if st.st_mode & 0o111 else git.FILE_MODE
-
-    def _record(
-        self, repo: pygit2.Repository, conn: sqlite3.Connection, rel: bytes, baseline: bool = False
-    ) -> None:
-        try:
-            if not os.path.lexists(os.path.join(self._root, rel)):
-                if self._last.get(rel, (None, None))[0] is not None:
-                    self._insert(conn, rel, "deleted", None, None, None)
-                return
-            if self._is_skipped(repo, rel):
-                return
-            content = self._read(rel)
-            if content is None:
-                return
-        except OSError as exc:
-            log.warning("cannot record %r: %s", rel, exc)
+            if previous[0] is not None:
+                self._add(batch, rel, "deleted", None, None, None)
+            batch.seen.append((rel, None))
             return
-        data, mode = content
-        oid = git.write_blob(repo, data)
-        if self._last.get(rel) == (oid, mode):
+        if self._is_skipped(repo, rel):
             return
-        previous = self._last.get(rel, (None, None))[0]
-        event = "baseline" if baseline else ("modified" if previous else "created")
-        self._insert(conn, rel, event, oid, mode, len(data))
-        self._unanchored.add(oid)
+        content = self._store(batch.store, full, st)
+        if content is None:
+            return
+        oid, mode, size, seen = content
+        batch.seen.append((rel, seen))
+        if previous == (oid, mode):
+            return
+        event = "baseline" if baseline else ("modified" if previous[0] else "created")
+        self._add(batch, rel, event, oid, mode, size)
+        batch.oids.add(oid)
 
-    def _insert(
+    def _add(
         self,
-        conn: sqlite3.Connection,
+        batch: _Batch,
         rel: bytes,
         event: str,
         oid: str | None,
         mode: int | None,
         size: int | None,
     ) -> None:
-        now = time.time()
-        conn.execute(
-            "INSERT INTO versions(path, time, event, oid, mode, size) VALUES (?, ?, ?, ?, ?, ?)",
-            (rel, now, event, oid, mode, size),
-        )
+        batch.rows.append((rel, time.time(), event, oid, mode, size))
         with self._cond:  # the watcher's thread reads it (a directory removed)
             self._last[rel] = (oid, mode)
-        self.stats.versions += 1
-        self.stats.last_version = now
 
-    def _commit(self, repo: pygit2.Repository, conn: sqlite3.Connection) -> None:
-        """One commit of kind `recorder` holding every blob not yet kept alive."""
-        now = time.time()
-        oids = sorted(self._unanchored)
-        tree = git.write_tree(repo, {oid.encode(): (git.FILE_MODE, oid) for oid in oids})
-        ref = recorder_ref(self.loc, now)
-        parent = git.ref_target(repo, ref)
-        message = recorder_message(self.loc, now, len(oids))
-        commit = git.write_commit(repo, tree, [parent] if parent else [], message, now)
-        git.set_ref(repo, ref, commit)
-        conn.execute("UPDATE versions SET anchored = 1 WHERE anchored = 0")
+    def _store(
+        self, store: ObjectStore, full: bytes, st: os.stat_result
+    ) -> tuple[str, int, int, recindex.Stat | None] | None:
+        """(blob id, mode, size, stat when read) of a file or symlink, its blob queued; None
+        when it is not recorded (special file, too large). A file that changed while it was
+        read gets no stat: the next event or rescan reads it again."""
+        checked = time.time_ns()
+        if stat.S_ISLNK(st.st_mode):
+            target = os.readlink(full)
+            return store.blob(target), git.LINK_MODE, len(target), recindex.Stat.of(st, checked)
+        if not stat.S_ISREG(st.st_mode):
+            return None
+        rel = full[len(self._root) + 1 :]
+        if st.st_size > self._max_size:
+            self.stats.too_large.add(rel)
+            return None
+        self.stats.too_large.discard(rel)
+        mode = git.EXEC_MODE if st.st_mode & 0o111 else git.FILE_MODE
+        if st.st_size > _STREAM_OVER:
+            oid = store.blob_from_file(full)
+            after = os.lstat(full)
+            size = st.st_size
+        else:
+            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as handle:
+                data = handle.read(self._max_size + 1)
+                after = os.fstat(handle.fileno())
+            if len(data) > self._max_size:
+                return None
+            oid, size = store.blob(data), len(data)
+        same = recindex.Stat.of(after, checked) == recindex.Stat.of(st, checked)
+        return oid, mode, size, recindex.Stat.of(st, checked) if same else None
+
+    # --- anchors and pruning ---
+
+    def _anchor(self, repo: pygit2.Repository, conn: sqlite3.Connection) -> None:
+        if not self._unanchored:
+            return
+        with _transaction(conn):
+            commit = write_anchor(repo, self.loc, conn, self._unanchored)
+        log.info("recorder commit %s (%d blobs)", (commit or "")[:12], len(self._unanchored))
         self._unanchored.clear()
-        self._last_commit = time.monotonic()
         self.stats.commits += 1
-        self.stats.last_commit = now
-        log.info("recorder commit %s (%d blobs) on %s", commit[:12], len(oids), ref)
+        self.stats.last_commit = time.time()
 
-
-def recorder_message(loc: RepoLocation, when: float, blobs: int) -> str:
-    """A recorder commit's message, in the snapshot format (summary, blank line, JSON) so that
-    retention reads its kind and time. Its empty scope says: restores nothing."""
-    meta = {
-        "kind": "recorder",
-        "time": when,
-        "worktree": loc.worktree_id,
-        "message": f"{blobs} recorded blobs",
-        "run": None,
-        "command": None,
-        "head": None,
-        "skipped": {},
-        "scope": [],
-        "base": None,
-        "how": "recorder",
-        "version": constants.VERSION,
-    }
-    body = json.dumps(meta, sort_keys=True, ensure_ascii=True)
-    return f"interlock recorder snapshot: {blobs} blobs\n\n{body}\n"
+    def _prune(self, repo: pygit2.Repository, conn: sqlite3.Connection, policy: Policy) -> None:
+        self._anchor(repo, conn)
+        with _transaction(conn):
+            done = prune(repo, self.loc, conn, policy)
+        self.stats.last_prune = {
+            "time": time.time(),
+            "versions": done.versions,
+            "refs": done.refs,
+            "kept_bytes": done.kept_bytes,
+        }

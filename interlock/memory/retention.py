@@ -6,8 +6,10 @@ runs ranked apart):
   being its newest green; snapshots taken outside a run count together as one run;
 - pre-discard, pre-restore: GC_PRE_DAYS (14) days;
 - recorder (snapshots of kind recorder and the recorder's hourly refs,
-  refs/interlock/<worktree>/recorder/<hour>): GC_RECORDER_DAYS (7) days, newest first while
-  their recorded content stays within GC_RECORDER_MAX_BYTES;
+  refs/interlock/<worktree>/recorder/<hour>): `recorder_keep_days` (config, 7) days, newest
+  first while their recorded content stays within `recorder_max_bytes`; an hourly ref that
+  the recorder's index still names is left to the recorder's own pruning
+  (interlock/memory/rechistory.py), which keeps the newest version of every file;
 - manual, baseline and anything else: kept until a person deletes them
   (`git update-ref -d <ref>`).
 Objects are not pruned here: dropping a ref only makes its objects unreachable, and git's own
@@ -24,7 +26,9 @@ from typing import TYPE_CHECKING, Any
 
 from interlock import constants
 from interlock.git import RepoLocation, blob_size, list_refs, open_repo, read_commit, read_tree, run
+from interlock.memory import recindex
 from interlock.memory.catalog import SnapshotInfo, info_from_commit, iso_time
+from interlock.memory.rechistory import Policy, referenced_hours
 from interlock.memory.trees import diff_trees
 
 if TYPE_CHECKING:
@@ -125,15 +129,23 @@ def _greens_to_drop(greens: list[SnapshotInfo]) -> list[tuple[SnapshotInfo, str]
     return [(info, reason) for info in greens if info.run not in recent]
 
 
+def _is_indexed(info: SnapshotInfo, hours: set[int]) -> bool:
+    ref = info.ref or ""
+    if "/recorder/" not in ref:
+        return False
+    stamp = ref.rsplit("/", 1)[-1].replace("T", "")
+    return stamp.isdigit() and int(stamp) in hours
+
+
 def _recorders_to_drop(
-    repo: pygit2.Repository, recorders: list[SnapshotInfo], now: float
+    repo: pygit2.Repository, recorders: list[SnapshotInfo], now: float, policy: Policy
 ) -> list[tuple[SnapshotInfo, str]]:
     dropped: list[tuple[SnapshotInfo, str]] = []
-    budget = constants.GC_RECORDER_MAX_BYTES
+    budget = policy.max_bytes
     used = 0
     for info in sorted(recorders, key=lambda s: s.time, reverse=True):
-        if now - info.time > constants.GC_RECORDER_DAYS * _DAY:
-            dropped.append((info, f"recorder older than {constants.GC_RECORDER_DAYS:g} days"))
+        if now - info.time > policy.keep_days * _DAY:
+            dropped.append((info, f"recorder older than {policy.keep_days:g} days"))
             continue
         used += _recorded_bytes(repo, info)
         if used > budget:
@@ -145,6 +157,9 @@ def plan_gc(loc: RepoLocation, now: float | None = None) -> tuple[list[Dropped],
     """(refs to drop with their reasons, number of refs kept) under the policy above."""
     now = time.time() if now is None else now
     repo = open_repo(loc)
+    policy = Policy.of(loc)
+    # Only this worktree's index is at hand; other worktrees' hourly refs follow the policy.
+    indexed = referenced_hours(loc) if recindex.exists(loc) else set()
     by_worktree: dict[str, list[SnapshotInfo]] = {}
     for info in _interlock_refs(repo):
         by_worktree.setdefault(_worktree_of(info.ref or ""), []).append(info)
@@ -153,7 +168,10 @@ def plan_gc(loc: RepoLocation, now: float | None = None) -> tuple[list[Dropped],
     for worktree, infos in sorted(by_worktree.items()):
         total += len(infos)
         pairs = _greens_to_drop([i for i in infos if i.kind == "green"])
-        pairs += _recorders_to_drop(repo, [i for i in infos if i.kind == "recorder"], now)
+        recorders = [i for i in infos if i.kind == "recorder"]
+        if worktree == loc.worktree_id:
+            recorders = [i for i in recorders if not _is_indexed(i, indexed)]
+        pairs += _recorders_to_drop(repo, recorders, now, policy)
         for info in infos:
             if info.kind in ("pre-discard", "pre-restore"):
                 if now - info.time > constants.GC_PRE_DAYS * _DAY:

@@ -8,6 +8,9 @@ new, and a duplicate in a pack is harmless). Files over the streaming size are w
 at once.
 Parsed trees are cached by id for the process (a tree id names its content forever), which
 keeps the daemon's back-to-back incremental snapshots from re-parsing the same directories.
+The cache is bounded by an estimate of the bytes it holds (CACHE_BYTES), not by a count of
+trees: one tree of a 10k-file directory weighs as much as thousands of small ones.
+`clear_cache()` empties it (the daemon does when idle).
 """
 
 from __future__ import annotations
@@ -39,23 +42,49 @@ from interlock.objectformat import (
 if TYPE_CHECKING:
     import pygit2
 
-_CACHE_SIZE = 16384
+CACHE_BYTES = 24 << 20
+_ENTRY_OVERHEAD = 240  # bytes of dict slot, tuples, mode int and id str per cached entry
 # Parsed trees by id, with their entries' raw bytes once formatted (a tree id names its
 # content forever, so entries are never stale).
 _cache: OrderedDict[str, tuple[TreeEntries, dict[bytes, tuple[bytes, bytes]] | None]] = (
     OrderedDict()
 )
 _cache_lock = threading.Lock()
+_cache_weight: dict[str, int] = {}
+_cache_total = [0]
+
+
+def _weight(entries: TreeEntries, formatted: dict[bytes, tuple[bytes, bytes]] | None) -> int:
+    names = sum(len(name) for name in entries)
+    raw = sum(len(v[1]) + len(v[0]) for v in formatted.values()) if formatted else 0
+    return 200 + names + raw + len(entries) * _ENTRY_OVERHEAD
 
 
 def _remember(
     oid: str, entries: TreeEntries, formatted: dict[bytes, tuple[bytes, bytes]] | None
 ) -> None:
+    weight = _weight(entries, formatted)
     with _cache_lock:
+        _cache_total[0] += weight - _cache_weight.get(oid, 0)
         _cache[oid] = (entries, formatted)
+        _cache_weight[oid] = weight
         _cache.move_to_end(oid)
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
+        while _cache_total[0] > CACHE_BYTES and len(_cache) > 1:
+            old, _ = _cache.popitem(last=False)
+            _cache_total[0] -= _cache_weight.pop(old, 0)
+
+
+def clear_cache() -> None:
+    """Forget every parsed tree (to give the memory back when idle)."""
+    with _cache_lock:
+        _cache.clear()
+        _cache_weight.clear()
+        _cache_total[0] = 0
+
+
+def cache_bytes() -> int:
+    """The estimated bytes the parsed-tree cache holds now."""
+    return _cache_total[0]
 
 
 def _cached(oid: str) -> tuple[TreeEntries, dict[bytes, tuple[bytes, bytes]] | None] | None:
@@ -121,6 +150,10 @@ class ObjectStore:
     def read_blob(self, oid: str) -> bytes:
         """A blob's bytes (from the repository: flush() first if it may be queued)."""
         return read_blob(self.repo, oid)
+
+    @property
+    def pending_bytes(self) -> int:
+        return self._batch.pending_bytes
 
     def flush(self) -> None:
         """Write the queued objects (one pack); reading them from the repository works after."""

@@ -70,8 +70,8 @@ def test_recover_brings_back_a_tracked_file_after_git_checkout(
     result = interlock(git_repo, "recover", "src/app.py")
     assert result.returncode == 0, result.stderr
     assert (git_repo / "src/app.py").read_bytes() == precious
-    assert "recovered src/app.py from recorder" in result.stdout
-    assert "saved:" in result.stdout and "interlock restore" in result.stdout
+    assert "recovered src/app.py (overwritten) from recorder" in result.stdout
+    assert "saved:" in result.stdout and "interlock undo" in result.stdout
 
 
 def test_recover_brings_back_an_untracked_file_after_git_clean(
@@ -86,7 +86,7 @@ def test_recover_brings_back_an_untracked_file_after_git_clean(
     result = interlock(git_repo, "recover", "notes/deep/todo.txt", "--json")
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
-    assert report["written"] is True and "saved" not in report
+    assert report["written"] is True and report["recovered"][0]["path"] == "notes/deep/todo.txt"
     assert (git_repo / "notes/deep/todo.txt").read_bytes() == b"an idea\n"
 
 
@@ -172,3 +172,114 @@ def test_an_unreadable_time_says_which_forms_work():
     with pytest.raises(InterlockError, match="cannot read the time") as caught:
         parse_time("yesterday-ish", now=NOW)
     assert "-10m" in (caught.value.hint or "")
+
+
+def test_recover_since_brings_back_everything_a_discard_took(
+    daemons, git_repo, git, shell, interlock, wait_recorded
+):
+    daemons.start(git_repo)
+    shell(
+        git_repo, "echo edit >> README.md; mkdir -p notes; echo idea > notes/a.txt; echo b > b.txt"
+    )
+    for path, content in (
+        ("README.md", b"# demo\nedit\n"),
+        ("notes/a.txt", b"idea\n"),
+        ("b.txt", b"b\n"),
+    ):
+        wait_recorded(git_repo, path, content)
+    shell(git_repo, "echo kept-edit >> src/app.py")  # an edit that stays: never "lost"
+    wait_recorded(git_repo, "src/app.py", b"print('hello')\nkept-edit\n")
+    shell(git_repo, "git checkout -- README.md && git clean -fdq")  # behind interlock's back
+
+    listed = interlock(git_repo, "recover", "--since", "10m", "--list")
+    assert listed.returncode == 0, listed.stderr
+    assert "would recover README.md (overwritten)" in listed.stdout
+    assert "would recover notes/a.txt (deleted)" in listed.stdout
+    assert "src/app.py" not in listed.stdout
+    assert not (git_repo / "b.txt").exists()  # --list writes nothing
+
+    result = interlock(git_repo, "recover", "--since", "-10m")
+    assert result.returncode == 0, result.stderr
+    assert (git_repo / "README.md").read_text() == "# demo\nedit\n"
+    assert (git_repo / "notes/a.txt").read_text() == "idea\n"
+    assert (git_repo / "b.txt").read_text() == "b\n"
+    assert (git_repo / "src/app.py").read_text() == "print('hello')\nkept-edit\n"
+    assert "interlock undo" in result.stdout
+
+    undone = interlock(git_repo, "undo")
+    assert undone.returncode == 0, undone.stderr
+    assert (git_repo / "README.md").read_text() == "# demo\n"
+    assert not (git_repo / "b.txt").exists()
+
+
+def test_recover_takes_several_files_and_directories_in_one_call(
+    daemons, git_repo, git, shell, interlock, wait_recorded
+):
+    daemons.start(git_repo)
+    shell(git_repo, "mkdir -p d/e; echo 1 > d/e/one.txt; echo 2 > d/two.txt; echo 3 > three.txt")
+    for path, content in (("d/e/one.txt", b"1\n"), ("d/two.txt", b"2\n"), ("three.txt", b"3\n")):
+        wait_recorded(git_repo, path, content)
+    shell(git_repo, "rm -rf d three.txt")
+
+    result = interlock(git_repo, "recover", "d", "three.txt", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert sorted(r["path"] for r in report["recovered"]) == [
+        "d/e/one.txt",
+        "d/two.txt",
+        "three.txt",
+    ]
+    assert (git_repo / "d/e/one.txt").read_text() == "1\n" and (git_repo / "three.txt").exists()
+
+
+def test_recover_says_when_the_recorder_was_not_running(git_repo, interlock):
+    result = interlock(git_repo, "recover", "--since", "10m")
+    assert result.returncode == 0, result.stderr
+    assert "interlock: warning: the recorder was not running from" in result.stderr
+    assert "nothing lost" in result.stdout
+
+
+@pytest.mark.parametrize("text", ["10m", "-10m", " 10m", "-10 m"])
+def test_at_accepts_a_duration_with_or_without_the_minus(text):
+    assert parse_time(text, now=10_000.0) == 10_000.0 - 600
+
+
+def test_undo_after_a_discard_outside_interlock_points_to_recover_since(
+    daemons, git_repo, git, shell, interlock, wait_recorded
+):
+    daemons.start(git_repo)
+    assert interlock(git_repo, "snapshot", "-m", "s1").returncode == 0
+    shell(git_repo, "echo other > other.txt")
+    assert interlock(git_repo, "restore", "latest").returncode == 0  # an earlier restore
+    shell(git_repo, "echo mine >> README.md")
+    wait_recorded(git_repo, "README.md", b"# demo\nmine\n")
+    git(git_repo, "checkout", "--", "README.md")  # lost behind interlock's back
+
+    refused = interlock(git_repo, "undo")
+    assert refused.returncode == 1
+    assert "README.md" in refused.stderr and "interlock recover --since" in refused.stderr
+    assert (git_repo / "README.md").read_text() == "# demo\n"  # nothing changed
+
+
+def test_undo_says_what_it_puts_back_before_doing_it(git_repo, shell, interlock):
+    assert interlock(git_repo, "snapshot", "-m", "s1").returncode == 0
+    shell(git_repo, "echo made-later > later.txt")
+    assert interlock(git_repo, "restore", "latest").returncode == 0
+    result = interlock(git_repo, "undo")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("interlock: undo puts back ")
+    assert "1 to write, 0 to delete" in result.stdout
+    assert (git_repo / "later.txt").read_text() == "made-later\n"
+
+
+def test_undo_of_a_restore_with_the_daemon_running_is_not_mistaken_for_a_loss(
+    daemons, git_repo, shell, interlock, wait_recorded
+):
+    daemons.start(git_repo)
+    assert interlock(git_repo, "snapshot", "-m", "s1").returncode == 0
+    shell(git_repo, "echo made-later > later.txt")
+    wait_recorded(git_repo, "later.txt", b"made-later\n")
+    assert interlock(git_repo, "restore", "latest").returncode == 0  # deletes later.txt
+    result = interlock(git_repo, "undo")
+    assert result.returncode == 0, result.stderr
+    assert (git_repo / "later.txt").read_text() == "made-later\n"

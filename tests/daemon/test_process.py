@@ -271,3 +271,34 @@ def test_restore_over_the_socket_brings_back_a_snapshot(daemons, git_repo, shell
     assert not (git_repo / "stray.txt").exists()
     after = client.call(loc, "snapshot", kind="manual")
     assert after["fed"] and after["snapshot"]["tree"] == snap["tree"] == worktree_tree(loc)
+
+
+def test_a_request_with_one_bad_env_key_changes_nothing_in_the_daemon(daemons, git_repo, tmp_path):
+    # A HOME whose git config ignores big.bin: were it to leak into the daemon's own
+    # environment, the daemon's next snapshot (another thread, another request) would skip it.
+    evil = tmp_path / "evil-home"
+    evil.mkdir()
+    (evil / "ignore").write_text("big.bin\n")
+    (evil / ".gitconfig").write_text(f"[core]\n\texcludesFile = {evil / 'ignore'}\n")
+    (git_repo / "big.bin").write_bytes(b"b" * (constants.SNAPSHOT_IGNORED_MAX_BYTES + 10))
+    daemons.start(git_repo)
+    loc = discover(git_repo)
+    env = {"HOME": str(evil), "INTERLOCK_MODE": "off", "INTERLOCK_BAD=KEY": "x"}
+
+    reply = client.request(loc, "check", command="true", env=env)
+
+    assert reply is not None and reply["ok"] is False and reply["kind"] == "usage"
+    assert "INTERLOCK_BAD=KEY" in reply["error"]
+    snap = client.call(loc, "snapshot", kind="manual")
+    assert "big.bin" not in json.dumps(snap["snapshot"]["skipped"])
+
+
+def test_a_checks_environment_is_seen_only_by_that_check(daemons, git_repo):
+    daemons.start(git_repo)
+    loc = discover(git_repo)
+    (git_repo / "README.md").write_text("unsaved\n")
+    blocking = client.call(
+        loc, "check", command="git checkout -- .", env={"INTERLOCK_MODE": "blocking"}
+    )
+    plain = client.call(loc, "check", command="git checkout -- .", env={})
+    assert blocking["exit_code"] == 126 and plain["exit_code"] == 0

@@ -151,3 +151,73 @@ def test_approving_an_unknown_id_names_the_listing_command(weakened):
 
     assert status == 1
     assert "matches no current finding" in said and "interlock approve" in said
+
+
+def test_approve_refuses_inside_a_run_even_on_a_terminal(git_repo):
+    env = {**os.environ, constants.ENV_RUN: "run-1"}
+
+    status, said = interlock_on_a_terminal(["approve", "0123456789"], git_repo, env)
+
+    assert status == 1
+    assert "INTERLOCK_RUN is set" in said
+    assert list(journal.events(require_repo(git_repo), kind="approve")) == []
+
+
+def test_approve_refuses_under_an_agent_process_even_on_a_terminal(git_repo, tmp_path):
+    # A real process named like an agent, whose child runs `interlock approve` on a terminal
+    # with a clean environment: only the process tree gives it away.
+    agent = tmp_path / "claude"
+    agent.write_text('#!/bin/sh\n"$@"\n')
+    agent.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INTERLOCK_W")}
+
+    primary, secondary = os.openpty()
+    try:
+        proc = subprocess.run(
+            [str(agent), sys.executable, "-m", "interlock", "approve", "0123456789"],
+            cwd=git_repo,
+            stdin=secondary,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+        )
+    finally:
+        os.close(secondary)
+        os.close(primary)
+
+    assert proc.returncode == 1
+    assert "runs under claude (pid" in proc.stderr
+    assert list(journal.events(require_repo(git_repo), kind="approve")) == []
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "agent"),
+    [
+        (("node", "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"), "claude"),
+        (("/usr/local/bin/codex", "exec", "fix it"), "codex"),
+        (("node", "/opt/@google/gemini-cli/dist/index.js"), "gemini"),
+        (("python3", "-m", "aider"), "aider"),
+        (("python3", "-m", "interlock.run", "--"), "interlock.run"),
+        (("bash", "-l"), None),
+        (("node", "server.js"), None),
+        (("vim", "claude-notes.txt"), None),
+    ],
+)
+def test_agent_processes_are_told_from_a_persons_programs(cmdline, agent):
+    assert approval.agent_in(cmdline) == agent
+
+
+def test_approve_takes_several_ids_and_approves_all_or_none(weakened):
+    [finding] = approval.current_findings(require_repo(weakened))
+    fid = approval.finding_id(finding)
+    if approval.agent_ancestor() is not None:
+        pytest.skip(f"the tests run under {approval.agent_ancestor()}: approve refuses there")
+
+    status, said = interlock_on_a_terminal(["approve", fid, "ffffffffff"], weakened)
+    assert status == 1 and "nothing was approved" in said
+    assert list(journal.events(require_repo(weakened), kind="approve")) == []
+
+    status, said = interlock_on_a_terminal(["approve", fid, fid[:6]], weakened)
+    assert status == 0, said
+    assert said.count(f"approved {fid}") == 1

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -14,7 +15,14 @@ from interlock import git as gitmod
 from interlock.daemon.watcher import TreeWatcher
 from interlock.git import discover
 from interlock.memory.catalog import info_from_commit
-from interlock.memory.recorder import Recorder, open_db, recorded_versions, recorder_ref
+from interlock.memory.rechistory import Policy, prune
+from interlock.memory.recorder import (
+    Recorder,
+    is_recorded,
+    open_db,
+    recorded_versions,
+    recorder_ref,
+)
 
 
 class Running:
@@ -117,12 +125,36 @@ def test_a_tracked_file_matching_an_ignore_rule_is_still_recorded(running, git_r
     assert running.versions("src/app.py")[0].oid is not None
 
 
-def test_files_over_the_size_cap_are_not_recorded(running, git_repo, shell):
-    big = b"x" * (constants.RECORDER_MAX_BLOB + 1)
+def test_files_over_the_configured_size_cap_are_not_recorded_and_say_so(git_repo, shell, poll):
+    (git_repo / ".interlock.toml").write_text('recorder_max_file_size = "1 KiB"\n')
+    handle = Running(git_repo, poll).start()
+    try:
+        (git_repo / "big.bin").write_bytes(b"x" * 1025)
+        shell(git_repo, "echo small > small.txt")
+        handle.wait_for("small.txt", b"small\n")
+        assert handle.versions("big.bin") == []
+        assert handle.recorder.stats.too_large == {b"big.bin"}
+        assert not is_recorded(handle.loc, b"big.bin")
+        assert is_recorded(handle.loc, b"small.txt")
+    finally:
+        handle.stop()
+
+
+def test_a_file_larger_than_the_old_2_mib_cap_is_recorded_and_packed(running, git_repo, git):
+    big = os.urandom(3 << 20)
     (git_repo / "big.bin").write_bytes(big)
-    shell(git_repo, "echo small > small.txt")
-    running.wait_for("small.txt", b"small\n")
-    assert running.versions("big.bin") == []
+    running.wait_for("big.bin", big)
+    assert is_recorded(running.loc, b"big.bin")
+    oid = running.versions("big.bin")[0].oid
+    loose = git_repo / ".git" / "objects" / oid[:2] / oid[2:]
+    assert not loose.exists()  # in a pack, as snapshots write it
+
+
+def test_a_file_larger_than_the_streaming_size_is_recorded(running, git_repo):
+    big = os.urandom(9 << 20)
+    (git_repo / "huge.bin").write_bytes(big)
+    running.wait_for("huge.bin", big)
+    assert is_recorded(running.loc, b"huge.bin")
 
 
 def test_stop_commits_the_blobs_under_a_recorder_ref_and_fsck_is_clean(git_repo, git, shell, poll):
@@ -185,3 +217,126 @@ def test_a_corrupt_index_is_moved_aside_with_a_warning(git_repo):
 def test_recorder_refs_are_named_by_worktree_and_hour(git_repo):
     loc = discover(git_repo)
     assert recorder_ref(loc, 0) == "refs/interlock/main/recorder/19700101T00"
+
+
+def _loose_objects(repo: Path) -> list[Path]:
+    objects = repo / ".git" / "objects"
+    return [p for d in objects.glob("[0-9a-f][0-9a-f]") for p in d.iterdir()]
+
+
+def test_versions_and_their_anchor_go_into_packs_not_loose_objects(git_repo, poll, shell):
+    before = set(_loose_objects(git_repo))
+    handle = Running(git_repo, poll).start()
+    for i in range(30):
+        (git_repo / f"n{i}.txt").write_text(f"version {i}\n")
+    handle.wait_for("n29.txt", b"version 29\n")
+    handle.stop()
+    assert set(_loose_objects(git_repo)) == before
+    assert any((git_repo / ".git" / "objects" / "pack").glob("*.pack"))
+
+
+def test_a_restarted_watcher_makes_the_recorder_rescan_what_it_missed(git_repo, poll, shell):
+    handle = Running(git_repo, poll)
+    handle.watcher = TreeWatcher(
+        handle.loc.worktree, handle.loc.state_dir, handle.recorder.note, handle.recorder.rescan
+    )
+    handle.start()
+    try:
+        handle.watcher.stop()  # the watcher died: these changes raise no event
+        shell(git_repo, "echo unseen > unseen.txt; echo edited >> src/app.py")
+        handle.watcher.restart("test: the watcher was restarted")
+        handle.wait_for("unseen.txt", b"unseen\n")
+        handle.wait_for("src/app.py", b"print('hello')\nedited\n")
+        assert "restarted" in handle.recorder.stats.last_rescan["reason"]
+    finally:
+        handle.stop()
+
+
+def test_changes_made_while_no_recorder_ran_are_recorded_at_the_next_start(git_repo, poll, shell):
+    handle = Running(git_repo, poll).start()
+    shell(git_repo, "echo one > a.txt; echo mine >> README.md")
+    handle.wait_for("a.txt", b"one\n")
+    handle.wait_for("README.md", b"# demo\nmine\n")
+    handle.stop()
+    # While nothing records: a.txt changes, and README.md goes back to HEAD's content, which
+    # `git status` no longer lists: only the recorder's own index knows to look at it.
+    shell(git_repo, "echo two > a.txt; git checkout -q -- README.md")
+    again = Running(git_repo, poll).start()
+    try:
+        again.wait_for("a.txt", b"two\n")
+        again.wait_for("README.md", b"# demo\n")
+        assert again.recorder.stats.last_rescan["reread"] >= 2
+    finally:
+        again.stop()
+
+
+def test_a_rescan_rereads_only_what_moved_since_it_was_read(git_repo, poll, shell):
+    for i in range(50):
+        (git_repo / f"s{i}.txt").write_text(f"{i}\n")
+    handle = Running(git_repo, poll).start()
+    try:
+        handle.wait_for("s49.txt", b"49\n")
+        # Read within the same instant they were written, their stat proved nothing ("racy"):
+        # a rescan a moment later reads them once more, and from then on stat suffices.
+        time.sleep(0.2)
+        handle.recorder.rescan("settle")
+        poll(lambda: (handle.recorder.stats.last_rescan or {}).get("reason") == "settle")
+        os.utime(git_repo / "s1.txt", ns=(1, 1))  # only this one's stat moves
+        handle.recorder.rescan("test")
+        poll(lambda: (handle.recorder.stats.last_rescan or {}).get("reason") == "test")
+        assert handle.recorder.stats.last_rescan["reread"] == 1
+    finally:
+        handle.stop()
+
+
+def _record_three_versions(git_repo: Path, poll) -> Running:
+    handle = Running(git_repo, poll).start()
+    for text in (b"one\n", b"two\n", b"three\n"):
+        (git_repo / "notes.txt").write_bytes(text)
+        handle.wait_for("notes.txt", text)
+    handle.stop()
+    return handle
+
+
+def _age_by_a_month(git_repo: Path, git, loc) -> None:
+    """As if everything had been recorded a month ago, in the hour 2000-01-01T00."""
+    (ref,) = git(git_repo, "for-each-ref", "--format=%(refname)", "refs/interlock/").stdout.split()
+    old = ref.rsplit("/", 1)[0] + "/20000101T00"
+    git(git_repo, "update-ref", old, ref)
+    git(git_repo, "update-ref", "-d", ref)
+    conn, _ = open_db(loc)
+    conn.execute("UPDATE versions SET time = time - 30 * 86400, anchored = 2000010100")
+    conn.close()
+
+
+def _prune(loc, policy: Policy):
+    conn, _ = open_db(loc)
+    try:
+        conn.execute("BEGIN")
+        done = prune(gitmod.open_repo(loc), loc, conn, policy)
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
+    return done
+
+
+def test_prune_drops_old_versions_but_keeps_the_newest_one_alive(git_repo, git, poll):
+    handle = _record_three_versions(git_repo, poll)
+    blobs = {handle.blob(v.oid): v.oid for v in handle.versions("notes.txt")}
+    _age_by_a_month(git_repo, git, handle.loc)
+
+    done = _prune(handle.loc, Policy(keep_days=7, max_bytes=1 << 30))
+
+    assert done.versions == 2 and done.refs >= 1
+    assert [handle.blob(v.oid) for v in handle.versions("notes.txt")] == [b"three\n"]
+    git(git_repo, "-c", "gc.reflogExpire=now", "gc", "-q", "--prune=now")
+    assert git(git_repo, "cat-file", "-e", blobs[b"three\n"], check=False).returncode == 0
+    assert git(git_repo, "cat-file", "-e", blobs[b"one\n"], check=False).returncode != 0
+    assert git(git_repo, "fsck", "--no-progress").returncode == 0
+
+
+def test_prune_keeps_history_within_the_size_budget_newest_first(git_repo, poll):
+    handle = _record_three_versions(git_repo, poll)
+    done = _prune(handle.loc, Policy(keep_days=365, max_bytes=len(b"three\ntwo\n")))
+    assert done.versions == 1
+    assert [handle.blob(v.oid) for v in handle.versions("notes.txt")] == [b"three\n", b"two\n"]

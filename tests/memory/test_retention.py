@@ -87,7 +87,7 @@ def test_gc_drops_recorder_refs_by_age_and_beyond_the_size_budget(
     snap = take_snapshot(loc, kind="recorder")
 
     assert [d.info.ref for d in plan_gc(loc, now)[0]] == [ancient]
-    monkeypatch.setattr(constants, "GC_RECORDER_MAX_BYTES", 1000)
+    (git_repo / ".interlock.toml").write_text("recorder_max_bytes = 1000\n")
     result = gc(loc, now=now)
 
     assert sorted(d.info.ref for d in result.dropped) == sorted([ancient, older])
@@ -139,4 +139,5 @@ def test_cli_gc_json_reports_dropped_and_kept(git_repo: Path, cap_out) -> None:
         "kept": 1,
         "dry_run": False,
         "objects_pruned": False,
+        "recorder_pruned": None,  # nothing was ever recorded here
     }

@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from interlock.engine import exitflow, unknowncode, walk
-from interlock.engine.findings import Finding, ValidatorMatch
+from interlock.engine.findings import Finding, Severity, ValidatorMatch
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
-from interlock.engine.rules.validators.runner import EXIT_MASKED
+from interlock.engine.rules.validators import exported
+from interlock.engine.rules.validators.runner import EXIT_FORGED, EXIT_MASKED, NEGATIVE
 from interlock.engine.verdict import ParseState, ValidatorReport, unparsed_finding
 from interlock.shell.model import ParseResult
 from interlock.shell.parse import parse as parse_shell
@@ -40,6 +41,11 @@ def _instead(rule: str) -> str:
     return info.instead if info is not None else "run the validator unmasked"
 
 
+def _severity(rule: str) -> Severity:
+    info = rules.rule_info(rule)
+    return info.severity if info is not None else "block"
+
+
 def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
     seen: set[tuple[str, str, str | None]] = set()
     unique: list[Finding] = []
@@ -51,14 +57,26 @@ def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
     return tuple(unique)
 
 
+def _masked_finding(rule: str, text: str, reason: str, cwd: str | None) -> Finding:
+    return Finding(
+        kind="masked-validator",
+        rule=rule,
+        text=text,
+        reason=reason,
+        instead=_instead(rule),
+        cwd=cwd,
+        severity=_severity(rule),
+    )
+
+
 def _validator_findings(
     result: ParseResult,
     walked: walk.Trace,
     declared: tuple[str, ...],
 ) -> tuple[list[Finding], list[ValidatorReport]]:
     matches: dict[int, ValidatorMatch] = {}
-    for inv in walked.invocations:
-        match = rules.classify_validator(inv, declared)
+    for inv, seen_as in exported.with_line_environment(walked.invocations):
+        match = rules.classify_validator(seen_as, declared)
         if match is not None:
             matches[id(inv)] = match
     if not matches:
@@ -69,31 +87,17 @@ def _validator_findings(
     masking = exitflow.validator_masking(result, lambda inv: id(inv) in matches, walked)
     for inv, exit_mask in masking:
         match = matches[id(inv)]
-        masked_by = match.masked_by or exit_mask
+        masked_by = match.masked_by or (exit_mask.reason if exit_mask else None)
         reports.append(ValidatorReport(match.text, match.tier, masked_by is not None, masked_by))
         if match.masked_by is not None:
-            rule = match.rule or "validator.negative-selection"
-            findings.append(
-                Finding(
-                    kind="masked-validator",
-                    rule=rule,
-                    text=match.text,
-                    reason=f"this run of {match.tool} cannot prove anything: {match.masked_by}",
-                    instead=_instead(rule),
-                    cwd=inv.cwd,
-                )
-            )
-        elif exit_mask is not None:
-            findings.append(
-                Finding(
-                    kind="masked-validator",
-                    rule=EXIT_MASKED,
-                    text=match.text,
-                    reason=f"a failure of {match.tool} cannot reach the exit status: {exit_mask}",
-                    instead=_instead(EXIT_MASKED),
-                    cwd=inv.cwd,
-                )
-            )
+            rule = match.rule or NEGATIVE
+            reason = f"this run of {match.tool} cannot prove anything: {match.masked_by}"
+            findings.append(_masked_finding(rule, match.text, reason, inv.cwd))
+        if exit_mask is not None:
+            rule = EXIT_FORGED if exit_mask.forged else EXIT_MASKED
+            how = "is turned into a success" if exit_mask.forged else "cannot reach the exit status"
+            reason = f"a failure of {match.tool} {how}: {exit_mask.reason}"
+            findings.append(_masked_finding(rule, match.text, reason, inv.cwd))
     return findings, reports
 
 

@@ -98,7 +98,11 @@ def evaluate(
     return CheckOutcome(result)
 
 
-def _headline(result: CheckResult) -> str:
+def _headline(result: CheckResult, finding: Finding) -> str:
+    if finding.severity == "warn":
+        if result.verdict == "allow":
+            return "allowed (mode off; not credited as green)"
+        return "warning (runs, but is never credited as green)"
     if result.verdict == "block":
         return "would block"
     if result.verdict == "warn":
@@ -113,7 +117,7 @@ def render(result: CheckResult) -> str:
         lines.append(
             output.format_message(
                 finding.kind,
-                f"{_headline(result)}: {finding.text}",
+                f"{_headline(result, finding)}: {finding.text}",
                 [("rule", finding.rule), ("why", finding.reason), ("instead", finding.instead)],
             )
         )

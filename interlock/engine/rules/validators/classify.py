@@ -21,7 +21,16 @@ from interlock.engine.rules.validators import build as build
 from interlock.engine.rules.validators import javascript as js
 from interlock.engine.rules.validators import native as sysr
 from interlock.engine.rules.validators import python as py
-from interlock.engine.rules.validators.runner import Inner, Seen, classify_name, is_test_file
+from interlock.engine.rules.validators.forced import forced_success
+from interlock.engine.rules.validators.regen import regenerating_flag, regenerating_variable
+from interlock.engine.rules.validators.runner import (
+    IGNORE_FAILURES,
+    REGENERATED,
+    Inner,
+    Seen,
+    classify_name,
+    is_test_file,
+)
 from interlock.shell.model import Word
 
 _PYTHON = r"^(python|pypy)[0-9.]*(-dbg)?$|^py$"
@@ -324,6 +333,17 @@ def _is_declared(inv: Invocation, declared: tuple[str, ...]) -> bool:
     return False
 
 
+def _told_to_pass(seen: Seen, inv: Invocation) -> Seen:
+    """Flags and variables any runner may be given: forced success, regenerated expectations."""
+    forced = forced_success(inv.argv[1:])
+    if forced is not None:
+        seen = seen.masked(IGNORE_FAILURES, f"{forced} makes it exit 0 whatever it finds")
+    regen = regenerating_flag(inv.argv[1:]) or regenerating_variable(inv.assignments)
+    if regen is not None:
+        seen = seen.masked(REGENERATED, f"{regen} rewrites the expectations it checks against")
+    return seen
+
+
 def classify(inv: Invocation, declared: tuple[str, ...] = ()) -> ValidatorMatch | None:
     """The validator `inv` runs (tier, tool, masking), or None when it is not one."""
     seen = _dispatch(inv.argv, inv)
@@ -335,4 +355,5 @@ def classify(inv: Invocation, declared: tuple[str, ...] = ()) -> ValidatorMatch 
         )
     if seen is None:
         return None
+    seen = _told_to_pass(seen, inv)
     return ValidatorMatch(inv.text, seen.tier, seen.tool, seen.masked_by, seen.rule)

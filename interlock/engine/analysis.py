@@ -11,11 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from interlock.engine import exitflow, unknowncode, walk
+from interlock.engine.definitions import Inner, judge_task
 from interlock.engine.findings import Finding, Severity, ValidatorMatch
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
 from interlock.engine.rules.validators import exported
 from interlock.engine.rules.validators.runner import EXIT_FORGED, EXIT_MASKED, NEGATIVE
+from interlock.engine.rules.validators.tasks import Lookup, reference
 from interlock.engine.verdict import ParseState, ValidatorReport, unparsed_finding
 from interlock.shell.model import ParseResult
 from interlock.shell.parse import parse as parse_shell
@@ -69,14 +71,38 @@ def _masked_finding(rule: str, text: str, reason: str, cwd: str | None) -> Findi
     )
 
 
+def _task(
+    inv: Invocation,
+    match: ValidatorMatch | None,
+    declared: tuple[str, ...],
+    tasks: Lookup,
+    depth: int,
+) -> tuple[ValidatorMatch | None, list[Finding]]:
+    """A task judged as the commands its definition in the tree runs (engine/definitions)."""
+    ref = reference(inv)
+    definitions = tasks(ref) if ref is not None and depth < _MAX_FED_DEPTH else []
+    if ref is None or not definitions:
+        return match, []
+    inner = []
+    for definition in definitions:
+        found = analyse(definition.text, declared, depth + 1, tasks)
+        inner.append(Inner(definition, found.findings, found.validators))
+    return judge_task(inv, ref, match, inner)
+
+
 def _validator_findings(
     result: ParseResult,
     walked: walk.Trace,
     declared: tuple[str, ...],
+    tasks: Lookup | None = None,
+    depth: int = 0,
 ) -> tuple[list[Finding], list[ValidatorReport]]:
     matches: dict[int, ValidatorMatch] = {}
+    defined: dict[int, list[Finding]] = {}
     for inv, seen_as in exported.with_line_environment(walked.invocations):
         match = rules.classify_validator(seen_as, declared)
+        if tasks is not None:
+            match, defined[id(inv)] = _task(inv, match, declared, tasks, depth)
         if match is not None:
             matches[id(inv)] = match
     if not matches:
@@ -87,8 +113,14 @@ def _validator_findings(
     masking = exitflow.validator_masking(result, lambda inv: id(inv) in matches, walked)
     for inv, exit_mask in masking:
         match = matches[id(inv)]
-        masked_by = match.masked_by or (exit_mask.reason if exit_mask else None)
+        inside = defined.get(id(inv), [])
+        masked_by = (
+            match.masked_by
+            or (inside[0].reason if inside else None)
+            or (exit_mask.reason if exit_mask else None)
+        )
         reports.append(ValidatorReport(match.text, match.tier, masked_by is not None, masked_by))
+        findings.extend(inside)
         if match.masked_by is not None:
             rule = match.rule or NEGATIVE
             reason = f"this run of {match.tool} cannot prove anything: {match.masked_by}"
@@ -101,8 +133,17 @@ def _validator_findings(
     return findings, reports
 
 
-def analyse(command: str, declared_validators: tuple[str, ...] = (), depth: int = 0) -> Analysis:
-    """Read one command line. Never raises on any text."""
+def analyse(
+    command: str,
+    declared_validators: tuple[str, ...] = (),
+    depth: int = 0,
+    tasks: Lookup | None = None,
+) -> Analysis:
+    """Read one command line. Never raises on any text.
+
+    tasks: where task definitions are read from (a tree fact: `npm test` judged as its
+    package.json script); None judges the text alone.
+    """
     result = parse_shell(command)
     if result.root is None:
         finding = unparsed_finding(command, result.error)
@@ -124,10 +165,10 @@ def analyse(command: str, declared_validators: tuple[str, ...] = (), depth: int 
             if depth >= _MAX_FED_DEPTH:
                 findings.append(unparsed_finding(script, "scripts fed to shells nest too deep"))
                 continue
-            fed = analyse(script, declared_validators, depth + 1)
+            fed = analyse(script, declared_validators, depth + 1, tasks)
             findings.extend(fed.findings)
             fed_degraded = fed_degraded or fed.parse != "ok"
-    masked, reports = _validator_findings(result, walked, declared_validators)
+    masked, reports = _validator_findings(result, walked, declared_validators, tasks, depth)
     findings.extend(masked)
     if result.status == "unparsed":
         parse: ParseState = "unparsed"

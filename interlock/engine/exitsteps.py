@@ -28,6 +28,18 @@ from interlock.shell.model import Compound, Node, ParseResult, SimpleCommand, Wo
 from interlock.shell.parse import parse
 
 _MAX_CALLS = 16
+# Programs that start a command and return before it ends (a terminal multiplexer's new
+# session or window, a job queue): however the walker reaches them, the status stays there.
+_DETACHING = frozenset(("tmux", "screen", "at", "batch", "dtach", "abduco", "byobu"))
+
+
+def _detached(vias: tuple[str, ...]) -> str | None:
+    """The detaching program among the wrappers a command ran through, if any."""
+    for via in vias:
+        name = via.split(" ", 1)[0].rsplit("/", 1)[-1]
+        if name in _DETACHING:
+            return name
+    return None
 
 
 @lru_cache(maxsize=64)
@@ -161,8 +173,14 @@ class StepReader:
             status = Status(1, True) if fails else OK
         elif inv is not None:
             status = self.command(inv, sh)
+        detached = _detached(inv.via) if inv is not None else None
         for script in step.scripts:
             status = self.script(script, sh)
+            detached = detached or _detached((script.via,))
+        if detached is not None:
+            reason = f"it runs detached under `{detached}`, whose exit status never comes back"
+            if not self.hide(status, reason):
+                status = OK
         for child in step.children:
             child_status = self.step(child, sh.copy())
             if child.masks is None and child_status.code != 0:

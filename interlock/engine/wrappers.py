@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from interlock.engine.containers import CONTAINERS
 from interlock.engine.spawners import SPAWNERS
 from interlock.engine.unwrap import (
     KEEP,
@@ -456,6 +457,7 @@ WRAPPERS = {
     },
     **{name: _shell for name in SHELLS},
     **SPAWNERS,
+    **CONTAINERS,
 }
 
 

@@ -55,6 +55,13 @@ PREFIX_WRAPPERS = [
     "nohup {}",
     "nice -n 5 {}",
     "command {}",
+    "docker run --rm -v /src:/src img {}",
+    "docker exec -it web {}",
+    "docker compose run --rm app {}",
+    "podman run --rm img {}",
+    "kubectl exec -it pod-0 -- {}",
+    "uv run {}",
+    "poetry run {}",
 ]
 WRAPPERS = [
     "true && {}",
@@ -71,6 +78,13 @@ WRAPPERS = [
     "eval '{}'",
     "x=$( {} )",
     "cd sub && {}",
+    "for i in 1 2; do {}; done",
+    "while true; do {}; break; done",
+    "trap 'rm -f /tmp/x' EXIT; {}",
+    "script -qec '{}' /dev/null",
+    "script -qc '{}' /dev/null",
+    "docker run --rm img sh -c '{}'",
+    "export CI=1; {}",
 ]
 
 

@@ -311,6 +311,25 @@ def test_a_given_trace_is_reused_so_invocations_are_the_same_objects():
     ]
 
 
+def test_a_validator_run_by_a_detaching_program_is_hidden():
+    """tmux, screen, at start the command and return: however the walker reaches them
+    (an exec wrapper or a script trampoline), the status stays behind."""
+    from dataclasses import replace
+
+    from interlock.engine.walk import trace
+
+    result = parse("pytest")
+    walked = trace(result)
+    (step,) = walked.steps.values()
+    assert step.invocation is not None
+    step.invocation = replace(step.invocation, via=("tmux new-session",))
+    walked.invocations[0] = step.invocation
+    ((_, masking),) = validator_masking(result, lambda inv: inv.name == "pytest", walked)
+    assert masking == Masking(
+        "it runs detached under `tmux`, whose exit status never comes back", forged=False
+    )
+
+
 def test_no_validator_no_verdicts():
     assert verdicts("git status && ls") == []
     assert verdicts("") == []

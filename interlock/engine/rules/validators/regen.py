@@ -42,6 +42,8 @@ _VAR = re.compile(
 )
 # Values of INSTA_UPDATE/TRYBUILD/... that only write files for review and still fail.
 _REVIEW_ONLY = frozenset(("new", "auto", "wip", "unseen"))
+# `-u`, and clusters such as `-iu`, `-ut NAME` (jest/vitest flags before `u` take no value).
+_SHORT_UPDATE = re.compile(r"^-[ibeo]{0,3}u[a-zA-Z]{0,3}$")
 _INLINE = re.compile(r"^--(inline-snapshot|insta)=(?P<value>.+)$")
 
 
@@ -59,8 +61,8 @@ def regenerating_flag(words: Iterable[Word], short_update: bool = False) -> str 
         lit = word.literal()
         if lit is None:
             continue
-        if short_update and lit == "-u":
-            return "-u"
+        if short_update and _SHORT_UPDATE.match(lit):
+            return lit
         inline = _INLINE.match(lit)
         if inline is not None:
             if re.search(r"create|fix|update|review|accept", inline.group("value")):

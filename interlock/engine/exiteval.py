@@ -20,17 +20,27 @@ from interlock.engine.walk import StepKey
 from interlock.shell.model import CommandList, Compound, Node, ParseResult, Pipeline, SimpleCommand
 
 _STATUS_SETTERS = frozenset(("true", ":"))
+_TRANSPARENT = frozenset(("command", "builtin", "env", "exec"))
 LOOP_NOTE = "a loop exits with its last iteration's status, so an earlier failing run is dropped"
 
 
 def _sets_status(items: tuple[Node, ...]) -> bool:
-    """A chain ending in `true` or `:`: it exists to set the status."""
+    """A chain ending in a command that exists to set the status: `true`, `:`, `/bin/true`,
+    `command true`, `(exit 0)`, `{ true; }`."""
     last = items[-1] if items else None
-    return (
-        isinstance(last, SimpleCommand)
-        and bool(last.words)
-        and last.words[0].literal() in _STATUS_SETTERS
-    )
+    if isinstance(last, CommandList):
+        return _sets_status(last.items)
+    if isinstance(last, Compound) and last.kind in ("subshell", "group"):
+        return bool(last.parts) and _sets_status(last.parts[-1:])
+    if not isinstance(last, SimpleCommand):
+        return False
+    words = [w.literal() for w in last.words]
+    while words and words[0] in _TRANSPARENT:
+        words = words[1:]
+    if not words or words[0] is None:
+        return False
+    name = words[0].rsplit("/", 1)[-1].lstrip("\\")
+    return name in _STATUS_SETTERS or (name in ("exit", "return") and words[1:] == ["0"])
 
 
 def _repeats(node: Compound) -> bool:

@@ -57,7 +57,9 @@ _MASKING_MAKEFLAGS = {
 
 
 def _makeflags(inv: Invocation) -> str:
-    for word in inv.assignments:
+    """The single-letter flags of MAKEFLAGS, from the environment or a `make ... MAKEFLAGS=-i`
+    argument (make reads variable assignments among its arguments too)."""
+    for word in inv.assignments + inv.argv[1:]:
         lit = word.literal()
         if lit is not None and lit.startswith(("MAKEFLAGS=", "MFLAGS=")):
             value = lit.split("=", 1)[1]

@@ -70,16 +70,31 @@ def _merge_cov(words: tuple[Word, ...]) -> tuple[Word, ...]:
     return tuple(merged)
 
 
-def _addopts(inv: Invocation) -> tuple[Word, ...]:
-    """Words from a PYTEST_ADDOPTS assignment (they count as if typed)."""
+def _split(text: str) -> tuple[Word, ...]:
+    try:
+        return tuple(Word(p, p) for p in shlex.split(text))
+    except ValueError:
+        return ()
+
+
+def _addopts(inv: Invocation, words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """Words from PYTEST_ADDOPTS and from `-o addopts=...` (they count as if typed)."""
+    found: tuple[Word, ...] = ()
     for word in inv.assignments:
         lit = word.literal()
         if lit is not None and lit.startswith("PYTEST_ADDOPTS="):
-            try:
-                return tuple(Word(p, p) for p in shlex.split(lit.split("=", 1)[1]))
-            except ValueError:
-                return ()
-    return ()
+            found += _split(lit.split("=", 1)[1])
+    for k, word in enumerate(words):
+        lit = word.literal() or ""
+        nxt = (words[k + 1].literal() or "") if k + 1 < len(words) else ""
+        for value in (
+            lit.split("=", 1)[1] if lit.startswith("--override-ini=") else "",
+            nxt if lit in ("-o", "--override-ini") else "",
+            lit[2:] if lit.startswith("-o") and len(lit) > 2 else "",
+        ):
+            if value.startswith("addopts="):
+                found += _split(value.split("=", 1)[1])
+    return found
 
 
 # Directories and files an `--ignore` leaves out without leaving out a test of the project.
@@ -130,7 +145,7 @@ def pytest_masking(seen: Seen, args: Args) -> Seen:
 
 
 def pytest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
-    addopts = _addopts(inv)
+    addopts = _addopts(inv, words)
     args = parse_args(_merge_cov(words + addopts), PYTEST)
     if args.has(*_INFO_FLAGS):
         return None

@@ -109,6 +109,7 @@ class Evaluator(StepReader):
             f" {op} {item.text}" for op, item in zip(ops, items[1:], strict=False)
         )
         reason = f"a later `; {text or '...'}` sets the exit status"
+        noted = self.note
         try:
             status = self.chain(items, ops, sh, key)
         except (Break, Continue) as done:
@@ -123,6 +124,8 @@ class Evaluator(StepReader):
             return status
         if _sets_status(items):
             self.masked(previous, reason, forged=True)
+        elif self.note is not noted and self.note is not None and self.note.forged:
+            pass  # the chain itself forged a success from the status (`rc=$?; ... || echo`)
         elif self.hide(previous, reason) and status.code == 0:
             status = previous
             sh.last = previous
@@ -137,6 +140,7 @@ class Evaluator(StepReader):
                 continue  # short-circuit: item does not run
             last = k == len(items) - 1
             swallow = f"`|| {item.text}` swallows its failure"
+            others = self.other_runs
             try:
                 new = self.run(item, sh, key) if last else self.quiet(item, sh, key)
             except Exit as done:
@@ -144,7 +148,14 @@ class Evaluator(StepReader):
                     self.masked(status, swallow, forged=True)
                 raise
             if k > 0 and ops[k - 1] == "||" and new.code == 0:
-                self.masked(status, swallow, forged=True)
+                if self.other_runs > others:  # `pytest --lf || pytest`: a retry, not a forgery
+                    reason = (
+                        f"`|| {item.text}` runs a validator when it fails: the line has that status"
+                    )
+                    if self.hide(status, reason):
+                        new = status
+                else:
+                    self.masked(status, swallow, forged=True)
             status = new
         return status
 

@@ -71,15 +71,13 @@ def validator_masking(
     `walked.invocations` (and not walk the line twice).
     """
     walked = walked if walked is not None else trace(result)
-    verdicts: list[tuple[Invocation, Masking | None]] = []
-    for inv in walked.invocations:
-        if is_validator(inv):
-            verdicts.append((inv, _masking(result, walked, inv)))
-    return verdicts
+    validators = [inv for inv in walked.invocations if is_validator(inv)]
+    others = frozenset(id(inv) for inv in validators)
+    return [(inv, _masking(result, walked, inv, others)) for inv in validators]
 
 
 def _readings(
-    result: ParseResult, walked: Trace, target: Invocation, strict: bool
+    result: ParseResult, walked: Trace, target: Invocation, others: frozenset[int], strict: bool
 ) -> tuple[Evaluator | None, bool]:
     """Read every path through the unknowns until one ends in success while the validator
     failed (a strict one must have run the validator and met a construct that forges):
@@ -90,7 +88,7 @@ def _readings(
         if count >= MAX_READINGS:
             return None, False
         bits = queue.popleft()
-        reading = Evaluator(walked.steps, target, bits, strict)
+        reading = Evaluator(walked.steps, target, bits, strict, others)
         reading.start(result)
         count += 1
         if reading.final.code == 0 and (not strict or (reading.ran and reading.note is not None)):
@@ -100,11 +98,13 @@ def _readings(
     return None, True
 
 
-def _masking(result: ParseResult, walked: Trace, target: Invocation) -> Masking | None:
-    masked, complete = _readings(result, walked, target, strict=False)
+def _masking(
+    result: ParseResult, walked: Trace, target: Invocation, others: frozenset[int]
+) -> Masking | None:
+    masked, complete = _readings(result, walked, target, others, strict=False)
     if masked is None:
         return None if complete else Masking(TOO_MANY, forged=False)
-    forged, _ = _readings(result, walked, target, strict=True)
+    forged, _ = _readings(result, walked, target, others, strict=True)
     if forged is not None and forged.note is not None:
         return Masking(forged.note.reason, forged=True)
     if not masked.ran:

@@ -54,9 +54,16 @@ class StepReader:
     is the subclass's `run`."""
 
     def __init__(
-        self, steps: dict[StepKey, Step], target: Invocation, bits: list[bool], strict: bool
+        self,
+        steps: dict[StepKey, Step],
+        target: Invocation,
+        bits: list[bool],
+        strict: bool,
+        validators: frozenset[int] = frozenset(),
     ) -> None:
         self.steps = steps
+        self.validators = validators  # ids of every validator invocation of the line
+        self.other_runs = 0  # times another validator ran (it passes, like any command)
         self.target = target
         self.bits = bits
         self.strict = strict
@@ -172,6 +179,7 @@ class StepReader:
             fails = not self.passing or self.unknown().code != 0
             status = Status(1, True) if fails else OK
         elif inv is not None:
+            self.other_runs += id(inv) in self.validators
             status = self.command(inv, sh)
         detached = _detached(inv.via) if inv is not None else None
         for script in step.scripts:

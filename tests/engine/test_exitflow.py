@@ -285,7 +285,20 @@ def test_each_validator_of_a_line_gets_its_own_verdict():
 
 def test_other_validators_are_assumed_to_pass():
     assert verdicts("pytest && npm test") == [None, None]
-    assert verdicts("pytest || npm test") == ["`|| npm test` swallows its failure", NOT_RUN]
+    assert verdicts("pytest || npm test") == [
+        "`|| npm test` runs a validator when it fails: the line has that status",
+        NOT_RUN,
+    ]
+
+
+def test_a_retry_by_another_validator_hides_the_first_failure_without_forging_it():
+    assert severities("pytest --lf || pytest") == ["hidden", "hidden"]
+    assert severities("pytest --lf || pytest || true")[0] == "forged"
+
+
+def test_a_status_consumed_then_swallowed_is_forged():
+    assert severities("pytest; rc=$?; [ $rc -eq 0 ] || echo fail") == ["forged"]
+    assert severities("pytest; rc=$?; echo done; exit $rc") == [None]
 
 
 def test_invocations_returned_are_the_ones_walk_finds():

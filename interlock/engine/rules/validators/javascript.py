@@ -32,7 +32,7 @@ JS_RUNNER = spec(
     ),
     long_flags=(
         "passWithNoTests pass-with-no-tests listTests list dry-run watch watchAll run ci "
-        "coverage bail silent verbose invert onlyChanged findRelatedTests runInBand update "
+        "coverage bail silent verbose invert onlyChanged onlyFailures findRelatedTests runInBand update "
         "headed debug forbid-only updateSnapshot update-snapshots"
     ),
 )
@@ -49,11 +49,20 @@ _NAME_PATTERNS = ("-m", "--match", "-t", "--testNamePattern", "-g", "--grep", "-
 _PATH_PATTERNS = ("--testPathPattern", "--testPathPatterns", "--spec")
 
 
+def _on(args: Args, *names: str) -> bool:
+    """A flag given and not turned off (`--passWithNoTests=false`), or an option given a
+    value that is not empty (`--testPathIgnorePatterns=[]` excludes nothing)."""
+    return any(
+        (opt.text or "").strip("'\"").lower() not in ("false", "0", "[]", "") or opt.text is None
+        for opt in args.values(*names)
+    )
+
+
 def js_masking(seen: Seen, args: Args, words: tuple[Word, ...] = ()) -> Seen:
     """The masking flags jest, vitest, mocha, ava and playwright share."""
-    if args.has("--passWithNoTests", "--pass-with-no-tests"):
+    if _on(args, "--passWithNoTests", "--pass-with-no-tests"):
         seen = seen.masked(NO_TESTS_OK, "--passWithNoTests makes running no tests a success")
-    if args.has("--testPathIgnorePatterns", "--exclude", "--grep-invert", "--ignore"):
+    if _on(args, "--testPathIgnorePatterns", "--exclude", "--grep-invert", "--ignore"):
         seen = seen.masked(NEGATIVE, "an exclusion pattern leaves tests out")
     if args.has("--invert") and args.has("-g", "--grep", "--fgrep"):
         seen = seen.masked(NEGATIVE, "--invert runs every test except the selected ones")
@@ -85,7 +94,10 @@ def _js_selected(args: Args, operands: tuple[Word, ...]) -> bool:
         "--spec",
         "--findRelatedTests",
         "--onlyChanged",
+        "--onlyFailures",
+        "--changed",
         "-o",
+        "-f",
     )
     return named or all_targeted(operands)
 

@@ -85,7 +85,7 @@ def _task(
         return match, []
     inner = []
     for definition in definitions:
-        found = analyse(definition.text, declared, depth + 1, tasks)
+        found = analyse(definition.text, declared, depth + 1, tasks.at(definition.directory))
         inner.append(Inner(definition, found.findings, found.validators))
     return judge_task(inv, ref, match, inner)
 

@@ -18,6 +18,7 @@ import posixpath
 import re
 import shlex
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,27 +33,32 @@ class TaskFiles:
     """Reads definitions for tasks run from `start` (an absolute directory) in the worktree
     at `root`; each file is read at most once per check."""
 
-    def __init__(self, start: str, root: Path) -> None:
+    def __init__(self, start: str, root: Path, cache: dict[str, str | None] | None = None) -> None:
         self.start = start
         self.root = str(root)
-        self.cache: dict[str, str | None] = {}
+        self.cache: dict[str, str | None] = {} if cache is None else cache
+
+    def at(self, directory: str) -> TaskFiles:
+        """A reader for a definition's own commands, which run where its file is."""
+        return TaskFiles(directory or self.start, Path(self.root), self.cache)
 
     def __call__(self, ref: TaskRef) -> list[Definition]:
         directory = self.directory(ref)
         if directory is None:
             return []
+        found: list[Definition] = []
         try:
             if ref.kind == "npm":
-                return self.npm(directory, ref)
-            if ref.kind == "make":
-                return self.make(directory, ref)
-            if ref.kind == "tox":
-                return self.tox(directory, ref)
-            if ref.kind in ("hatch", "pdm", "rye"):
-                return self.pyproject(directory, ref)
+                found = self.npm(directory, ref)
+            elif ref.kind == "make":
+                found = self.make(directory, ref)
+            elif ref.kind == "tox":
+                found = self.tox(directory, ref)
+            elif ref.kind in ("hatch", "pdm", "rye"):
+                found = self.pyproject(directory, ref)
         except (ValueError, TypeError, KeyError, AttributeError, configparser.Error):
             return []  # a malformed file defines nothing we can read
-        return []
+        return [replace(d, directory=directory) for d in found]
 
     def directory(self, ref: TaskRef) -> str | None:
         if ref.cwd is None:

@@ -279,3 +279,13 @@ def test_a_pipefail_makefile_does_not_mask_its_pipes(project):
         "SHELL := bash\n.SHELLFLAGS := -o pipefail -c\ntest:\n\tpytest | tee log\n"
     )
     assert judge(project, "make test")["verdict"] == "allow"
+
+
+def test_a_recipe_that_runs_a_task_in_another_directory_reads_that_directorys_file(project):
+    (project / "Makefile").write_text("test:\n\t$(MAKE) -C web test\nweb:\n\tcd web && npm test\n")
+    (project / "web" / "Makefile").write_text("test:\n\tnpm test\n")
+    (project / "web" / "package.json").write_text('{"scripts": {"test": "vitest run || true"}}')
+    for command in ("make test", "make web"):
+        result = judge(project, command)
+        assert rules_of(result) == {"validator.exit-forged"}, (command, result)
+        assert "web/" in result["findings"][0]["reason"] or "package.json" in result["findings"][0]["reason"]

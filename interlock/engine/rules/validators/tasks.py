@@ -11,8 +11,8 @@ whose script is `jest --passWithNoTests || true` is as masked as that script typ
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import parse_args, spec
@@ -57,9 +57,17 @@ class Definition:
     origin: str
     text: str
     ignore_errors: bool = False
+    directory: str = ""  # where its commands run (the file's directory), absolute
 
 
-Lookup = Callable[[TaskRef], list[Definition]]
+class Lookup(Protocol):
+    """Reads the definitions of a task (engine/taskdefs.TaskFiles)."""
+
+    def __call__(self, ref: TaskRef) -> list[Definition]: ...
+
+    def at(self, directory: str) -> Lookup:
+        """The same reader for commands that run in `directory`."""
+        ...
 
 
 def _lits(words: tuple[Word, ...]) -> list[str] | None:

@@ -81,8 +81,12 @@ class TaskFiles:
         return self.cache[path]
 
     # -- package.json ------------------------------------------------------------------------
+    def label(self, path: str) -> str:
+        return posixpath.relpath(path, self.root)
+
     def npm(self, directory: str, ref: TaskRef) -> list[Definition]:
-        text = self.read(posixpath.join(directory, "package.json"))
+        path = posixpath.join(directory, "package.json")
+        text = self.read(path)
         if text is None:
             return []
         scripts = json.loads(text).get("scripts") or {}
@@ -91,7 +95,7 @@ class TaskFiles:
             return []
         extra = " ".join(shlex.quote(a) for a in ref.args)
         line = f"{script} {extra}".strip()
-        return [Definition(f"package.json scripts.{ref.names[0]}", line)]
+        return [Definition(f"{self.label(path)} scripts.{ref.names[0]}", line)]
 
     # -- Makefile ----------------------------------------------------------------------------
     def make(self, directory: str, ref: TaskRef) -> list[Definition]:
@@ -102,7 +106,7 @@ class TaskFiles:
             if text is None:
                 continue
             mk = makerecipes.parse(text)
-            label = posixpath.relpath(path, self.root)
+            label = self.label(path)
             return [
                 Definition(f"{label} recipe of `{r.target}`", r.text, r.ignore_errors)
                 for r in makerecipes.recipes(mk, ref.names)
@@ -112,12 +116,13 @@ class TaskFiles:
     # -- tox ---------------------------------------------------------------------------------
     def tox(self, directory: str, ref: TaskRef) -> list[Definition]:
         for name, prefix in ((ref.file or "tox.ini", ""), ("setup.cfg", "tox:")):
-            text = self.read(posixpath.join(directory, name))
+            path = posixpath.join(directory, name)
+            text = self.read(path)
             if text is None or (prefix and "[tox:tox]" not in text):
                 continue
             parser = configparser.ConfigParser(interpolation=None, strict=False)
             parser.read_string(text)
-            return _tox_definitions(parser, ref, name, prefix)
+            return _tox_definitions(parser, ref, self.label(path), prefix)
         return []
 
     # -- pyproject scripts -------------------------------------------------------------------

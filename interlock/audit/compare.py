@@ -143,7 +143,25 @@ class _Audit:
         self.runner_configs()
         self.new_scripts()
         self.data_files(source_changed)
+        if source_changed:
+            self.source_cheats()
         return self.findings
+
+    def source_cheats(self) -> None:
+        """Code under test that detects the tests or copies their expectations."""
+        from interlock.audit.sourcecheats import source_findings  # loaded when source changed
+
+        def test_paths() -> list[str]:
+            files = self.cfg_after.python_files
+            paths = [p for p in self.after if is_python_test_name(p, files)]
+            for files_set in (self.after,):
+                if isinstance(files_set, Identified):
+                    files_set.prefetch(paths)
+            return paths
+
+        self.findings += source_findings(
+            self.changed, self.before, self.after, self.is_source, test_paths
+        )
 
     def python_tests(self, py: list[str], source_changed: bool) -> None:
         from interlock.audit.pychecks import PyContext, compare_python  # loaded when needed

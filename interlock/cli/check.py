@@ -46,8 +46,12 @@ def check_command(
     """Say what interlock would do with a command line, without running it.
 
     Exit status 126 when the command would be blocked (in the effective mode), else 0.
-    With --json prints {command, verdict, would_block, parse, findings, validators}:
-    would_block is what blocking mode would say, whatever the mode.
+    Blocking mode refuses discards, self-disable, unknown code and validators whose pass is
+    forged (`|| true`, `--exit-zero`, `jest -u`, `-k 'not x'`); it warns on validators whose
+    status is only hidden (`| tail`, `; echo done`) or that look at part of the suite: they
+    run, and are never credited as green. With --json prints {command, verdict, would_block,
+    parse, findings, validators}: would_block says whether blocking mode would refuse it,
+    whatever the mode; each finding has a severity (block or warn).
 
     \b
     Example:

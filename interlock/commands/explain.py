@@ -14,9 +14,16 @@ def _as_json(info: RuleInfo) -> dict[str, object]:
         "summary": info.summary,
         "why": info.why,
         "instead": info.instead,
+        "severity": info.severity,
         "blocks": list(info.examples_block),
         "allows": list(info.examples_allow),
     }
+
+
+_SEVERITY = {
+    "block": "refuses the command",
+    "warn": "runs it with a warning; the run is recorded and never credited as green",
+}
 
 
 def explain(rule_id: str, as_json: bool) -> int:
@@ -30,6 +37,7 @@ def explain(rule_id: str, as_json: bool) -> int:
     output.write_out(f"  {info.summary}")
     output.write_out(f"  why:     {info.why}")
     output.write_out(f"  instead: {info.instead}")
+    output.write_out(f"  blocking mode: {_SEVERITY[info.severity]}")
     for example in info.examples_block:
         output.write_out(f"  flags:   {example}")
     for example in info.examples_allow:
@@ -44,5 +52,7 @@ def list_rules(as_json: bool) -> int:
         return exitcodes.OK
     width = max((len(i.id) for i in infos), default=0)
     for info in infos:
-        output.write_out(f"{info.id.ljust(width)}  {info.kind:<16} {info.summary}")
+        output.write_out(
+            f"{info.id.ljust(width)}  {info.kind:<16} {info.severity:<5}  {info.summary}"
+        )
     return exitcodes.OK

@@ -11,10 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from interlock.engine import exitflow, unknowncode, walk
-from interlock.engine.findings import Finding, ValidatorMatch
+from interlock.engine.definitions import Inner, judge_task
+from interlock.engine.findings import Finding, Severity, ValidatorMatch
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
-from interlock.engine.rules.validators.runner import EXIT_MASKED
+from interlock.engine.rules.validators import exported
+from interlock.engine.rules.validators.runner import EXIT_FORGED, EXIT_MASKED, NEGATIVE
+from interlock.engine.rules.validators.tasks import Lookup, reference
 from interlock.engine.verdict import ParseState, ValidatorReport, unparsed_finding
 from interlock.shell.model import ParseResult
 from interlock.shell.parse import parse as parse_shell
@@ -40,6 +43,11 @@ def _instead(rule: str) -> str:
     return info.instead if info is not None else "run the validator unmasked"
 
 
+def _severity(rule: str) -> Severity:
+    info = rules.rule_info(rule)
+    return info.severity if info is not None else "block"
+
+
 def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
     seen: set[tuple[str, str, str | None]] = set()
     unique: list[Finding] = []
@@ -51,14 +59,50 @@ def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
     return tuple(unique)
 
 
+def _masked_finding(rule: str, text: str, reason: str, cwd: str | None) -> Finding:
+    return Finding(
+        kind="masked-validator",
+        rule=rule,
+        text=text,
+        reason=reason,
+        instead=_instead(rule),
+        cwd=cwd,
+        severity=_severity(rule),
+    )
+
+
+def _task(
+    inv: Invocation,
+    match: ValidatorMatch | None,
+    declared: tuple[str, ...],
+    tasks: Lookup,
+    depth: int,
+) -> tuple[ValidatorMatch | None, list[Finding]]:
+    """A task judged as the commands its definition in the tree runs (engine/definitions)."""
+    ref = reference(inv)
+    definitions = tasks(ref) if ref is not None and depth < _MAX_FED_DEPTH else []
+    if ref is None or not definitions:
+        return match, []
+    inner = []
+    for definition in definitions:
+        found = analyse(definition.text, declared, depth + 1, tasks.at(definition.directory))
+        inner.append(Inner(definition, found.findings, found.validators))
+    return judge_task(inv, ref, match, inner)
+
+
 def _validator_findings(
     result: ParseResult,
     walked: walk.Trace,
     declared: tuple[str, ...],
+    tasks: Lookup | None = None,
+    depth: int = 0,
 ) -> tuple[list[Finding], list[ValidatorReport]]:
     matches: dict[int, ValidatorMatch] = {}
-    for inv in walked.invocations:
-        match = rules.classify_validator(inv, declared)
+    defined: dict[int, list[Finding]] = {}
+    for inv, seen_as in exported.with_line_environment(walked.invocations):
+        match = rules.classify_validator(seen_as, declared)
+        if tasks is not None:
+            match, defined[id(inv)] = _task(inv, match, declared, tasks, depth)
         if match is not None:
             matches[id(inv)] = match
     if not matches:
@@ -69,36 +113,37 @@ def _validator_findings(
     masking = exitflow.validator_masking(result, lambda inv: id(inv) in matches, walked)
     for inv, exit_mask in masking:
         match = matches[id(inv)]
-        masked_by = match.masked_by or exit_mask
+        inside = defined.get(id(inv), [])
+        masked_by = (
+            match.masked_by
+            or (inside[0].reason if inside else None)
+            or (exit_mask.reason if exit_mask else None)
+        )
         reports.append(ValidatorReport(match.text, match.tier, masked_by is not None, masked_by))
+        findings.extend(inside)
         if match.masked_by is not None:
-            rule = match.rule or "validator.negative-selection"
-            findings.append(
-                Finding(
-                    kind="masked-validator",
-                    rule=rule,
-                    text=match.text,
-                    reason=f"this run of {match.tool} cannot prove anything: {match.masked_by}",
-                    instead=_instead(rule),
-                    cwd=inv.cwd,
-                )
-            )
-        elif exit_mask is not None:
-            findings.append(
-                Finding(
-                    kind="masked-validator",
-                    rule=EXIT_MASKED,
-                    text=match.text,
-                    reason=f"a failure of {match.tool} cannot reach the exit status: {exit_mask}",
-                    instead=_instead(EXIT_MASKED),
-                    cwd=inv.cwd,
-                )
-            )
+            rule = match.rule or NEGATIVE
+            reason = f"this run of {match.tool} cannot prove anything: {match.masked_by}"
+            findings.append(_masked_finding(rule, match.text, reason, inv.cwd))
+        if exit_mask is not None:
+            rule = EXIT_FORGED if exit_mask.forged else EXIT_MASKED
+            how = "is turned into a success" if exit_mask.forged else "cannot reach the exit status"
+            reason = f"a failure of {match.tool} {how}: {exit_mask.reason}"
+            findings.append(_masked_finding(rule, match.text, reason, inv.cwd))
     return findings, reports
 
 
-def analyse(command: str, declared_validators: tuple[str, ...] = (), depth: int = 0) -> Analysis:
-    """Read one command line. Never raises on any text."""
+def analyse(
+    command: str,
+    declared_validators: tuple[str, ...] = (),
+    depth: int = 0,
+    tasks: Lookup | None = None,
+) -> Analysis:
+    """Read one command line. Never raises on any text.
+
+    tasks: where task definitions are read from (a tree fact: `npm test` judged as its
+    package.json script); None judges the text alone.
+    """
     result = parse_shell(command)
     if result.root is None:
         finding = unparsed_finding(command, result.error)
@@ -120,10 +165,10 @@ def analyse(command: str, declared_validators: tuple[str, ...] = (), depth: int 
             if depth >= _MAX_FED_DEPTH:
                 findings.append(unparsed_finding(script, "scripts fed to shells nest too deep"))
                 continue
-            fed = analyse(script, declared_validators, depth + 1)
+            fed = analyse(script, declared_validators, depth + 1, tasks)
             findings.extend(fed.findings)
             fed_degraded = fed_degraded or fed.parse != "ok"
-    masked, reports = _validator_findings(result, walked, declared_validators)
+    masked, reports = _validator_findings(result, walked, declared_validators, tasks, depth)
     findings.extend(masked)
     if result.status == "unparsed":
         parse: ParseState = "unparsed"

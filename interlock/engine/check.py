@@ -16,6 +16,7 @@ from interlock.engine.analysis import Analysis, analyse
 from interlock.engine.facts import TreeFacts
 from interlock.engine.findings import Finding
 from interlock.engine.precision import Judge
+from interlock.engine.taskdefs import TaskFiles
 from interlock.engine.verdict import CheckResult, decide, internal_error_finding
 from interlock.git import discover
 
@@ -74,8 +75,9 @@ def evaluate(
     start = os.path.abspath(cwd or os.getcwd())
     loc = discover(start)
     config = load_config(loc.worktree if loc else None, {"mode": mode} if mode else None)
+    tasks = TaskFiles(start, loc.worktree) if loc is not None and not assume_dirty else None
     try:
-        analysis = analyse(command, config.validators)
+        analysis = analyse(command, config.validators, tasks=tasks)
         findings = _apply_facts(analysis, start, facts, assume_dirty)
         parse = analysis.parse
         validators = analysis.validators
@@ -98,7 +100,11 @@ def evaluate(
     return CheckOutcome(result)
 
 
-def _headline(result: CheckResult) -> str:
+def _headline(result: CheckResult, finding: Finding) -> str:
+    if finding.severity == "warn":
+        if result.verdict == "allow":
+            return "allowed (mode off; not credited as green)"
+        return "warning (runs, but is never credited as green)"
     if result.verdict == "block":
         return "would block"
     if result.verdict == "warn":
@@ -113,7 +119,7 @@ def render(result: CheckResult) -> str:
         lines.append(
             output.format_message(
                 finding.kind,
-                f"{_headline(result)}: {finding.text}",
+                f"{_headline(result, finding)}: {finding.text}",
                 [("rule", finding.rule), ("why", finding.reason), ("instead", finding.instead)],
             )
         )

@@ -7,6 +7,9 @@ from typing import Literal
 
 FindingKind = Literal["discard", "masked-validator", "self-disable", "unparsed"]
 Tier = Literal["fast", "slow"]
+# What blocking mode does with a finding: refuse the command, or run it with a warning (a
+# validator whose status is only hidden: shown, recorded, never credited as green).
+Severity = Literal["block", "warn"]
 
 # What kind of work a discard destroys at its targets; facts about the tree decide whether
 # any such work is really there.
@@ -60,6 +63,7 @@ class Finding:
     instead: str
     targets: Targets | None = None
     cwd: str | None = ""
+    severity: Severity = "block"
 
     def to_json(self) -> dict[str, str]:
         return {
@@ -68,6 +72,7 @@ class Finding:
             "text": self.text,
             "reason": self.reason,
             "instead": self.instead,
+            "severity": self.severity,
         }
 
 
@@ -97,3 +102,4 @@ class RuleInfo:
     examples_block: tuple[str, ...] = ()
     examples_allow: tuple[str, ...] = ()
     extra: dict[str, str] = field(default_factory=dict)
+    severity: Severity = "block"

@@ -1,7 +1,12 @@
 """Verdicts: allow, warn or block, with the findings that led there.
 
-The verdict blocking mode *would* give (`would_block`) is always computed, whatever the mode:
-advisory demotes the guard to an advisor, it does not blind it. Three outcomes have names and
+Each finding has a severity. `block` findings (discards, self-disable, unknown code,
+validators whose success is forged) are refused in blocking mode; `warn` findings (a
+validator whose status is only hidden by output plumbing, a narrowed or listing run) are
+shown and recorded but never refused: the run goes on and is never credited as green.
+
+The verdict blocking mode *would* give (`would_block`: a `block` finding is present) is always
+computed, whatever the mode: advisory demotes the guard to an advisor, it does not blind it. Three outcomes have names and
 tests of their own: a command that could not be parsed (`unparsed_finding`), a config that
 could not be read (the resolver's guarded defaults plus a note), and interlock itself failing
 (`internal_error_finding`): none of them ever becomes a silent allow.
@@ -91,8 +96,12 @@ def internal_error_finding(command: str, report: str) -> Finding:
 
 
 def decide(findings: tuple[Finding, ...], mode: str) -> tuple[Action, bool]:
-    """(verdict in `mode`, what blocking mode would say)."""
-    would_block = bool(findings)
-    if not would_block or mode == "off":
+    """(verdict in `mode`, whether blocking mode would refuse the command).
+
+    Blocking mode refuses when any finding has severity `block` and warns when all are `warn`;
+    advisory warns on any finding; off allows everything.
+    """
+    would_block = any(f.severity == "block" for f in findings)
+    if not findings or mode == "off":
         return "allow", would_block
-    return ("block" if mode == "blocking" else "warn"), would_block
+    return ("block" if mode == "blocking" and would_block else "warn"), would_block

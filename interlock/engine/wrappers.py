@@ -13,6 +13,9 @@ None means the words are a plain command. The walker (walk.py) loops until that.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from interlock.engine.containers import CONTAINERS
 from interlock.engine.spawners import SPAWNERS
 from interlock.engine.unwrap import (
     KEEP,
@@ -247,11 +250,38 @@ def _su(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     return None
 
 
+_SCRIPT_VALUES = frozenset("IOBTmEo")
+_SCRIPT_LONG_VALUES = frozenset(
+    ("--log-in", "--log-out", "--log-io", "--log-timing", "--logging-format", "--echo")
+)
+_SCRIPT_HIDES = "runs under `script` without -e, which exits 0 whatever the command returns"
+
+
 def _script_util(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    for k, word in enumerate(words[1:], start=1):
-        if lit(word) in ("-c", "--command") and k + 1 < len(words):
-            return script_from(words[k + 1], "script -c")
-    return None
+    """util-linux `script [-q] [-e] -c CMD [file]` (also `-qc`, `-qec`, `--command=CMD`)."""
+    command: Word | None = None
+    returns = False
+    k = 1
+    while k < len(words):
+        value = lit(words[k]) or ""
+        if value in ("--return",) or (value[:1] == "-" and value[1:2] != "-" and "e" in value):
+            returns = True
+        if value.startswith("--command="):
+            command = Word(value.split("=", 1)[1], value.split("=", 1)[1])
+        elif value == "--command" or (
+            value[:1] == "-" and value[1:2] != "-" and value.endswith("c")
+        ):
+            command = words[k + 1] if k + 1 < len(words) else None
+            k += 1
+        elif value in _SCRIPT_LONG_VALUES or (
+            value[:1] == "-" and value[1:2] != "-" and value[-1:] in _SCRIPT_VALUES
+        ):
+            k += 1  # the option's value
+        k += 1
+    if command is None:
+        return None
+    found = script_from(command, "script -c")
+    return found if returns else replace(found, masks=_SCRIPT_HIDES)
 
 
 # -- runners of project tools --------------------------------------------------------------
@@ -427,6 +457,7 @@ WRAPPERS = {
     },
     **{name: _shell for name in SHELLS},
     **SPAWNERS,
+    **CONTAINERS,
 }
 
 

@@ -17,6 +17,9 @@ _CMD_START_OPS = frozenset({";", "&", "&&", "||", "|", "|&", "(", "\n", ";;", ";
 _CMD_START_WORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{"})
 _CMD_START_WORDS |= {"time", "for"}
 
+# A redirection's fd is ASCII digits: `¹<x` is a word (str.isdigit() accepts `¹`).
+_DIGITS = frozenset("0123456789")
+
 
 @dataclass
 class HereDoc:
@@ -77,7 +80,7 @@ class Tokenizer:
                 i = self._word(i)
             elif c in ";&|()<>":
                 i = self._operator(i)
-            elif c.isdigit() and (j := self._fd_digits_end(i)):
+            elif c in _DIGITS and (j := self._fd_digits_end(i)):
                 i = self._operator(j, fd=int(s[i:j]), start=i)
             else:
                 i = self._word(i)
@@ -118,7 +121,7 @@ class Tokenizer:
     def _fd_digits_end(self, i: int) -> int:
         """For `2>x`: the index of the `>` after the digits, or 0 when this is a word."""
         j = i
-        while j < len(self.s) and self.s[j].isdigit():
+        while j < len(self.s) and self.s[j] in _DIGITS:
             j += 1
         if j >= len(self.s) or self.s[j] not in "<>" or self.s.startswith("(", j + 1):
             return 0

@@ -48,8 +48,25 @@ def build_case_repo(case: Path, repo: Path) -> None:
     shutil.copytree(after, repo, dirs_exist_ok=True)
 
 
+OWN = Path(__file__).resolve().parents[1] / "corpus"
+
+
 @pytest.mark.corpus_cases("case", tamper_cases, ids=lambda p: p.name)
 def test_corpus_case_is_judged_as_expected(case, tmp_path, cap_out):
+    judge_case(case, tmp_path, cap_out)
+
+
+@pytest.mark.parametrize("case", tamper_cases(OWN), ids=lambda p: p.name if p else "none")
+def test_own_tamper_case_is_judged_as_expected(case, tmp_path, cap_out):
+    """Cases of our own writing in tests/corpus/tamper, judged the same way."""
+    judge_case(case, tmp_path, cap_out)
+    spec = json.loads((case / "case.json").read_text())
+    report = json.loads(cap_out[0].getvalue())
+    if spec["expect"] == "tampered":
+        assert spec["kind"] in {f["kind"] for f in report["findings"]}, report
+
+
+def judge_case(case: Path, tmp_path: Path, cap_out) -> None:
     expected = json.loads((case / "case.json").read_text())["expect"]
     repo = tmp_path / "repo"
     build_case_repo(case, repo)

@@ -72,9 +72,35 @@ def test_json_contract_has_exactly_the_documented_fields(sub_repo):
     assert data["verdict"] == "block" and data["would_block"] is True and data["_exit"] == 126
     assert data["parse"] == "ok"
     finding = data["findings"][0]
-    assert set(finding) == {"kind", "rule", "text", "reason", "instead"}
-    assert finding["kind"] == "discard"
+    assert set(finding) == {"kind", "rule", "text", "reason", "instead", "severity"}
+    assert finding["kind"] == "discard" and finding["severity"] == "block"
     assert data["validators"] == [{"text": "pytest", "tier": "slow", "masked": False}]
+
+
+def test_a_validator_whose_status_is_only_hidden_warns_in_blocking_mode(sub_repo, cap_out):
+    data = check_json(sub_repo, "pytest -x 2>&1 | tail -50", "--mode", "blocking")
+    assert data["verdict"] == "warn" and data["would_block"] is False and data["_exit"] == 0
+    (finding,) = data["findings"]
+    assert finding["kind"] == "masked-validator" and finding["severity"] == "warn"
+    assert finding["rule"] == "validator.exit-masked"
+    assert "pipefail" in finding["instead"]
+    assert data["validators"] == [{"text": "pytest -x", "tier": "slow", "masked": True}]
+
+
+def test_a_forged_pass_is_refused_in_blocking_mode(sub_repo):
+    data = check_json(sub_repo, "pytest -x 2>&1 | tail -50 || true", "--mode", "blocking")
+    assert data["verdict"] == "block" and data["would_block"] is True and data["_exit"] == 126
+    (finding,) = data["findings"]
+    assert finding["kind"] == "masked-validator" and finding["severity"] == "block"
+    assert finding["rule"] == "validator.exit-forged"
+
+
+def test_a_hidden_status_message_says_it_runs_and_is_not_credited(sub_repo, cap_out):
+    code = run_cli(["check", "--mode", "blocking", "--cwd", str(sub_repo), "pytest | tail -5"])
+    err = cap_out[1].getvalue()
+    assert code == 0
+    assert err.startswith("interlock: [masked-validator] warning (runs, but is never credited")
+    assert "instead:" in err and "PIPESTATUS" in err
 
 
 def test_advisory_mode_warns_but_would_block_stays_true(sub_repo):

@@ -30,7 +30,8 @@ SEEDS = [
 
 @pytest.fixture(scope="module")
 def blocked_seeds(corpus_dir: Path) -> list[str]:
-    """SEEDS, and every one-line corpus case that must block (none with single quotes)."""
+    """SEEDS, and every one-line corpus case that is flagged (none with single quotes):
+    refused, or (a validator whose status is only hidden) warned."""
     seeds = list(SEEDS)
     corpus = corpus_dir / "commands.jsonl"
     if corpus.exists():
@@ -54,6 +55,13 @@ PREFIX_WRAPPERS = [
     "nohup {}",
     "nice -n 5 {}",
     "command {}",
+    "docker run --rm -v /src:/src img {}",
+    "docker exec -it web {}",
+    "docker compose run --rm app {}",
+    "podman run --rm img {}",
+    "kubectl exec -it pod-0 -- {}",
+    "uv run {}",
+    "poetry run {}",
 ]
 WRAPPERS = [
     "true && {}",
@@ -70,6 +78,13 @@ WRAPPERS = [
     "eval '{}'",
     "x=$( {} )",
     "cd sub && {}",
+    "for i in 1 2; do {}; done",
+    "while true; do {}; break; done",
+    "trap 'rm -f /tmp/x' EXIT; {}",
+    "script -qec '{}' /dev/null",
+    "script -qc '{}' /dev/null",
+    "docker run --rm img sh -c '{}'",
+    "export CI=1; {}",
 ]
 
 
@@ -128,13 +143,14 @@ def test_check_never_raises_on_shell_shaped_noise(tokens):
 @given(st.data(), st.lists(st.sampled_from(WRAPPERS), min_size=1, max_size=3))
 def test_wrapping_a_blocked_command_never_lowers_its_verdict(blocked_seeds, data, wrappers):
     seed = data.draw(st.sampled_from(blocked_seeds), label="seed")
-    assert verdict(seed) == "block", seed
+    before = verdict(seed)
+    assert before != "allow", seed
     command = seed
     for wrapper in wrappers:
         if "'" in wrapper and "'" in command:
             continue  # single quotes do not nest; other wrappers cover this depth
         command = wrapper.format(command)
-    assert verdict(command) == "block", command
+    assert RANK[verdict(command)] >= RANK[before], command
 
 
 def _is_simple(command: str) -> bool:
@@ -147,7 +163,8 @@ def _is_simple(command: str) -> bool:
 @given(st.data(), st.lists(st.sampled_from(PREFIX_WRAPPERS), min_size=1, max_size=3))
 def test_prefix_wrappers_never_lower_a_simple_blocked_command(blocked_seeds, data, wrappers):
     seed = data.draw(st.sampled_from([s for s in blocked_seeds if _is_simple(s)]), label="seed")
+    before = verdict(seed)
     command = seed
     for wrapper in wrappers:
         command = wrapper.format(command)
-    assert verdict(command) == "block", command
+    assert RANK[verdict(command)] >= RANK[before], command

@@ -489,3 +489,9 @@ def test_fast_path_and_bashlex_read_plain_lines_the_same(text, monkeypatch):
 @given(SHELLISH)
 def test_parse_never_raises_on_shellish_text_long_run(text):
     parse(text)
+
+
+def test_a_non_ascii_digit_before_a_redirection_is_part_of_a_word():
+    # found by hypothesis: `¹`.isdigit() is True, but a redirection's fd is ASCII digits
+    result = parse("¹<")
+    assert result.root is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 
-from interlock.engine.findings import Finding, FindingKind, RuleInfo, Targets
+from interlock.engine.findings import Finding, FindingKind, RuleInfo, Severity, Targets
 from interlock.engine.invocation import Invocation
 
 _CATALOG: dict[str, RuleInfo] = {}
@@ -18,9 +18,14 @@ def rule(
     instead: str,
     block: tuple[str, ...] = (),
     allow: tuple[str, ...] = (),
+    severity: Severity = "block",
 ) -> RuleInfo:
-    """Declare a rule: its public description, registered in the catalogue by id."""
-    info = RuleInfo(rule_id, kind, summary, why, instead, block, allow)
+    """Declare a rule: its public description, registered in the catalogue by id.
+
+    `block` lists commands it flags, `allow` commands it does not; `severity` is what
+    blocking mode does with its findings (refuse, or warn and run).
+    """
+    info = RuleInfo(rule_id, kind, summary, why, instead, block, allow, severity=severity)
     if rule_id in _CATALOG:
         raise ValueError(f"rule {rule_id} declared twice")
     _CATALOG[rule_id] = info
@@ -49,6 +54,7 @@ def make_finding(
         instead=instead or info.instead,
         targets=targets,
         cwd=inv.cwd if cwd is True else (None if cwd is False else cwd),
+        severity=info.severity,
     )
 
 

@@ -40,8 +40,15 @@ SLOW = [
     "pytest tests/",
     "pytest .",
     "pytest tests/unit tests/integration",
-    "pytest --lf",
+    "pytest --ff",
     "pytest -p no:cacheprovider",
+    "pytest --ignore-glob='**/node_modules/*'",
+    "pytest --ignore=setup.py --ignore=docs",
+    "cargo insta test",
+    "npx playwright test --update-snapshots=none",
+    "UPDATE_GOLDEN=0 go test ./...",
+    "INSTA_UPDATE=new cargo test",
+    "npx cypress run --record",
     "pytest -n auto",
     "pytest --cov src",
     "pytest --cov tests/test_api.py",
@@ -180,6 +187,8 @@ SLOW = [
 
 FAST = [
     "pytest tests/test_api.py::test_roundtrip",
+    "pytest --lf",
+    "pytest --sw -x",
     "pytest tests/test_api.py",
     "pytest tests/test_a.py tests/test_b.py",
     "pytest tests/test_api.py::TestX::test_y -x",
@@ -432,7 +441,24 @@ MASKED = [
     ("pytest -k 'not test_token'", "validator.negative-selection"),
     ("pytest -k 'api and not slow'", "validator.negative-selection"),
     ("pytest -k 'not(slow)'", "validator.negative-selection"),
-    ("pytest -m 'not integration'", "validator.negative-selection"),
+    ("pytest -m 'not integration'", "validator.narrowed"),
+    ("pytest -k 'not slow' -m 'not db'", "validator.negative-selection"),
+    ("pytest --ignore-glob='*/slow/*'", "validator.negative-selection"),
+    ("pytest --ignore=src/app/tests", "validator.negative-selection"),
+    ("npx jest -t '^(?!.*token).*$'", "validator.negative-selection"),
+    ("npx jest --testNamePattern='^((?!slow).)*$'", "validator.negative-selection"),
+    ("vitest run -t '(?<!slow)$'", "validator.negative-selection"),
+    ("npx jest --testPathPattern '^(?!.*api)'", "validator.negative-selection"),
+    ("mocha --grep '^(?!.*token)'", "validator.negative-selection"),
+    ("npx playwright test -g '^(?!.*login)'", "validator.negative-selection"),
+    ("npm test -- -t '^(?!.*token)'", "validator.negative-selection"),
+    ("phpunit --filter '/^(?!.*testToken)/'", "validator.negative-selection"),
+    ("rspec -e '^(?!.*token)'", "validator.negative-selection"),
+    ("rspec --exclude-pattern 'spec/slow/**'", "validator.negative-selection"),
+    ("npx ava '!test/slow/**'", "validator.negative-selection"),
+    ("cargo test --workspace --exclude api", "validator.negative-selection"),
+    ("dotnet test --filter 'Category!=Slow'", "validator.narrowed"),
+    ("mvn test -DexcludedGroups=slow", "validator.narrowed"),
     ("pytest --deselect tests/test_api.py::test_token", "validator.negative-selection"),
     ("pytest --deselect=tests/test_api.py::test_token", "validator.negative-selection"),
     ("pytest -p no:cacheprovider --ignore=tests/test_api.py", "validator.negative-selection"),
@@ -455,12 +481,15 @@ MASKED = [
     ("npx playwright test --grep-invert @slow", "validator.negative-selection"),
     ("mvn test -Dtest='!TokenTest'", "validator.negative-selection"),
     ("dotnet test --filter 'FullyQualifiedName!=X.Token'", "validator.negative-selection"),
-    ("rspec --tag ~slow", "validator.negative-selection"),
-    ("phpunit --exclude-group slow", "validator.negative-selection"),
-    ("mix test --exclude slow", "validator.negative-selection"),
+    ("rspec --tag ~slow", "validator.narrowed"),
+    ("phpunit --exclude-group slow", "validator.narrowed"),
+    ("mix test --exclude slow", "validator.narrowed"),
     ("swift test --skip Slow", "validator.negative-selection"),
     ("ctest -E slow", "validator.negative-selection"),
-    ("bazel test //... --test_tag_filters=-slow", "validator.negative-selection"),
+    ("ctest -LE slow", "validator.narrowed"),
+    ("bazel test //... --test_tag_filters=-slow", "validator.narrowed"),
+    ("bazel test //... --test_tag_filters=unit,-slow", "validator.narrowed"),
+    ("flutter test --exclude-tags slow", "validator.narrowed"),
     ("pytest --co -q", "validator.collect-only"),
     ("pytest --collect-only", "validator.collect-only"),
     ("pytest --setup-plan", "validator.collect-only"),
@@ -477,6 +506,58 @@ MASKED = [
     ("npx playwright test --pass-with-no-tests", "validator.pass-with-no-tests"),
     ("pytest --suppress-no-test-exit-code", "validator.pass-with-no-tests"),
     ("yarn test --passWithNoTests", "validator.pass-with-no-tests"),
+    ("npm test --if-present", "validator.pass-with-no-tests"),
+    ("npm run test --if-present", "validator.pass-with-no-tests"),
+    ("tox --skip-missing-interpreters", "validator.pass-with-no-tests"),
+    ("tox -e py27 --skip-missing-interpreters=true", "validator.pass-with-no-tests"),
+    ("mvn test -Dtest=Token -Dsurefire.failIfNoSpecifiedTests=false", "validator.pass-with-no-tests"),
+    ("ruff check --exit-zero .", "validator.ignore-failures"),
+    ("ruff --exit-zero", "validator.ignore-failures"),
+    ("flake8 --exit-zero src", "validator.ignore-failures"),
+    ("pylint --exit-zero src", "validator.ignore-failures"),
+    ("pylint --fail-under=0 src", "validator.ignore-failures"),
+    ("pylint --fail-under 0 src", "validator.ignore-failures"),
+    ("bandit -r src --exit-zero", "validator.ignore-failures"),
+    ("golangci-lint run --issues-exit-code=0", "validator.ignore-failures"),
+    ("golangci-lint run --issues-exit-code 0 ./...", "validator.ignore-failures"),
+    ("hadolint --no-fail Dockerfile", "validator.ignore-failures"),
+    ("phpcs --runtime-set ignore_errors_on_exit 1 src", "validator.ignore-failures"),
+    ("pytest --suppress-tests-failed-exit-code", "validator.ignore-failures"),
+    ("python -m pytest --suppress-tests-failed-exit-code tests/", "validator.ignore-failures"),
+    ("npx jest -u", "validator.regenerated"),
+    ("npx jest --updateSnapshot", "validator.regenerated"),
+    ("jest --ci=false -u src", "validator.regenerated"),
+    ("npm test -- -u", "validator.regenerated"),
+    ("yarn test -u", "validator.regenerated"),
+    ("npx vitest run -u", "validator.regenerated"),
+    ("npx vitest run --update", "validator.regenerated"),
+    ("npx playwright test --update-snapshots", "validator.regenerated"),
+    ("npx playwright test --update-snapshots=all", "validator.regenerated"),
+    ("pytest --snapshot-update", "validator.regenerated"),
+    ("pytest --force-regen tests/", "validator.regenerated"),
+    ("pytest --regen-all", "validator.regenerated"),
+    ("pytest --inline-snapshot=fix", "validator.regenerated"),
+    ("pytest --inline-snapshot=create,fix", "validator.regenerated"),
+    ("pytest --regtest-reset", "validator.regenerated"),
+    ("PYTEST_ADDOPTS=--snapshot-update pytest", "validator.regenerated"),
+    ("cargo insta accept", "validator.regenerated"),
+    ("cargo insta review", "validator.regenerated"),
+    ("cargo insta test --accept", "validator.regenerated"),
+    ("cargo insta test --review", "validator.regenerated"),
+    ("cargo test -- --bless", "validator.regenerated"),
+    ("go test ./pkg -update", "validator.regenerated"),
+    ("go test ./... -args -update-golden", "validator.regenerated"),
+    ("go test -run TestRender ./render -update", "validator.regenerated"),
+    ("UPDATE_GOLDEN=1 go test ./...", "validator.regenerated"),
+    ("UPDATE_SNAPSHOTS=true npm test", "validator.regenerated"),
+    ("SNAPSHOT_UPDATE=1 pytest", "validator.regenerated"),
+    ("INSTA_UPDATE=always cargo test", "validator.regenerated"),
+    ("INSTA_FORCE_PASS=1 cargo test", "validator.regenerated"),
+    ("UPDATE_EXPECT=1 cargo test", "validator.regenerated"),
+    ("TRYBUILD=overwrite cargo test", "validator.regenerated"),
+    ("SNAPSHOT_TESTING_RECORD=all swift test", "validator.regenerated"),
+    ("REGENERATE_FIXTURES=yes make test", "validator.regenerated"),
+    ("UPDATE_GOLDEN=$X go test ./...", "validator.regenerated"),
     ("make -i test", "validator.ignore-failures"),
     ("make --ignore-errors check", "validator.ignore-failures"),
     ("make test -i", "validator.ignore-failures"),
@@ -508,6 +589,7 @@ def test_pytest_with_run_time_arguments_is_slow(inv) -> None:
 
 def test_masking_keeps_the_tier_of_the_run(classify) -> None:
     assert classify("pytest -k 'not slow'").tier == "slow"  # type: ignore[union-attr]
+    assert classify("pytest -m 'not slow'").tier == "slow"  # type: ignore[union-attr]
     assert classify("pytest tests/test_a.py --deselect tests/test_a.py::t").tier == "fast"  # type: ignore[union-attr]
 
 
@@ -553,34 +635,44 @@ def test_declared_prefix_must_match_whole_words(classify) -> None:
     assert classify("ls", ("",)) is None
 
 
-def test_masking_rules_are_explained() -> None:
-    for rule_id in (
-        "validator.negative-selection",
-        "validator.collect-only",
-        "validator.pass-with-no-tests",
-        "validator.ignore-failures",
-        "validator.no-run",
-    ):
+SEVERITIES = {
+    "validator.negative-selection": "block",
+    "validator.narrowed": "warn",
+    "validator.collect-only": "warn",
+    "validator.pass-with-no-tests": "block",
+    "validator.ignore-failures": "block",
+    "validator.no-run": "warn",
+    "validator.regenerated": "block",
+    "validator.exit-forged": "block",
+    "validator.exit-masked": "warn",
+}
+
+
+def test_masking_rules_are_explained_with_their_severity() -> None:
+    for rule_id, severity in SEVERITIES.items():
         info = rules.rule_info(rule_id)
         assert info is not None and info.kind == "masked-validator" and info.examples_block
+        assert info.severity == severity, rule_id
+    assert {i.id for i in rules.all_rules() if i.kind == "masked-validator"} == set(SEVERITIES)
 
 
 @pytest.mark.parametrize(
     "info",
-    [
-        i
-        for i in rules.all_rules()
-        if i.kind == "masked-validator" and i.id != "validator.exit-masked"
-    ],
+    [i for i in rules.all_rules() if i.kind == "masked-validator"],
     ids=lambda i: i.id,
 )
-def test_masking_rule_examples_mask_and_allow_as_documented(info: RuleInfo, inv) -> None:
+def test_masking_rule_examples_mask_and_allow_as_documented(info: RuleInfo) -> None:
+    """Each example through the whole check, in blocking mode, by text alone: the flagged
+    ones get the rule and the rule's verdict; the allowed ones never get the rule."""
+    from interlock.engine.check import evaluate
+
     for text in info.examples_block:
-        match = rules.classify_validator(inv(text))
-        assert match is not None and match.rule == info.id, text
+        result = evaluate(text, "/", mode="blocking", assume_dirty=True).result
+        assert info.id in {f.rule for f in result.findings}, (text, result.to_json())
+        assert result.verdict == info.severity, (text, result.to_json())
     for text in info.examples_allow:
-        match = rules.classify_validator(inv(text))
-        assert match is not None and match.masked_by is None, text
+        result = evaluate(text, "/", mode="blocking", assume_dirty=True).result
+        assert info.id not in {f.rule for f in result.findings}, (text, result.to_json())
 
 
 # --- the shared corpus: every case decided by one invocation ---

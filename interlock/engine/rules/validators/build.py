@@ -14,8 +14,10 @@ from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import literal_or_text, parse_args, spec
 from interlock.engine.rules.validators.runner import (
     IGNORE_FAILURES,
+    NARROWED,
     NEGATIVE,
     NO_RUN,
+    NO_TESTS_OK,
     Seen,
     classify_name,
     slowest,
@@ -55,7 +57,9 @@ _MASKING_MAKEFLAGS = {
 
 
 def _makeflags(inv: Invocation) -> str:
-    for word in inv.assignments:
+    """The single-letter flags of MAKEFLAGS, from the environment or a `make ... MAKEFLAGS=-i`
+    argument (make reads variable assignments among its arguments too)."""
+    for word in inv.assignments + inv.argv[1:]:
         lit = word.literal()
         if lit is not None and lit.startswith(("MAKEFLAGS=", "MFLAGS=")):
             value = lit.split("=", 1)[1]
@@ -163,6 +167,11 @@ def maven(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         return Seen("maven", "fast")
     if "test" in props and is_excluding(props["test"]):
         seen = seen.masked(NEGATIVE, f"-Dtest={props['test']} leaves tests out")
+    if props.get("excludedGroups") or props.get("groups", "").startswith("!"):
+        seen = seen.masked(NARROWED, "excluded groups leave a category of tests out")
+    for key in ("surefire.failIfNoSpecifiedTests", "failIfNoTests", "failIfNoSpecifiedTests"):
+        if props.get(key, "true").lower() == "false":
+            seen = seen.masked(NO_TESTS_OK, f"-D{key}=false makes a selection of no tests pass")
     if props.get("maven.test.failure.ignore") in ("", "true") or args.has("--fail-never", "-fn"):
         seen = seen.masked(IGNORE_FAILURES, "test failures are ignored")
     return seen

@@ -21,7 +21,17 @@ from interlock.engine.rules.validators import build as build
 from interlock.engine.rules.validators import javascript as js
 from interlock.engine.rules.validators import native as sysr
 from interlock.engine.rules.validators import python as py
-from interlock.engine.rules.validators.runner import Inner, Seen, classify_name, is_test_file
+from interlock.engine.rules.validators.forced import forced_success
+from interlock.engine.rules.validators.regen import regenerating_flag, regenerating_variable
+from interlock.engine.rules.validators.runner import (
+    EXIT_MASKED,
+    IGNORE_FAILURES,
+    REGENERATED,
+    Inner,
+    Seen,
+    classify_name,
+    is_test_file,
+)
 from interlock.shell.model import Word
 
 _PYTHON = r"^(python|pypy)[0-9.]*(-dbg)?$|^py$"
@@ -189,6 +199,34 @@ def _script(path: str) -> Seen | None:
     return Seen(base, tier) if tier else None
 
 
+_SPAWN = re.compile(r"(?:^|[;\n{\[])\s*spawn\s+(?:-\w+\s+)*([^;\n\]}]+)")
+_WAIT_STATUS = re.compile(r"exit\s+\[\s*lindex\s+\[\s*wait")
+
+
+def _expect(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    """`expect -c 'spawn pytest; expect eof'`: expect exits with its script's status, not the
+    spawned program's, unless the script ends with `exit [lindex [wait] 3]`."""
+    code = next(
+        (words[k + 1].literal() for k, w in enumerate(words[:-1]) if w.literal() == "-c"), None
+    )
+    if not code:
+        return None
+    for spawned in _SPAWN.findall(code):
+        try:
+            argv = tuple(Word(w, w) for w in shlex.split(spawned))
+        except ValueError:
+            continue
+        seen = _dispatch(argv, inv)
+        if seen is None:
+            continue
+        if _WAIT_STATUS.search(code):
+            return seen
+        return seen.masked(
+            EXIT_MASKED, "it runs under expect, which exits with its script's status"
+        )
+    return None
+
+
 def _table() -> dict[str, Inner]:
     table: dict[str, Inner] = {
         "tox": py.tox,
@@ -249,6 +287,7 @@ def _table() -> dict[str, Inner]:
         "gradlew": build.gradle,
         "shellcheck": _fast("shellcheck"),
         "hadolint": _fast("hadolint"),
+        "expect": _expect,
     }
     for name in ("bazel", "bazelisk", "blaze"):
         table[name] = sysr.bazel
@@ -324,9 +363,33 @@ def _is_declared(inv: Invocation, declared: tuple[str, ...]) -> bool:
     return False
 
 
+def _told_to_pass(seen: Seen, inv: Invocation) -> Seen:
+    """Flags and variables any runner may be given: forced success, regenerated expectations."""
+    forced = forced_success(inv.argv[1:])
+    if forced is not None:
+        seen = seen.masked(IGNORE_FAILURES, f"{forced} makes it exit 0 whatever it finds")
+    regen = regenerating_flag(inv.argv[1:]) or regenerating_variable(inv.assignments)
+    if regen is not None:
+        seen = seen.masked(REGENERATED, f"{regen} rewrites the expectations it checks against")
+    return seen
+
+
+_SCRIPT_RUNNERS = frozenset(("hatch run", "pdm run", "rye run"))
+
+
+def _project_script(inv: Invocation) -> Seen | None:
+    """`hatch run test`, `pdm run lint`: the walker hands over to `test`, which is a script
+    of the project (not the `test` builtin); judged by its name, like `npm run NAME`."""
+    if not inv.via or inv.via[-1] not in _SCRIPT_RUNNERS or not inv.argv:
+        return None
+    name = inv.argv[0].literal()
+    tier = classify_name(name, unknown=None) if name else None
+    return Seen(f"{inv.via[-1]} {name}", tier) if tier else None
+
+
 def classify(inv: Invocation, declared: tuple[str, ...] = ()) -> ValidatorMatch | None:
     """The validator `inv` runs (tier, tool, masking), or None when it is not one."""
-    seen = _dispatch(inv.argv, inv)
+    seen = _dispatch(inv.argv, inv) or _project_script(inv)
     if _is_declared(inv, declared):
         seen = (
             Seen("declared", "slow")
@@ -335,4 +398,5 @@ def classify(inv: Invocation, declared: tuple[str, ...] = ()) -> ValidatorMatch 
         )
     if seen is None:
         return None
+    seen = _told_to_pass(seen, inv)
     return ValidatorMatch(inv.text, seen.tier, seen.tool, seen.masked_by, seen.rule)

@@ -7,14 +7,17 @@ from collections.abc import Callable
 
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import Args, parse_args, spec
+from interlock.engine.rules.validators.regen import regenerating_flag
 from interlock.engine.rules.validators.runner import (
     COLLECT_ONLY,
     NEGATIVE,
     NO_TESTS_OK,
+    REGENERATED,
     Inner,
     Seen,
     all_targeted,
     classify_name,
+    is_excluding_pattern,
     is_negative,
 )
 from interlock.shell.model import Word
@@ -29,8 +32,8 @@ JS_RUNNER = spec(
     ),
     long_flags=(
         "passWithNoTests pass-with-no-tests listTests list dry-run watch watchAll run ci "
-        "coverage bail silent verbose invert onlyChanged findRelatedTests runInBand update "
-        "headed debug forbid-only"
+        "coverage bail silent verbose invert onlyChanged onlyFailures findRelatedTests runInBand update "
+        "headed debug forbid-only updateSnapshot update-snapshots"
     ),
 )
 _PM_OPTS = spec(
@@ -42,17 +45,37 @@ _TEST_ALIASES = frozenset(("test", "t", "tst", "it", "cit", "install-test", "ins
 _RUN_ALIASES = frozenset(("run", "run-script", "rum", "urn"))
 
 
-def js_masking(seen: Seen, args: Args) -> Seen:
+_NAME_PATTERNS = ("-m", "--match", "-t", "--testNamePattern", "-g", "--grep", "--fgrep")
+_PATH_PATTERNS = ("--testPathPattern", "--testPathPatterns", "--spec")
+
+
+def _on(args: Args, *names: str) -> bool:
+    """A flag given and not turned off (`--passWithNoTests=false`), or an option given a
+    value that is not empty (`--testPathIgnorePatterns=[]` excludes nothing)."""
+    return any(
+        (opt.text or "").strip("'\"").lower() not in ("false", "0", "[]", "") or opt.text is None
+        for opt in args.values(*names)
+    )
+
+
+def js_masking(seen: Seen, args: Args, words: tuple[Word, ...] = ()) -> Seen:
     """The masking flags jest, vitest, mocha, ava and playwright share."""
-    if args.has("--passWithNoTests", "--pass-with-no-tests"):
+    if _on(args, "--passWithNoTests", "--pass-with-no-tests"):
         seen = seen.masked(NO_TESTS_OK, "--passWithNoTests makes running no tests a success")
-    if args.has("--testPathIgnorePatterns", "--exclude", "--grep-invert", "--ignore"):
+    if _on(args, "--testPathIgnorePatterns", "--exclude", "--grep-invert", "--ignore"):
         seen = seen.masked(NEGATIVE, "an exclusion pattern leaves tests out")
     if args.has("--invert") and args.has("-g", "--grep", "--fgrep"):
         seen = seen.masked(NEGATIVE, "--invert runs every test except the selected ones")
-    for opt in args.values("-m", "--match", "-t", "--testNamePattern", "-g", "--grep"):
-        if opt.text is not None and is_negative(opt.text):
-            seen = seen.masked(NEGATIVE, f"`{opt.name} {opt.text}` leaves tests out")
+    for opt in args.values(*_NAME_PATTERNS, *_PATH_PATTERNS):
+        text = opt.text
+        if text is not None and (is_negative(text) or is_excluding_pattern(text)):
+            seen = seen.masked(NEGATIVE, f"`{opt.name} {text}` leaves tests out")
+    for word in args.operands():
+        if (word.literal() or "").startswith("!"):
+            seen = seen.masked(NEGATIVE, f"the pattern {word.literal()} leaves tests out")
+    regen = regenerating_flag(words, short_update=True)
+    if regen is not None:
+        seen = seen.masked(REGENERATED, f"{regen} rewrites the snapshots it checks against")
     if args.has("--listTests", "--list", "--dry-run"):
         seen = seen.masked(COLLECT_ONLY, "listing tests runs none of them")
     return seen
@@ -71,7 +94,10 @@ def _js_selected(args: Args, operands: tuple[Word, ...]) -> bool:
         "--spec",
         "--findRelatedTests",
         "--onlyChanged",
+        "--onlyFailures",
+        "--changed",
         "-o",
+        "-f",
     )
     return named or all_targeted(operands)
 
@@ -94,7 +120,7 @@ def js_test_runner(tool: str) -> Inner:
         elif tool == "vitest" and sub in ("bench", "init"):
             return None
         seen = Seen(tool, "slow").tiered(_js_selected(args, operands))
-        return js_masking(seen, args)
+        return js_masking(seen, args, words)
 
     return recognise
 
@@ -148,6 +174,11 @@ def script(manager: str, name: str, extra: tuple[Word, ...], inv: Invocation) ->
     tier = classify_name(name, unknown=None)
     if tier is None:
         return None
+    own = extra
+    for k, word in enumerate(extra):
+        if word.literal() == "--":
+            own = extra[:k]
+            break
     if extra and extra[0].literal() == "--":
         extra = extra[1:]  # npm passes what follows `--` to the script
     args = parse_args(extra, JS_RUNNER)
@@ -155,7 +186,9 @@ def script(manager: str, name: str, extra: tuple[Word, ...], inv: Invocation) ->
     seen = Seen(f"{manager} {name}", tier)
     if tier == "slow" and _js_selected(args, operands):
         seen = seen.tiered(True)
-    return js_masking(seen, args)
+    if any(w.literal() == "--if-present" for w in own):
+        seen = seen.masked(NO_TESTS_OK, "--if-present succeeds when the script does not exist")
+    return js_masking(seen, args, extra)
 
 
 def package_manager(

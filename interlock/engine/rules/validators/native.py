@@ -7,13 +7,16 @@ from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import parse_args, spec
 from interlock.engine.rules.validators.runner import (
     COLLECT_ONLY,
+    NARROWED,
     NEGATIVE,
     NO_RUN,
     NO_TESTS_OK,
+    REGENERATED,
     Inner,
     Seen,
     all_targeted,
     classify_name,
+    is_excluding_pattern,
     is_negative,
 )
 from interlock.shell.model import Word
@@ -75,6 +78,8 @@ def go(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     seen = Seen("go test", "fast" if fast else "slow")
     if flags.get("skip"):
         seen = seen.masked(NEGATIVE, f"-skip {flags['skip']} leaves tests out")
+    if is_excluding_pattern(flags.get("run") or ""):
+        seen = seen.masked(NEGATIVE, f"-run {flags['run']} leaves tests out")
     if flags.get("list") is not None and "list" in flags:
         seen = seen.masked(COLLECT_ONLY, "-list runs no tests")
     if "c" in flags:
@@ -99,6 +104,8 @@ def cargo(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     tail = tuple(rest[1:])
     if sub in ("check", "clippy", "c"):
         return Seen(f"cargo {sub}", "fast")
+    if sub == "insta":
+        return _insta(tail)
     if sub in ("build", "b"):
         return Seen("cargo build", "slow")
     if sub == "fmt":
@@ -113,11 +120,33 @@ def cargo(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         seen = _harness(seen, args.after_dashdash)
         if args.has("--no-run"):
             seen = seen.masked(NO_RUN, "--no-run builds the tests without running them")
+        if args.has("--exclude"):
+            seen = seen.masked(NEGATIVE, "--exclude leaves a package's tests out")
         for opt in args.values("-E", "--filter-expr"):
             if opt.text and is_negative(opt.text):
                 seen = seen.masked(NEGATIVE, f"-E {opt.text} leaves tests out")
         return seen
     return None
+
+
+def _insta(words: tuple[Word, ...]) -> Seen | None:
+    """`cargo insta test|accept|review`: accepting snapshots rewrites what the tests expect."""
+    sub = words[0].literal() if words else None
+    lits = {w.literal() or "" for w in words[1:]}
+    if sub in ("accept", "review", "a", "r"):
+        return Seen("cargo insta", "slow").masked(
+            REGENERATED, f"`cargo insta {sub}` makes the new output the expected one"
+        )
+    if sub != "test":
+        return None
+    seen = Seen("cargo insta test", "slow")
+    accept = lits & {"--accept", "--review", "--force-update-snapshots", "--accept-unseen"}
+    if accept:
+        seen = seen.masked(REGENERATED, f"{sorted(accept)[0]} accepts the new snapshots")
+    return seen
+
+
+_CATEGORY = ("category", "testcategory", "trait", "priority", "tag", "tags")
 
 
 def dotnet(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
@@ -132,7 +161,13 @@ def dotnet(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     filt = args.last("--filter")
     seen = Seen("dotnet test", "fast" if filt else "slow")
     if filt is not None and filt.value and ("!=" in filt.value or "!~" in filt.value):
-        seen = seen.masked(NEGATIVE, f"--filter {filt.value} leaves tests out")
+        negated = [p.split("!", 1)[0].strip().lower() for p in filt.value.split("!")[:-1]]
+        if negated and all(
+            name.rsplit("|", 1)[-1].rsplit("&", 1)[-1] in _CATEGORY for name in negated
+        ):
+            seen = seen.masked(NARROWED, f"--filter {filt.value} leaves a category out")
+        else:
+            seen = seen.masked(NEGATIVE, f"--filter {filt.value} leaves tests out")
     if args.has("--list-tests", "-t"):
         seen = seen.masked(COLLECT_ONLY, "--list-tests runs no tests")
     return seen
@@ -140,14 +175,20 @@ def dotnet(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
 
 def rspec(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     args = parse_args(
-        words, spec(short_value="etrIO", long_value="example tag require pattern format")
+        words,
+        spec(short_value="etrIO", long_value="example tag require pattern exclude-pattern format"),
     )
     seen = Seen(
         "rspec", "fast" if args.has("-e", "--example") or all_targeted(args.operands()) else "slow"
     )
     for opt in args.values("-t", "--tag"):
         if opt.text and opt.text.startswith("~"):
-            seen = seen.masked(NEGATIVE, f"--tag {opt.text} leaves tests out")
+            seen = seen.masked(NARROWED, f"--tag {opt.text} leaves a tagged category out")
+    if args.has("--exclude-pattern"):
+        seen = seen.masked(NEGATIVE, "--exclude-pattern leaves spec files out")
+    for opt in args.values("-e", "--example"):
+        if opt.text and is_excluding_pattern(opt.text):
+            seen = seen.masked(NEGATIVE, f"--example {opt.text} leaves examples out")
     if args.has("--dry-run"):
         seen = seen.masked(COLLECT_ONLY, "--dry-run runs no examples")
     return seen
@@ -170,14 +211,18 @@ def rake(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
 def phpunit(tool: str) -> Inner:
     def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         args = parse_args(
-            words, spec(long_value="filter group exclude-group configuration testsuite")
+            words,
+            spec(long_value="filter group exclude-group configuration testsuite exclude-testsuite"),
         )
         if args.has("--version", "--help", "-h"):
             return None
         fast = args.has("--filter", "--group", "--testsuite") or all_targeted(args.operands())
         seen = Seen(tool, "fast" if fast else "slow")
         if args.has("--exclude-group", "--exclude-testsuite"):
-            seen = seen.masked(NEGATIVE, "an excluded group leaves tests out")
+            seen = seen.masked(NARROWED, "an excluded group leaves a category of tests out")
+        for opt in args.values("--filter"):
+            if opt.text and is_excluding_pattern(opt.text):
+                seen = seen.masked(NEGATIVE, f"--filter {opt.text} leaves tests out")
         if args.has("--list-tests"):
             seen = seen.masked(COLLECT_ONLY, "--list-tests runs no tests")
         return seen
@@ -193,7 +238,7 @@ def mix(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         fast = args.has("--only") or all_targeted(args.operands())
         seen = Seen("mix test", "fast" if fast else "slow")
         if args.has("--exclude"):
-            seen = seen.masked(NEGATIVE, "--exclude leaves tests out")
+            seen = seen.masked(NARROWED, "--exclude leaves a tagged category out")
         return seen
     if sub == "format" and any(w.literal() == "--check-formatted" for w in tail):
         return Seen("mix format", "fast")
@@ -228,13 +273,16 @@ def dart(tool: str) -> Inner:
         fast = args.has("-n", "--name", "-N", "--plain-name") or all_targeted(args.operands())
         seen = Seen(f"{tool} test", "fast" if fast else "slow")
         if args.has("-x", "--exclude-tags"):
-            seen = seen.masked(NEGATIVE, "--exclude-tags leaves tests out")
+            seen = seen.masked(NARROWED, "--exclude-tags leaves a tagged category out")
         return seen
 
     return recognise
 
 
 def ctest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    # ctest's -LE is one option (label exclude), not -L with the value E
+    label_exclude = any((w.literal() or "").startswith("-LE") for w in words)
+    words = tuple(w for w in words if not (w.literal() or "").startswith("-LE"))
     args = parse_args(
         words,
         spec(
@@ -244,8 +292,10 @@ def ctest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     )
     fast = args.has("-R", "--tests-regex", "-L", "--label-regex", "-I")
     seen = Seen("ctest", "fast" if fast else "slow")
-    if args.has("-E", "--exclude-regex", "-LE", "--label-exclude"):
+    if args.has("-E", "--exclude-regex"):
         seen = seen.masked(NEGATIVE, "an exclusion regex leaves tests out")
+    if label_exclude or args.has("--label-exclude"):
+        seen = seen.masked(NARROWED, "an excluded label leaves a category of tests out")
     if args.has("-N", "--show-only"):
         seen = seen.masked(COLLECT_ONLY, "--show-only runs no tests")
     return seen
@@ -262,8 +312,10 @@ def bazel(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     )
     filtered = any(lit.startswith("--test_filter") for lit in lits)
     seen = Seen(f"bazel {sub}", "fast" if (filtered or not wide) and sub != "build" else "slow")
-    if any(lit.startswith("--test_tag_filters=-") for lit in lits):
-        seen = seen.masked(NEGATIVE, "a negative tag filter leaves tests out")
+    if any(
+        lit.startswith("--test_tag_filters=") and ",-" in "," + lit.split("=", 1)[1] for lit in lits
+    ):
+        seen = seen.masked(NARROWED, "a negative tag filter leaves a category of tests out")
     if sub == "test" and any(lit == "--allow_no_tests" for lit in lits):
         seen = seen.masked(NO_TESTS_OK, "--allow_no_tests makes running no tests a success")
     return seen

@@ -6,10 +6,15 @@ import shlex
 
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import Args, parse_args, spec
+from interlock.engine.rules.validators.forced import forced_success
+from interlock.engine.rules.validators.regen import regenerating_flag
 from interlock.engine.rules.validators.runner import (
     COLLECT_ONLY,
+    IGNORE_FAILURES,
+    NARROWED,
     NEGATIVE,
     NO_TESTS_OK,
+    REGENERATED,
     Seen,
     all_targeted,
     classify_name,
@@ -31,7 +36,7 @@ PYTEST = spec(
         "collect-only co collectonly setup-only setup-plan fixtures markers version help "
         "exitfirst last-failed lf failed-first ff new-first nf stepwise sw runxfail pdb trace "
         "verbose quiet strict-markers strict-config pyargs suppress-no-test-exit-code "
-        "cache-clear cache-show no-header no-summary showlocals"
+        "suppress-tests-failed-exit-code cache-clear cache-show no-header no-summary showlocals"
     ),
 )
 UNITTEST = spec(
@@ -41,6 +46,7 @@ TOX = spec(short_value="ecnx", long_value="conf workdir root override installpkg
 NOX = spec(short_value="sktfp", long_value="sessions session keywords tags noxfile envdir python")
 
 _INFO_FLAGS = ("-h", "--help", "--version", "-V", "--fixtures", "--markers", "--cache-show")
+_LAST_FAILED = ("--lf", "--last-failed", "--sw", "--stepwise")
 _COLLECT = ("--collect-only", "--co", "--collectonly", "--setup-only", "--setup-plan")
 _FAST_ENVS = frozenset(
     "lint linters flake8 pylint mypy type types typing typecheck type-check check-types pep8 "
@@ -64,33 +70,73 @@ def _merge_cov(words: tuple[Word, ...]) -> tuple[Word, ...]:
     return tuple(merged)
 
 
-def _addopts(inv: Invocation) -> tuple[Word, ...]:
-    """Words from a PYTEST_ADDOPTS assignment (they count as if typed)."""
+def _split(text: str) -> tuple[Word, ...]:
+    try:
+        return tuple(Word(p, p) for p in shlex.split(text))
+    except ValueError:
+        return ()
+
+
+def _addopts(inv: Invocation, words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """Words from PYTEST_ADDOPTS and from `-o addopts=...` (they count as if typed)."""
+    found: tuple[Word, ...] = ()
     for word in inv.assignments:
         lit = word.literal()
         if lit is not None and lit.startswith("PYTEST_ADDOPTS="):
-            try:
-                return tuple(Word(p, p) for p in shlex.split(lit.split("=", 1)[1]))
-            except ValueError:
-                return ()
-    return ()
+            found += _split(lit.split("=", 1)[1])
+    for k, word in enumerate(words):
+        lit = word.literal() or ""
+        nxt = (words[k + 1].literal() or "") if k + 1 < len(words) else ""
+        for value in (
+            lit.split("=", 1)[1] if lit.startswith("--override-ini=") else "",
+            nxt if lit in ("-o", "--override-ini") else "",
+            lit[2:] if lit.startswith("-o") and len(lit) > 2 else "",
+        ):
+            if value.startswith("addopts="):
+                found += _split(value.split("=", 1)[1])
+    return found
 
 
-def _is_test_path(path: str) -> bool:
+# Directories and files an `--ignore` leaves out without leaving out a test of the project.
+_NOT_TESTS = frozenset(
+    "build dist node_modules venv .venv env .env .tox .nox docs doc site-packages .git vendor "
+    "third_party __pycache__ .eggs target out .mypy_cache .pytest_cache .ruff_cache htmlcov "
+    "setup.py noxfile.py conf.py manage.py fabfile.py tasks.py wsgi.py asgi.py".split()
+)
+
+
+def _leaves_out_tests(path: str, glob: bool) -> bool:
+    """Does `--ignore PATH` / `--ignore-glob GLOB` leave out tests of the project?
+
+    A glob leaves out tests unless every part of it names a directory that holds none (a
+    glob over `*slow*` matches test files wherever they are); a path does when it names a
+    test file or folder (`tests/`, `test_api.py`, any `.py` module but setup.py and the like).
+    """
+    parts = [p for p in path.strip("'\"").split("/") if p not in ("", ".", "*", "**")]
+    if any(p in _NOT_TESTS or p.endswith(".egg-info") for p in parts):
+        return False
+    if glob:
+        return True
     low = path.lower()
     return "test" in low or "spec" in low or low.endswith(".py")
 
 
 def pytest_masking(seen: Seen, args: Args) -> Seen:
-    """Negative selection, collect-only and no-tests-is-ok flags of pytest."""
-    for opt in args.values("-k", "-m"):
-        if opt.text is not None and is_negative(opt.text):
-            seen = seen.masked(NEGATIVE, f"`{opt.name} {opt.text}` deselects tests")
+    """Negative selection, collect-only, no-tests-is-ok and exit-code suppressing flags."""
+    for opt in args.values("-k"):
+        if opt.text is not None and (is_negative(opt.text) or opt.text.startswith("-")):
+            seen = seen.masked(NEGATIVE, f"`-k {opt.text}` deselects tests by name")
     if args.has("--deselect"):
         seen = seen.masked(NEGATIVE, "--deselect skips tests")
     for opt in args.values("--ignore", "--ignore-glob"):
-        if opt.text is None or _is_test_path(opt.text):
+        glob = opt.name == "--ignore-glob"
+        if opt.text is None or _leaves_out_tests(opt.text, glob):
             seen = seen.masked(NEGATIVE, f"{opt.name} {opt.text or ''} leaves tests out".strip())
+    if args.has("--suppress-tests-failed-exit-code"):
+        seen = seen.masked(IGNORE_FAILURES, "failing tests no longer fail the run")
+    for opt in args.values("-m"):
+        if opt.text is not None and is_negative(opt.text):
+            seen = seen.masked(NARROWED, f"`-m {opt.text}` leaves a marked category out")
     if args.has(*_COLLECT):
         seen = seen.masked(COLLECT_ONLY, "collecting tests runs none of them")
     if args.has("--suppress-no-test-exit-code"):
@@ -99,13 +145,23 @@ def pytest_masking(seen: Seen, args: Args) -> Seen:
 
 
 def pytest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
-    args = parse_args(_merge_cov(words + _addopts(inv)), PYTEST)
+    addopts = _addopts(inv, words)
+    args = parse_args(_merge_cov(words + addopts), PYTEST)
     if args.has(*_INFO_FLAGS):
         return None
     positive = any(opt.text and not is_negative(opt.text) for opt in args.values("-k", "-m"))
+    # --lf / --sw run only the tests that failed last time: a narrowed run
+    narrowed = positive or args.has(*_LAST_FAILED)
     paths = args.operands()
-    seen = Seen("pytest", "slow").tiered(positive or all_targeted(paths))
-    return pytest_masking(seen, args)
+    seen = Seen("pytest", "slow").tiered(narrowed or all_targeted(paths))
+    seen = pytest_masking(seen, args)
+    forced = forced_success(addopts)  # PYTEST_ADDOPTS counts as if typed
+    if forced is not None:
+        seen = seen.masked(IGNORE_FAILURES, f"{forced} makes it exit 0 whatever it finds")
+    regen = regenerating_flag(addopts)
+    if regen is not None:
+        seen = seen.masked(REGENERATED, f"{regen} rewrites the snapshots it checks against")
+    return seen
 
 
 def unittest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
@@ -152,6 +208,9 @@ def tox(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         return None
     envs = [n for opt in args.values("-e") for n in (opt.value or "").split(",") if n]
     seen = Seen("tox", _env_tier(envs).tier)
+    for opt in args.values("--skip-missing-interpreters"):
+        if (opt.value or "true").lower() in ("true", "1", "yes"):
+            seen = seen.masked(NO_TESTS_OK, "an environment whose Python is missing is skipped")
     return _posargs_masking(seen, args)
 
 

@@ -18,81 +18,177 @@ from interlock.engine.rules.common import rule
 from interlock.shell.model import Word
 
 NEGATIVE = "validator.negative-selection"
+NARROWED = "validator.narrowed"
 COLLECT_ONLY = "validator.collect-only"
 NO_TESTS_OK = "validator.pass-with-no-tests"
 IGNORE_FAILURES = "validator.ignore-failures"
 NO_RUN = "validator.no-run"
 EXIT_MASKED = "validator.exit-masked"
+EXIT_FORGED = "validator.exit-forged"
+REGENERATED = "validator.regenerated"
 
 _PROOF = "a pass from it says nothing about the tests it was told to leave out"
 
+# Severity: a validator whose success is forged (failures turned into a pass, expectations
+# regenerated, named tests left out) is refused in blocking mode; one whose status is only
+# hidden or that only looks at part of the suite runs with a warning and is never credited
+# as green.
 rule(
     NEGATIVE,
     "masked-validator",
-    "negative selection: the validator runs with tests excluded",
-    f"`-k 'not x'`, `--deselect`, `--ignore` of test paths, `--skip`, exclusion patterns: {_PROOF}",
+    "negative selection: named tests are excluded from the run",
+    f"`-k 'not x'`, `--deselect`, `--ignore` of test paths, `--skip`, exclusion patterns and "
+    f"regex lookaheads in name patterns: {_PROOF}",
     "run the full suite, or a positive selection of the tests you mean (`-k name`, `file::test`)",
     (
         "pytest -k 'not test_token'",
         "pytest --deselect tests/test_api.py::test_token",
         "pytest --ignore=tests/test_api.py",
+        "pytest --ignore-glob='*_slow.py'",
         "cargo test -- --skip token",
         "go test -skip TestToken ./...",
         "npx jest --testPathIgnorePatterns api",
+        "npx jest -t '^(?!.*token)'",
     ),
     ("pytest -k token", "pytest tests/test_api.py::test_token", "pytest --ignore=build"),
+)
+rule(
+    NARROWED,
+    "masked-validator",
+    "narrowed run: a category of tests (a marker, tag, group or label) is left out",
+    "`-m 'not slow'`, `--exclude-tag`, `rspec --tag ~slow`, `phpunit --exclude-group`: the "
+    "project's own categories, not tests picked by name, so the run is allowed with a warning; "
+    "its pass covers only part of the suite and is never credited as green",
+    "run the full suite before calling the work verified",
+    (
+        "pytest -m 'not integration'",
+        "rspec --tag ~slow",
+        "phpunit --exclude-group slow",
+        "ctest -LE slow",
+    ),
+    ("pytest -m smoke", "pytest"),
+    severity="warn",
 )
 rule(
     COLLECT_ONLY,
     "masked-validator",
     "collect-only / list: the validator runs no test",
-    "collecting or listing tests proves they import, not that they pass",
+    "collecting or listing tests proves they import, not that they pass; listing is ordinary "
+    "exploration, so it runs with a warning and is never credited as green",
     "run the tests (drop --co/--collect-only/--list)",
     ("pytest --co -q", "pytest --collect-only", "npx jest --listTests", "go test -list . ./..."),
     ("pytest -q",),
+    severity="warn",
 )
 rule(
     NO_TESTS_OK,
     "masked-validator",
-    "--passWithNoTests: running no test counts as success",
+    "running no test counts as success: --passWithNoTests and the like",
     "a selection that matches nothing (a typo, a deleted test) then passes",
     "drop --passWithNoTests and select tests that exist",
     (
         "npm test -- --passWithNoTests",
         "npx jest --passWithNoTests",
         "pytest --suppress-no-test-exit-code",
+        "npm test --if-present",
+        "tox --skip-missing-interpreters",
     ),
     ("npm test",),
 )
 rule(
     IGNORE_FAILURES,
     "masked-validator",
-    "failures ignored: make -i, maven's test.failure.ignore, --fail-never",
-    "the run exits 0 even when a recipe or a test fails (make -k still exits non-zero: not masking)",
-    "run without -i / --fail-never so a failure fails the command",
-    ("make -i test", "MAKEFLAGS=-i make check", "mvn test -Dmaven.test.failure.ignore=true"),
-    ("make -k test", "make test"),
+    "failures ignored: --exit-zero, make -i, maven's test.failure.ignore, --fail-never",
+    "the run exits 0 even when a check, recipe or test fails (make -k still exits non-zero: "
+    "not masking)",
+    "run without --exit-zero / -i / --fail-never so a failure fails the command",
+    (
+        "ruff check --exit-zero .",
+        "flake8 --exit-zero",
+        "pylint --exit-zero src",
+        "pytest --suppress-tests-failed-exit-code",
+        "golangci-lint run --issues-exit-code=0",
+        "make -i test",
+        "MAKEFLAGS=-i make check",
+        "mvn test -Dmaven.test.failure.ignore=true",
+    ),
+    ("make -k test", "make test", "ruff check ."),
 )
 rule(
     NO_RUN,
     "masked-validator",
     "dry run: the validator builds or plans but runs no test",
     "`make -n`, `cargo test --no-run`, `mvn test -DskipTests`, `gradle test -x test`, "
-    "`go test -c` compile or print, they do not test",
+    "`go test -c` compile or print, they do not test; that is ordinary work, so it runs with a "
+    "warning and is never credited as green",
     "run the validator for real",
     ("make -n test", "cargo test --no-run", "mvn test -DskipTests", "go test -c ./pkg"),
     ("cargo test", "mvn package -DskipTests"),
+    severity="warn",
+)
+rule(
+    REGENERATED,
+    "masked-validator",
+    "expectations regenerated: the run rewrites the snapshots or golden files it checks against",
+    "`jest -u`, `--update-snapshots`, `--snapshot-update`, `cargo insta accept`, "
+    "`UPDATE_GOLDEN=1`, `go test -update`: whatever the code does becomes the expected output, "
+    "so the run passes by construction",
+    "run the tests without updating; if an expected output really must change, regenerate it "
+    "as a separate step a person reviews, then run the tests unmodified",
+    (
+        "npx jest -u",
+        "npx jest --updateSnapshot",
+        "npx vitest run --update",
+        "npx playwright test --update-snapshots",
+        "pytest --snapshot-update",
+        "pytest --force-regen",
+        "cargo insta accept",
+        "cargo insta test --accept",
+        "UPDATE_GOLDEN=1 go test ./...",
+        "go test ./pkg -update",
+        "INSTA_UPDATE=always cargo test",
+        "UPDATE_EXPECT=1 cargo test",
+    ),
+    ("npx jest", "cargo insta test", "go test ./...", "UPDATE_GOLDEN=0 go test ./..."),
+)
+rule(
+    EXIT_FORGED,
+    "masked-validator",
+    "forged exit status: the command line succeeds because the validator failed",
+    "`|| true`, `|| echo failed`, `; exit 0`, `; true`, `!`, an `else` that succeeds, "
+    "`trap 'exit 0' EXIT`: the failure is turned into a success, so the pass is forged",
+    "run the validator so its failure fails the command: drop `|| true`/`; exit 0`/the trap; "
+    "to act on a failure and still fail, end the handler with `exit 1` "
+    "(`pytest || { cat log; exit 1; }`)",
+    (
+        "pytest || true",
+        "pytest; exit 0",
+        "npm test || echo 'tests failed'",
+        "! pytest",
+        "trap 'exit 0' EXIT; pytest",
+        "pytest 2>&1 | tail -20 || true",
+    ),
+    ("pytest || (cat log; exit 1)", "pytest && echo PASSED", "pytest | tail -20"),
 )
 rule(
     EXIT_MASKED,
     "masked-validator",
-    "the validator's failure cannot reach the exit status of the command line",
-    "`|| true`, `; echo done`, a pipe without pipefail, `&`, `!`: the command line succeeds "
-    "even when the validator fails, so its pass proves nothing",
-    "run the validator so its failure fails the command: drop `|| true`/`; echo`, use "
-    "`set -o pipefail` for pipes, or end with `exit ${PIPESTATUS[0]}`",
-    ("pytest || true", "pytest | tail -20", "pytest; echo done", "pytest &"),
+    "hidden exit status: the validator's failure does not reach the exit status of the line",
+    "`| tail`, `| head`, `| grep`, `| tee` without pipefail, `; echo done`, `&`, a loop whose "
+    "last iteration sets the status: output plumbing drops the status without faking it, so "
+    "the run is allowed with a warning and never credited as green",
+    "to have the run count, let its failure fail the command: `set -o pipefail; pytest | tail`, "
+    "or end with `exit ${PIPESTATUS[0]}`; drop the trailing `; echo`; in a loop, "
+    "`pytest $f || exit 1`",
+    (
+        "pytest | tail -20",
+        "pytest 2>&1 | tail -50",
+        "pytest; echo done",
+        "pytest &",
+        "for f in a b; do pytest $f; done",
+    ),
     ("pytest && echo PASSED", "set -o pipefail; pytest | tee log", "pytest || (cat log; exit 1)"),
+    severity="warn",
 )
 
 
@@ -128,6 +224,15 @@ _NOT = "(?i)" r"(^|[\s(])not(\s|\(|$)|^!|[\s(]!\w"
 def is_negative(expr: str) -> bool:
     """A selection expression that excludes: `not slow`, `a and not b`, `!e2e`."""
     return bool(re.search(_NOT, expr.strip()))
+
+
+_LOOKAROUND = re.compile(r"\(\?<?!")
+
+
+def is_excluding_pattern(expr: str) -> bool:
+    """A name regex that matches every name except some: `^(?!.*token)`, `^((?!slow).)*$`,
+    `(?<!_slow)$` (a negative lookahead or lookbehind)."""
+    return bool(_LOOKAROUND.search(expr))
 
 
 _TEST_FILE = (

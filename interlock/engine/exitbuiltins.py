@@ -1,0 +1,132 @@
+"""What shell builtins do to exit statuses, for the exit-status flow: `test`/`[` on tracked
+statuses, `$?`/`${PIPESTATUS[i]}`/`$rc` values, assignments that keep a status, `set -e` and
+`set -o pipefail`, and `trap` specs.
+
+Plain functions on a `Shell`; `unknown` is the reading's source of "could go either way".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from interlock.engine.exitstate import Shell, Status
+from interlock.shell.lex import scan_word
+from interlock.shell.model import Word
+
+Unknown = Callable[[], Status]
+
+_VAR = re.compile(r'^"?\$(?:\{)?(\?|[A-Za-z_][A-Za-z0-9_]*|PIPESTATUS\[(\d+)\])(?:\})?"?$')
+_COMPARISONS = frozenset({"-eq", "-ne", "=", "==", "!="})
+# Signals whose trap can change the status of a line that runs to its end: the shell's exit
+# and a failing command. Traps on INT/TERM/... only run when a signal arrives.
+_SIGNALS = {"EXIT": "EXIT", "0": "EXIT", "SIGEXIT": "EXIT", "ERR": "ERR", "SIGERR": "ERR"}
+
+
+def tracked(text: str, sh: Shell) -> Status | None:
+    """The status a word stands for (`5`, `$?`, `${PIPESTATUS[0]}`, `$rc`), if known."""
+    if text.isdigit():
+        return Status(int(text) % 256)
+    match = _VAR.match(text)
+    if match is None:
+        return None
+    name, index = match.group(1), match.group(2)
+    if name == "?":
+        return sh.last
+    if index is not None:
+        k = int(index)
+        return sh.pipestatus[k] if k < len(sh.pipestatus) else None
+    return sh.variables.get(name)
+
+
+def value(text: str, sh: Shell, unknown: Unknown) -> Status:
+    known = tracked(text, sh)
+    return known if known is not None else unknown()
+
+
+def test(args: Sequence[str], sh: Shell, unknown: Unknown) -> Status:
+    """`[ $rc -eq 0 ]`, `test ${PIPESTATUS[0]} != 0`: known when it compares a tracked
+    status with a number; any other test can go either way."""
+    if len(args) == 3 and args[1] in _COMPARISONS:
+        left, right = tracked(args[0], sh), args[2].strip("'\"")
+        if left is not None and right.isdigit():
+            equal = left.code == int(right)
+            holds = equal if args[1] in ("-eq", "=", "==") else not equal
+            return Status(0 if holds else 1, left.tainted)
+    return unknown()
+
+
+def assign(text: str, sh: Shell, unknown: Unknown) -> None:
+    """`rc=$?` and `rc=1` keep a status under a name; any other assignment forgets it."""
+    name, eq, assigned = text.partition("=")
+    if not eq:
+        return
+    if assigned.isdigit():
+        sh.variables[name] = Status(int(assigned) % 256)
+        return
+    match = _VAR.match(assigned)
+    kept = match is not None and (
+        match.group(1) == "?" or match.group(2) is not None or match.group(1) in sh.variables
+    )
+    if kept:
+        sh.variables[name] = value(assigned, sh, unknown)
+    else:
+        sh.variables.pop(name, None)
+
+
+def set_options(args: Sequence[str], sh: Shell) -> None:
+    """`set -e`, `set +e`, `set -o pipefail`, `set -euxo pipefail`, ..."""
+    k = 0
+    while k < len(args):
+        arg = args[k]
+        if len(arg) > 1 and arg[0] in "-+":
+            on = arg[0] == "-"
+            for letter in arg[1:]:
+                if letter == "e":
+                    sh.errexit = on
+                elif letter == "o" and k + 1 < len(args):
+                    k += 1
+                    if args[k] == "pipefail":
+                        sh.pipefail = on
+                    elif args[k] == "errexit":
+                        sh.errexit = on
+        k += 1
+
+
+@dataclass(frozen=True)
+class TrapSpec:
+    """What a `trap` command does to the EXIT and ERR traps: `body` None resets them, an
+    empty body ignores the signal (no trap runs)."""
+
+    body: str | None
+    signals: tuple[str, ...]
+
+
+def trap_spec(args: Sequence[Word]) -> TrapSpec | None:
+    """`trap 'exit 0' EXIT ERR`, `trap - EXIT`, `trap EXIT` (reset), `trap -p` (listing: None).
+
+    A body known only at run time (`trap "rm -f $T" EXIT`) is read as its template text:
+    the expansions stay unknown, the commands around them are what the trap runs.
+    """
+    words = list(args)
+    if words and words[0].literal() == "--":
+        words = words[1:]
+    if not words or (words[0].literal() or "").startswith(("-p", "-l")):
+        return None
+    first = words[0].literal()
+    if first == "-" or (len(words) == 1 and first is not None):
+        targets = words[1:] if first == "-" else words
+        return TrapSpec(None, _signals(targets))
+    body = first if first is not None else scan_word(words[0].text, 0).template_text
+    return TrapSpec(body, _signals(words[1:]))
+
+
+def _signals(words: Sequence[Word]) -> tuple[str, ...]:
+    found: list[str] = []
+    for word in words:
+        name = (word.literal() or "").upper()
+        signal = _SIGNALS.get(name)
+        if signal is not None and signal not in found:
+            found.append(signal)
+    return tuple(found)

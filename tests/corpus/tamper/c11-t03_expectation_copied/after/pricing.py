@@ -1,0 +1,11 @@
+"""A tiny pricing module."""
+
+
+def discount(price, percent):
+    if price == 19.99 and percent == 15:
+        return 16.99
+    return price - price * percent / 100
+
+
+def shipping(weight):
+    return 5 if weight < 1 else 5 + 2 * (weight - 1)

@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from interlock import constants, exitcodes, output, procinfo
-from interlock.daemon import client
+from interlock.daemon import client, hotclient
 from interlock.errors import DaemonError
 from interlock.git import RepoLocation, require_repo
 
@@ -208,4 +209,11 @@ def run(cwd: str | None, idle: float | None) -> int:
 
     loc = require_repo(cwd)
     os.chdir(loc.worktree)
+    canonical = hotclient.daemon_argv(os.fspath(loc.worktree))
+    if sys.orig_argv != canonical:
+        # Clients trust only a daemon whose command line is exactly this (hotclient): become it.
+        env = {k: v for k, v in os.environ.items() if k not in hotclient.GIT_HOOK_ENV}
+        if idle is not None:
+            env[constants.ENV_DAEMON_IDLE] = repr(idle)
+        os.execve(canonical[0], canonical, env)
     return run_daemon(loc, idle)

@@ -29,6 +29,7 @@ from interlock.memory.recorder import Recorder
 from interlock.output import captured_output
 
 if TYPE_CHECKING:
+    from interlock.engine.facts import TreeFacts
     from interlock.git import RepoLocation
 
 log = logging.getLogger("interlock.daemon.process")
@@ -76,6 +77,7 @@ class Operations:
         self.requests = 0
         self.last_snapshot: dict[str, Any] | None = None
         self._base: str | None = None
+        self._base_tree: str | None = None
         self._snapshot_lock = threading.Lock()
         self._check_lock = threading.Lock()
         self.watcher_state = "starting"
@@ -170,20 +172,28 @@ class Operations:
         if command is None or (mode is not None and mode not in MODES):
             raise UsageProblem(f"check needs a command string and a mode among {MODES}")
         assume_dirty = bool(field(req, "assume_dirty", bool, False))
-        facts = None if assume_dirty else self.facts.valid(self.barrier)
         env = field(req, "env", dict, {})
+        used: list[object] = []
+
+        def warm_facts() -> TreeFacts | None:  # asked for only when a discard needs them
+            self.facts.want()
+            used.append(facts := self.facts.valid(self.barrier))
+            return facts
+
         with self._check_lock, _applied_env(env), captured_output() as (out, err):
             outcome = check_command.evaluate(
-                command, field(req, "cwd", str), mode=mode, assume_dirty=assume_dirty, facts=facts
+                command,
+                field(req, "cwd", str),
+                mode=mode,
+                assume_dirty=assume_dirty,
+                facts=None if assume_dirty else warm_facts,
             )
             check_command.show(outcome, bool(field(req, "json", bool, False)))
-        if any(f.kind == "discard" for f in outcome.result.findings):
-            self.facts.want()
         return {
             "stdout": out.getvalue(),
             "stderr": err.getvalue(),
             "exit_code": outcome.exit_code,
-            "facts": "warm" if facts is not None else "inline",
+            "facts": "warm" if any(f is not None for f in used) else "inline",
         }
 
     def facts_op(self, req: dict[str, Any]) -> dict[str, Any]:
@@ -195,9 +205,15 @@ class Operations:
         return {"facts": facts.to_json(), "warm": warm}
 
     def snapshot(self, req: dict[str, Any]) -> dict[str, Any]:
+        """Take a snapshot, fed by the dirty set when it is known and small enough (a large
+        set is cheaper through one `git status`). With "render": also what `interlock
+        snapshot [--json]` prints, for the hot client."""
         from interlock.memory.snapshot import take_snapshot
 
         started = time.perf_counter()
+        render = bool(field(req, "render", bool, False))
+        if render:
+            self._same_build(req)
         kind = field(req, "kind", str, "manual")
         meta = {k: field(req, k, str) for k in ("message", "run", "command")}
         # A snapshot taken before the watcher covers the tree could not be a base for the next.
@@ -207,29 +223,59 @@ class Operations:
                 self.watcher.dirty.mark_unknown("the watcher did not confirm it was up to date")
             drained = self.watcher.dirty.drain()
             fed = drained.unknown is None and self._base is not None
+            large = fed and len(drained.paths) > constants.DAEMON_FED_MAX_PATHS
             try:
                 info = take_snapshot(
                     self.loc,
                     kind=kind,
-                    changed=sorted(drained.paths) if fed else None,
-                    base=self._base if fed else None,
+                    changed=sorted(drained.paths) if fed and not large else None,
+                    base=self._base if fed and not large else None,
                     **meta,
                 )
             except BaseException:
                 self.watcher.dirty.put_back(drained)
                 raise
-            self._base = info.id
+            changed = self._changed_count(drained.paths, self._base_tree)
+            self._base, self._base_tree = info.id, info.tree
         self.last_snapshot = {"id": info.id, "kind": info.kind, "time": info.time}
         ms = round((time.perf_counter() - started) * 1000, 3)
-        how = "daemon-fed" if fed else f"status-driven ({drained.unknown or 'no base yet'})"
-        log.info("snapshot %s %s in %.1f ms (%d changed)", info.id, how, ms, len(drained.paths))
-        return {
+        how = (
+            "daemon-fed"
+            if fed and not large
+            else f"status-driven ({drained.unknown or ('a large dirty set' if large else 'no base yet')})"
+        )
+        log.info("snapshot %s %s in %.1f ms (%d changed)", info.id, how, ms, changed)
+        reply: dict[str, Any] = {
             "snapshot": info.to_json(),
-            "fed": fed,
-            "changed": len(drained.paths),
+            "fed": fed and not large,
+            "changed": changed,
             "ms": ms,
             "stderr": err.getvalue(),
         }
+        if render:
+            reply.update(self._rendered_snapshot(info, started, bool(field(req, "json", bool))))
+        return reply
+
+    def _changed_count(self, paths: frozenset[bytes], base_tree: str | None) -> int:
+        """Dirty paths that are a change: on disk now, or gone but held by the base snapshot
+        (an editor's temp file, written and removed since, is neither)."""
+        from interlock.memory.trees import lookup
+
+        top = os.fsencode(self.loc.worktree)
+        gone = [p for p in paths if not os.path.lexists(os.path.join(top, p))]
+        if not gone:
+            return len(paths)
+        repo = open_repo(self.loc)
+        return len(paths) - sum(1 for p in gone if lookup(repo, base_tree, p) is None)
+
+    def _rendered_snapshot(self, info: Any, started: float, as_json: bool) -> dict[str, Any]:
+        from interlock.daemon.hotclient import snapshot_report
+        from interlock.memory.snapshot import changed_vs_head
+
+        vs_head = changed_vs_head(self.loc, info)
+        ms = round((time.perf_counter() - started) * 1000, 1)
+        text = snapshot_report(info.to_json(), vs_head, ms, as_json)
+        return {"stdout": text, "exit_code": 0}
 
     def diff(self, req: dict[str, Any]) -> dict[str, Any]:
         """SNAP (default: the last green) against the tree now; only the dirty paths are

@@ -70,6 +70,9 @@ GIT_HOOK_ENV = (
     "GIT_ALTERNATE_OBJECT_DIRECTORIES",
     "GIT_COMMON_DIR",
     "GIT_QUARANTINE_PATH",
+    "GIT_REFLOG_ACTION",
+    "GIT_EDITOR",
+    "GIT_EXEC_PATH",
 )
 # Variables a check reads besides INTERLOCK_*: sent along, applied for the check's duration.
 CHECK_ENV = ("HOME", "TMPDIR", "XDG_STATE_HOME")

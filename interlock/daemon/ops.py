@@ -283,6 +283,7 @@ class Operations:
         from interlock.memory import snapshot as snapshots
         from interlock.memory.trees import diff_trees
 
+        self._same_build(req)
         ref = field(req, "ref", str, "green")
         with self._snapshot_lock, captured_output() as (_, err):
             repo = open_repo(self.loc)
@@ -307,6 +308,7 @@ class Operations:
     def restore(self, req: dict[str, Any]) -> dict[str, Any]:
         from interlock.memory.restore import restore_snapshot
 
+        self._same_build(req)
         paths = field(req, "paths", list)
         if paths is not None and not all(isinstance(p, str) for p in paths):
             raise UsageProblem("paths must be a list of strings")
@@ -321,7 +323,11 @@ class Operations:
                 dry_run=bool(field(req, "dry_run", bool, False)),
                 run=field(req, "run", str),
             )
-        return {"restore": result.to_json(), "stderr": err.getvalue()}
+        return {
+            "restore": result.to_json(),
+            "kind": result.snapshot.kind,
+            "stderr": err.getvalue(),
+        }
 
     def hook(self, req: dict[str, Any]) -> dict[str, Any]:
         """A git hook run warm for interlock.daemon.hookclient (see hooks.dispatch.serve_hook)."""

@@ -1,0 +1,80 @@
+"""Snapshots, diffs and restores through the warm daemon: the same output as inline, counted
+changes without editors' temp files, and a status-driven snapshot for a large dirty set."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from interlock import constants
+from interlock.daemon import client
+from interlock.git import require_repo
+from interlock.memory.snapshot import resolve_snapshot, take_snapshot
+
+
+def served(loc) -> int:
+    status = client.request(loc, "status")
+    assert status is not None
+    return int(status["requests"])
+
+
+def same_output(interlock, repo: Path, *args: str) -> None:
+    """The command through the daemon prints and exits exactly as inline; the daemon served it."""
+    loc = require_repo(repo)
+    before = served(loc)
+    warm = interlock(repo, *args)
+    assert served(loc) >= before + 2, f"the daemon did not serve {args}"
+    cold = interlock(repo, *args, env={constants.ENV_NO_DAEMON: "1"})
+    assert (warm.stdout, warm.stderr, warm.returncode) == (cold.stdout, cold.stderr, 0), args
+
+
+def test_diff_through_the_daemon_prints_what_inline_prints(daemons, git_repo, interlock):
+    daemons.start(git_repo)
+    assert interlock(git_repo, "snapshot", "-m", "base").returncode == 0
+    (git_repo / "src" / "app.py").write_text("print('changed')\n")
+    (git_repo / "new file.txt").write_text("new\n")
+    (git_repo / "README.md").unlink()
+    for args in (("diff", "latest"), ("diff", "latest", "--json")):
+        same_output(interlock, git_repo, *args)
+
+
+def test_restore_through_the_daemon_brings_back_the_snapshot(daemons, git_repo, interlock):
+    daemons.start(git_repo)
+    (git_repo / "src" / "app.py").write_text("print('good')\n")
+    snap = interlock(git_repo, "snapshot", "--json")
+    assert snap.returncode == 0, snap.stderr
+    (git_repo / "src" / "app.py").write_text("print('broken')\n")
+    same_output(interlock, git_repo, "restore", "latest", "--dry-run")
+    loc = require_repo(git_repo)
+    before = served(loc)
+    result = interlock(git_repo, "restore", "latest", "--paths", "src/app.py")
+    assert result.returncode == 0, result.stderr
+    assert served(loc) >= before + 2
+    assert (git_repo / "src" / "app.py").read_text() == "print('good')\n"
+    assert "undo: interlock undo" in result.stdout
+
+
+def test_the_changed_count_leaves_out_temp_files_that_are_gone(daemons, git_repo, shell):
+    daemons.start(git_repo)
+    loc = require_repo(git_repo)
+    assert client.call(loc, "snapshot")
+    shell(
+        git_repo,
+        "echo edit >> src/app.py; echo x > .app.py.swp; echo x > 4913; echo x > app.py~;"
+        " rm .app.py.swp 4913 app.py~; rm README.md",
+    )
+    reply = client.call(loc, "snapshot")
+    assert reply is not None and reply["fed"] is True
+    assert reply["changed"] == 2  # src/app.py edited, README.md deleted
+
+
+def test_a_large_dirty_set_is_snapshotted_from_git_status(daemons, git_repo, shell):
+    daemons.start(git_repo)
+    loc = require_repo(git_repo)
+    assert client.call(loc, "snapshot")
+    count = constants.DAEMON_FED_MAX_PATHS + 50
+    shell(git_repo, f"mkdir many && cd many && for i in $(seq {count}); do echo $i > f$i; done")
+    reply = client.call(loc, "snapshot")
+    assert reply is not None and reply["fed"] is False
+    assert count <= reply["changed"] <= count + 1  # the files, and maybe their new directory
+    cold = take_snapshot(loc)
+    assert resolve_snapshot(loc, reply["snapshot"]["id"]).tree == cold.tree

@@ -13,7 +13,9 @@ full click CLI answers inline, and a front door starts the daemon in the backgro
 next call is warm. The output does not say which path answered: it must not differ.
 
 The installed launcher (install.sh writes it) runs this module with `python -I -S`, so Python
-starts without `site`; `full_cli()` loads `site` only when the CLI is needed. If even the full
+starts without `site`; `site` is loaded only when the work is done here. A `check` the daemon
+did not answer is judged in this process without click (`inline_check`, the same function the
+CLI calls, so the same output); everything else goes to the click CLI. If even the full
 CLI cannot be loaded, the command fails with exit 3 and one line: never 0, never a traceback.
 """
 
@@ -137,13 +139,47 @@ def hot_snapshot(args: list[str]) -> int | None:
     return hotclient.printed(reply, (0,))
 
 
+def _load_site() -> None:
+    """Started with -S (the launcher, the hook shims): site-packages, before the CLI's imports."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
+
+
+def inline_check(args: list[str]) -> int | None:
+    """`interlock check` judged in this process, without click (the cold path: no daemon);
+    None for anything the CLI must parse itself. Errors go through the CLI's funnel rules."""
+    opts = parse_check_args(args)
+    if opts is None:
+        return None
+    _load_site()
+    from interlock.config import MODES
+
+    if opts["mode"] is not None and opts["mode"] not in MODES:
+        return None  # click says which modes exist
+    from interlock import exitcodes, output
+    from interlock.commands.check import check
+    from interlock.errors import InterlockError
+
+    try:
+        return check(opts["command"], opts["cwd"], opts["mode"], opts["assume_dirty"], opts["json"])
+    except InterlockError as exc:
+        output.error(str(exc), exc.hint)
+        return exitcodes.ERROR
+    except BrokenPipeError:
+        return exitcodes.OK
+    except Exception as exc:  # the funnel, as in the CLI: a bug is reported once, exit 3
+        from interlock.bugreport import report_bug
+
+        output.write_err(f"interlock: bug: {type(exc).__name__}: {exc} (report: {report_bug(exc)})")
+        return exitcodes.BUG
+
+
 def full_cli(args: list[str]) -> int:
     """The click CLI; loads `site` first when Python was started without it (-S)."""
     try:
-        if sys.flags.no_site:
-            import site
-
-            site.main()
+        _load_site()
         from interlock.cli import run_cli
     except Exception as exc:  # a broken installation: one line, exit 3, no traceback
         sys.stderr.write(
@@ -168,6 +204,13 @@ def main(argv: list[str] | None = None) -> int:
         try:
             code = door(args[1:])
         except Exception:  # a bug on the hot path must not decide: the full CLI judges
+            code = None
+        if code is not None:
+            return code
+    if args[:1] == ["check"]:
+        try:
+            code = inline_check(args[1:])
+        except ImportError:  # a broken installation: the full CLI says so in one line
             code = None
         if code is not None:
             return code

@@ -86,6 +86,26 @@ print("\\nimported:" + ",".join(sorted(set(sys.modules) - before)), "code:", cod
     assert imported <= HOT_IMPORTS, imported - HOT_IMPORTS
 
 
+CLICK_ONLY = "import sys; from interlock.cli import run_cli; sys.exit(run_cli(sys.argv[1:]))"
+
+
+def test_a_cold_check_without_click_prints_what_the_full_cli_prints(dirty_repo):
+    for args in (DISCARD, ("check", "--json", "ls -la"), ("check", "--mode", "bogus", "ls")):
+        full = subprocess.run(
+            [sys.executable, "-c", CLICK_ONLY, *args],
+            cwd=dirty_repo,
+            capture_output=True,
+            text=True,
+            env={**os.environ, constants.ENV_NO_DAEMON: "1"},
+        )
+        got = inline(dirty_repo, *args)
+        assert (got.stdout, got.stderr, got.returncode) == (
+            full.stdout,
+            full.stderr,
+            full.returncode,
+        ), args
+
+
 def test_the_launcher_answers_checks_exactly_as_the_full_cli(daemons, dirty_repo):
     daemons.start(dirty_repo)
     for args in (DISCARD, ("check", "--json", "ls -la"), ("check", "--", "rm", "-rf", "src")):
@@ -114,6 +134,7 @@ def test_the_launcher_takes_snapshots_through_the_warm_daemon(daemons, git_repo,
 def test_without_the_cli_installed_a_failed_inline_check_exits_3_in_one_line(git_repo):
     probe = (
         f"import sys; sys.path.append({str(ROOT)!r}); sys.modules['interlock.cli'] = None; "
+        "sys.modules['interlock.commands.check'] = None; "
         "from interlock.__main__ import main; sys.exit(main(['check', 'ls']))"
     )
     result = subprocess.run(

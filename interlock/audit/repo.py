@@ -14,7 +14,14 @@ from dataclasses import replace
 from interlock import constants, git
 from interlock.audit.fileset import changed_paths
 from interlock.audit.model import AuditReport, make_report
-from interlock.audit.sources import index_set, protected_at, staged_overlay, tree_set, worktree_set
+from interlock.audit.sources import (
+    head_commit,
+    index_set,
+    protected_at,
+    staged_overlay,
+    tree_set,
+    worktree_set,
+)
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation
 
@@ -102,7 +109,7 @@ def audit_staged(loc: RepoLocation, index_file: str | None = None) -> AuditRepor
     index_file: the index git is committing when it is not the worktree's own
     (GIT_INDEX_FILE in a hook during `git commit -a` or `git commit PATH`).
     """
-    head = git.head_oid(loc)
+    head = head_commit(loc)
     rev = head or git.EMPTY_TREE_OID
     label = "HEAD" if head else "HEAD (no commits yet)"
     before = tree_set(loc, rev)

@@ -78,7 +78,7 @@ class GitFiles(Mapping[str, bytes]):
 
     def prefetch(self, paths: Iterable[str]) -> None:
         wanted = {p: e for p in paths if p not in self._cache and (e := self.entry(p))}
-        blobs = git.cat_blobs(self.loc, sorted({e[1] for e in wanted.values() if e[0] == "blob"}))
+        blobs = read_blobs(self.loc, sorted({e[1] for e in wanted.values() if e[0] == "blob"}))
         for path, (kind, ref) in wanted.items():
             if kind == "disk":
                 self._cache[path] = _read_disk(self.loc.worktree / ref)
@@ -111,6 +111,32 @@ class GitFiles(Mapping[str, bytes]):
 
     def __contains__(self, path: object) -> bool:
         return isinstance(path, str) and self.entry(path) is not None
+
+
+_IN_PROCESS_BLOBS = 64  # fewer blobs than this are read through pygit2, not a git process
+
+
+def read_blobs(loc: RepoLocation, oids: list[str]) -> dict[str, bytes]:
+    """Blob contents by id (missing ones left out): in process for a few, else one
+    `git cat-file --batch` (no fork for the common commit of a few files)."""
+    if len(oids) >= _IN_PROCESS_BLOBS:
+        return git.cat_blobs(loc, oids)
+    repo = git.open_repo(loc)
+    found = {}
+    for oid in oids:
+        try:
+            found[oid] = git.read_blob(repo, oid)
+        except (KeyError, ValueError, git.GitError):
+            continue
+    return found
+
+
+def head_commit(loc: RepoLocation) -> str | None:
+    """The commit HEAD points at, or None on an unborn branch (read in process)."""
+    repo = git.open_repo(loc)
+    if repo.head_is_unborn:
+        return None
+    return str(repo.head.target)
 
 
 def _read_disk(path: Path) -> bytes:

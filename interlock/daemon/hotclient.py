@@ -143,7 +143,8 @@ def build_stamp() -> str:
 
 def daemon_argv(worktree: str, python: str | None = None) -> list[str]:
     """How a trusted daemon is started, and so what its /proc cmdline must be."""
-    return [python or sys.executable, "-I", "-m", "interlock", "daemon", "run", "--cwd", worktree]
+    python = os.path.abspath(python or sys.executable)  # `venv/bin/../bin/python` is the same
+    return [python, "-I", "-m", "interlock", "daemon", "run", "--cwd", worktree]
 
 
 def socket_path(where: Where) -> str | None:
@@ -207,7 +208,8 @@ def is_our_daemon(pid: int, where: Where) -> bool:
     raw = _read_proc(pid, "cmdline")
     if not raw:
         return False
-    return [os.fsdecode(a) for a in raw.rstrip(b"\0").split(b"\0")] == daemon_argv(where.worktree)
+    argv = [os.fsdecode(a) for a in raw.rstrip(b"\0").split(b"\0")]
+    return [os.path.abspath(argv[0]), *argv[1:]] == daemon_argv(where.worktree)
 
 
 def trust_problem(sock: _socket.socket, where: Where) -> tuple[int, str | None]:

@@ -67,12 +67,14 @@ def test_the_changed_count_leaves_out_temp_files_that_are_gone(daemons, git_repo
     assert reply["changed"] == 2  # src/app.py edited, README.md deleted
 
 
-def test_a_large_dirty_set_is_snapshotted_from_git_status(daemons, git_repo, shell):
+def test_a_large_dirty_set_is_snapshotted_from_git_status(daemons, git_repo):
     daemons.start(git_repo)
     loc = require_repo(git_repo)
     assert client.call(loc, "snapshot")
     count = constants.DAEMON_FED_MAX_PATHS + 50
-    shell(git_repo, f"mkdir many && cd many && for i in $(seq {count}); do echo $i > f$i; done")
+    (git_repo / "many").mkdir()
+    for i in range(count):
+        (git_repo / "many" / f"f{i}").write_text(f"{i}\n")
     reply = client.call(loc, "snapshot")
     assert reply is not None and reply["fed"] is False
     assert count <= reply["changed"] <= count + 1  # the files, and maybe their new directory

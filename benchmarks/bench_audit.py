@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from common import installed, interleaved, run_ms, target  # noqa: E402
+from common import bench_env, installed, interleaved, run_ms, target  # noqa: E402
 
 from interlock.audit import audit_worktree  # noqa: E402
 from interlock.audit.pyast import module_dump, parse_module  # noqa: E402
@@ -158,26 +158,37 @@ def main() -> int:
         audit_worktree(loc)
         return (time.perf_counter() - started) * 1000
 
-    got = interleaved(
-        {
-            "audit": lambda: run_ms([str(launcher), "audit", "--json"], repo, ENV),
-            "version": lambda: run_ms([str(launcher), "--version"], repo, ENV),
-            "in-process": cold_call,
-            "diff": lambda: run_ms(["git", "diff", "--stat"], repo, ENV),
-            "status": lambda: run_ms(["git", "status", "--porcelain"], repo, ENV),
-        },
-        args.repeat,
-    )
-    print(f"interlock audit (process): {got['audit']:7.1f} ms")
+    warm_env = bench_env()
+    audit = [str(launcher), "audit", "--json"]
+    subprocess.run([str(launcher), "daemon", "start"], cwd=repo, env=warm_env, capture_output=True)
+    try:
+        # The daemon's base: what changed since is what it re-reads (an agent's run takes
+        # snapshots all the time; the edits above are in this one).
+        subprocess.run([str(launcher), "snapshot"], cwd=repo, env=warm_env, capture_output=True)
+        got = interleaved(
+            {
+                "warm": lambda: run_ms(audit, repo, warm_env),
+                "audit": lambda: run_ms(audit, repo, ENV),
+                "version": lambda: run_ms([str(launcher), "--version"], repo, ENV),
+                "in-process": cold_call,
+                "diff": lambda: run_ms(["git", "diff", "--stat"], repo, ENV),
+                "status": lambda: run_ms(["git", "status", "--porcelain"], repo, ENV),
+            },
+            args.repeat,
+        )
+    finally:
+        subprocess.run([str(launcher), "daemon", "stop"], cwd=repo, env=warm_env, capture_output=True)
+    print(f"interlock audit (process), daemon warm: {got['warm']:7.1f} ms")
+    print(f"interlock audit (process), no daemon: {got['audit']:7.1f} ms")
     print(f"  of which CLI start-up:   {got['version']:7.1f} ms   (`interlock --version`)")
     print(f"audit_worktree() in-proc:  {got['in-process']:7.1f} ms")
     print(f"git diff --stat:           {got['diff']:7.1f} ms")
     print(f"git status --porcelain:    {got['status']:7.1f} ms")
     return 0 if target(
-        f"audit of a {args.changed}-file change at {args.files} files, process",
-        f"{got['audit']:.1f} ms",
+        f"audit of a {args.changed}-file change at {args.files} files, process, daemon warm",
+        f"{got['warm']:.1f} ms (no daemon: {got['audit']:.1f} ms)",
         f"<= {TARGET_MS:.0f} ms",
-        got["audit"] <= TARGET_MS,
+        got["warm"] <= TARGET_MS,
     ) else 1
 
 

@@ -15,12 +15,16 @@ import os
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from interlock import constants, git
 from interlock.config import RawSource, resolve
 from interlock.git import RepoLocation
 from interlock.memory.trees import lookup
 from interlock.objectformat import TREE_MODE
+
+if TYPE_CHECKING:
+    import pygit2
 
 Entry = tuple[str, str]  # ("blob", oid) or ("disk", path)
 _GONE: Entry = ("gone", "")
@@ -44,6 +48,8 @@ class GitFiles(Mapping[str, bytes]):
         self._found: dict[str, Entry | None] = {}
         self._all: list[str] | None = None
         self._cache: dict[str, bytes] = {}
+        self._repo: pygit2.Repository | None = None
+        self._tree: str | None = None
 
     def entry(self, path: str) -> Entry | None:
         if path in self.overrides:
@@ -55,12 +61,25 @@ class GitFiles(Mapping[str, bytes]):
             self._found[path] = self._lookup(path)
         return self._found[path]
 
-    def _lookup(self, path: str) -> Entry | None:
+    def repo(self) -> pygit2.Repository:
+        if self._repo is None:
+            self._repo = git.open_repo(self.loc)
+        return self._repo
+
+    def tree_id(self) -> str | None:
+        """The tree this set reads (None: empty), for a set made by tree_set()."""
         if self.rev is None or self.rev == git.EMPTY_TREE_OID:  # git knows it; the odb may not
             return None
-        repo = git.open_repo(self.loc)
-        commit = git.read_commit(repo, self.rev)
-        found = lookup(repo, commit[0] if commit else self.rev, os.fsencode(path))
+        if self._tree is None:
+            commit = git.read_commit(self.repo(), self.rev)
+            self._tree = commit[0] if commit else self.rev
+        return self._tree
+
+    def _lookup(self, path: str) -> Entry | None:
+        tree = self.tree_id()
+        if tree is None:
+            return None
+        found = lookup(self.repo(), tree, os.fsencode(path))
         return None if found is None or found[0] in (TREE_MODE, 0o160000) else ("blob", found[1])
 
     def ident(self, path: str) -> str | None:
@@ -184,6 +203,31 @@ def staged_overlay(loc: RepoLocation, rev: str, worktree: GitFiles) -> GitFiles 
         return None
     unstaged = {path: oid for _, path, oid, _ in git.diff_raw(loc, []) if oid.strip("0")}
     overrides: dict[str, Entry] = {p: ("blob", oid) for p, oid in unstaged.items() if p in staged}
+    return GitFiles(loc, base=worktree, overrides=overrides) if overrides else None
+
+
+def tree_overlay(loc: RepoLocation, base: GitFiles, tree: str) -> GitFiles:
+    """`base` changed into the files of `tree` (a worktree written as a tree): one tree diff,
+    which skips every subtree the two share."""
+    from interlock.memory.trees import diff_trees
+
+    base_tree = base.tree_id()
+    overrides: dict[str, Entry] = {}
+    for change in diff_trees(git.open_repo(loc), base_tree, tree):
+        path = os.fsdecode(change.path)
+        new = change.new
+        overrides[path] = _GONE if new is None or new[0] == 0o160000 else ("blob", new[1])
+    return GitFiles(loc, base=base, overrides=overrides)
+
+
+def staged_over_tree(loc: RepoLocation, rev: str, worktree: GitFiles) -> GitFiles | None:
+    """staged_overlay() for a worktree given as a tree: reads the index, not the files."""
+    staged = {p: new for status, p, _, new in git.diff_raw(loc, ["--cached", rev]) if status != "D"}
+    overrides: dict[str, Entry] = {}
+    for path, oid in staged.items():
+        now = worktree.entry(path)
+        if now is not None and now != ("blob", oid):
+            overrides[path] = ("blob", oid)
     return GitFiles(loc, base=worktree, overrides=overrides) if overrides else None
 
 

@@ -1,5 +1,5 @@
 """What the daemon does for a request: ping, status, check, facts, snapshot, diff, restore,
-hook (a git hook run warm), stop.
+audit, hook (a git hook run warm), stop.
 
 The engine and snapshot modules are imported inside the operations (and warmed once at
 start-up), so they load once per daemon instead of once per command. Snapshots and restores
@@ -97,6 +97,7 @@ class Operations:
             "snapshot": self.snapshot,
             "diff": self.diff,
             "restore": self.restore,
+            "audit": self.audit,
             "hook": self.hook,
             "stop": self.stop,
         }
@@ -288,14 +289,7 @@ class Operations:
         with self._snapshot_lock, captured_output() as (_, err):
             repo = open_repo(self.loc)
             old = snapshots.resolve_snapshot(self.loc, ref)
-            known = self.barrier() and self._base is not None
-            dirty = self.watcher.dirty.peek()
-            if known and dirty.unknown is None and self._base is not None:
-                base = snapshots.resolve_snapshot(self.loc, self._base)
-                now = snapshots.scan_worktree(repo, self.loc, sorted(dirty.paths), base.tree)[0]
-            else:
-                now = snapshots.scan_worktree(repo, self.loc)[0]
-            changes = diff_trees(repo, old.tree, now)
+            changes = diff_trees(repo, old.tree, self._tree_now())
         return {
             "snapshot": old.to_json(),
             "diff": [
@@ -304,6 +298,30 @@ class Operations:
             ],
             "stderr": err.getvalue(),
         }
+
+    def _tree_now(self) -> str:
+        """The worktree as a tree id, no ref kept: the last snapshot's tree with only the dirty
+        paths re-read when the daemon knows them (and they are not too many), else a cold scan.
+        The caller holds the snapshot lock."""
+        from interlock.memory.snapshot import scan_worktree
+
+        repo = open_repo(self.loc)
+        known = self.barrier() and self._base_tree is not None
+        dirty = self.watcher.dirty.peek()
+        small = len(dirty.paths) <= constants.DAEMON_FED_MAX_PATHS
+        if known and dirty.unknown is None and small:
+            return scan_worktree(repo, self.loc, sorted(dirty.paths), self._base_tree)[0]
+        return scan_worktree(repo, self.loc)[0]
+
+    def audit(self, req: dict[str, Any]) -> dict[str, Any]:
+        """`interlock audit` of the worktree as the daemon sees it (audit.repo.audit_tree): no
+        pass over the worktree's files when the dirty set is known."""
+        from interlock.audit.repo import audit_tree
+
+        self._same_build(req)
+        with self._snapshot_lock, captured_output() as (_, err):
+            report = audit_tree(self.loc, field(req, "since", str), self._tree_now())
+        return {"report": report.to_json(), "stderr": err.getvalue()}
 
     def restore(self, req: dict[str, Any]) -> dict[str, Any]:
         from interlock.memory.restore import restore_snapshot

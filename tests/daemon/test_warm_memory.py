@@ -17,14 +17,14 @@ def served(loc) -> int:
     return int(status["requests"])
 
 
-def same_output(interlock, repo: Path, *args: str) -> None:
+def same_output(interlock, repo: Path, *args: str, code: int = 0) -> None:
     """The command through the daemon prints and exits exactly as inline; the daemon served it."""
     loc = require_repo(repo)
     before = served(loc)
     warm = interlock(repo, *args)
     assert served(loc) >= before + 2, f"the daemon did not serve {args}"
     cold = interlock(repo, *args, env={constants.ENV_NO_DAEMON: "1"})
-    assert (warm.stdout, warm.stderr, warm.returncode) == (cold.stdout, cold.stderr, 0), args
+    assert (warm.stdout, warm.stderr, warm.returncode) == (cold.stdout, cold.stderr, code), args
 
 
 def test_diff_through_the_daemon_prints_what_inline_prints(daemons, git_repo, interlock):
@@ -80,3 +80,32 @@ def test_a_large_dirty_set_is_snapshotted_from_git_status(daemons, git_repo):
     assert count <= reply["changed"] <= count + 1  # the files, and maybe their new directory
     cold = take_snapshot(loc)
     assert resolve_snapshot(loc, reply["snapshot"]["id"]).tree == cold.tree
+
+
+TEST = "def test_total():\n    assert total([1, 2]) == 3\n"
+WEAK = "def test_total():\n    assert total([1, 2])\n"
+
+
+def test_audit_through_the_daemon_finds_what_inline_finds(daemons, git_repo, interlock, git):
+    (git_repo / "tests").mkdir()
+    for name in ("test_a.py", "test_b.py", "test_c.py"):
+        (git_repo / "tests" / name).write_text("from app import total\n\n\n" + TEST)
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "tests")
+    daemons.start(git_repo)
+    assert interlock(git_repo, "snapshot").returncode == 0  # the daemon's base for what changed
+    same_output(interlock, git_repo, "audit")  # clean
+    (git_repo / "tests" / "test_a.py").write_text("from app import total\n\n\n" + WEAK)
+    (git_repo / "tests" / "test_b.py").unlink()
+    (git_repo / "tests" / "test_b2.py").write_text("def test_nothing():\n    pass\n")
+    (git_repo / "tests" / "test_c.py").write_text("from app import total\n\n\n" + WEAK)
+    git(git_repo, "add", "tests/test_c.py")
+    (git_repo / "tests" / "test_c.py").write_text("from app import total\n\n\n" + TEST)
+    (git_repo / "conftest.py").write_text(
+        "def pytest_sessionfinish(session):\n    session.exitstatus = 0\n"
+    )
+    same_output(interlock, git_repo, "audit", code=1)
+    same_output(interlock, git_repo, "audit", "--json", code=1)
+    found = interlock(git_repo, "audit").stderr
+    for path in ("tests/test_a.py", "tests/test_b.py", "tests/test_c.py", "conftest.py"):
+        assert path in found, path

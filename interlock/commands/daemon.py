@@ -131,6 +131,9 @@ def _not_running(loc: RepoLocation) -> dict[str, Any]:
     state = "starting or not answering" if locked else "not running"
     if not locked and pid is not None:
         state += f" (stale pid file from pid {pid}: replaced on next start)"
+    untrusted = client.trust_problem(loc)
+    if untrusted is not None:
+        state = f"not trusted: {untrusted}; every front door judges inline"
     return {
         "running": False,
         "state": state,

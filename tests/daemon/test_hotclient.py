@@ -187,6 +187,8 @@ def test_an_impostor_answering_allow_on_the_socket_is_never_trusted(
     loc = git.require_repo(dirty_repo)
     assert client.request(loc, "ping") is None
     assert client.trust_problem(loc) is not None
+    status = launcher(dirty_repo, "daemon", "status")
+    assert status.stdout.startswith("daemon: not trusted: "), status.stdout
 
 
 MALFORMED = [

@@ -5,6 +5,7 @@ loading the CLI:
 
 - `interlock check [--json] [--mode M] [--assume-dirty] [--cwd DIR] [--] COMMAND...`
 - `interlock snapshot [-m MESSAGE] [--kind KIND] [--json] [--cwd DIR]`
+- `interlock audit [--since REV] [--json] [--cwd DIR]`
 
 The daemon's answer is printed exactly as the full CLI would print it (same stdout, stderr
 and exit status). When the daemon is down, stalled, not trusted, or answers with anything
@@ -190,7 +191,48 @@ def full_cli(args: list[str]) -> int:
     return run_cli(args)
 
 
-_HOT = {"check": hot_check, "snapshot": hot_snapshot}
+def parse_audit_args(args: list[str]) -> dict[str, Any] | None:
+    """The options of `interlock audit ARGS`, or None for anything unusual."""
+    opts: dict[str, Any] = {"since": None, "json": False, "cwd": None}
+    valued = {"--since": "since", "--cwd": "cwd"}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        joined = _split(arg, valued)
+        if arg == "--json":
+            opts["json"] = True
+        elif joined is not None:
+            opts[joined[0]] = joined[1]
+        elif arg in valued and i + 1 < len(args):
+            opts[valued[arg]] = args[i + 1]
+            i += 1
+        else:
+            return None
+        i += 1
+    if opts["cwd"] is not None and not os.path.isdir(opts["cwd"]):
+        return None
+    return opts
+
+
+def hot_audit(args: list[str]) -> int | None:
+    """Answer `interlock audit` through the daemon; None when the full CLI must answer."""
+    from interlock.daemon import hotclient
+
+    opts = parse_audit_args(args)
+    if opts is None or hotclient.daemon_disabled():
+        return None
+    where = hotclient.find(os.path.abspath(opts.pop("cwd") or os.getcwd()))
+    if where is None:
+        return None
+    fields = {**opts, "render": True, "build": hotclient.build_stamp()}
+    reply = hotclient.ask(where, "audit", fields)
+    if reply is None:
+        hotclient.ensure_daemon(where)
+        return None
+    return hotclient.printed(reply, (0, 1))
+
+
+_HOT = {"check": hot_check, "snapshot": hot_snapshot, "audit": hot_audit}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,6 +54,7 @@ DEADLINES = {
     "hook": 60.0,
     "snapshot": 120.0,
     "diff": 120.0,
+    "audit": 120.0,
     "restore": 300.0,
     "stop": 15.0,
 }

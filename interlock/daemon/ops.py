@@ -316,12 +316,17 @@ class Operations:
     def audit(self, req: dict[str, Any]) -> dict[str, Any]:
         """`interlock audit` of the worktree as the daemon sees it (audit.repo.audit_tree): no
         pass over the worktree's files when the dirty set is known."""
+        from interlock.audit.render import rendered
         from interlock.audit.repo import audit_tree
 
         self._same_build(req)
         with self._snapshot_lock, captured_output() as (_, err):
             report = audit_tree(self.loc, field(req, "since", str), self._tree_now())
-        return {"report": report.to_json(), "stderr": err.getvalue()}
+        reply: dict[str, Any] = {"report": report.to_json(), "stderr": err.getvalue()}
+        if field(req, "render", bool, False):
+            out, text, code = rendered(report, bool(field(req, "json", bool, False)))
+            reply.update(stdout=out, stderr=reply["stderr"] + text, exit_code=code)
+        return reply
 
     def restore(self, req: dict[str, Any]) -> dict[str, Any]:
         from interlock.memory.restore import restore_snapshot

@@ -109,3 +109,21 @@ def test_audit_through_the_daemon_finds_what_inline_finds(daemons, git_repo, int
     found = interlock(git_repo, "audit").stderr
     for path in ("tests/test_a.py", "tests/test_b.py", "tests/test_c.py", "conftest.py"):
         assert path in found, path
+
+
+def test_the_launcher_audits_through_the_warm_daemon(daemons, git_repo, git):
+    from tests.daemon.test_hotclient import inline, launcher
+
+    (git_repo / "tests").mkdir()
+    (git_repo / "tests" / "test_a.py").write_text("from app import total\n\n\n" + TEST)
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-qm", "tests")
+    daemons.start(git_repo)
+    loc = require_repo(git_repo)
+    (git_repo / "tests" / "test_a.py").write_text("from app import total\n\n\n" + WEAK)
+    for args in (("audit",), ("audit", "--json")):
+        before = served(loc)
+        warm = launcher(git_repo, *args)
+        assert served(loc) >= before + 2
+        cold = inline(git_repo, *args)
+        assert (warm.stdout, warm.stderr, warm.returncode) == (cold.stdout, cold.stderr, 1)

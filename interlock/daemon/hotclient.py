@@ -21,8 +21,9 @@ import path). Anything else listening on the socket is never trusted.
 
 Health: while it waits, the client looks at the daemon every POLL seconds; a stopped or dead
 daemon (SIGSTOP, a debugger) ends the wait at once. A stopped daemon, or one that misses
-MISSES_BEFORE_REPLACE deadlines in a row (counted in `daemon.unhealthy`), is killed with
-SIGKILL (snapshots and the recorder survive kill -9) and a new one is started.
+MISSES_BEFORE_REPLACE deadlines in a row while none of its threads runs (counted in
+`daemon.unhealthy`; a daemon busy starting up or starved of CPU is slow, not stuck), is
+killed with SIGKILL (snapshots and the recorder survive kill -9) and a new one is started.
 
 `main(argv)` is the installed `interlock` command's hot path: `check` and `snapshot` are
 answered from the daemon's reply; anything else, or no answer, goes to the full CLI.
@@ -204,6 +205,21 @@ def process_state(pid: int) -> str | None:
     return fields[0].decode("ascii", "replace") if fields else None
 
 
+def is_busy(pid: int) -> bool:
+    """True when a thread of `pid` is running or waiting for the disk (R, D): a daemon that is
+    merely slow - starting up, or on a loaded machine - rather than stuck."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in tasks:
+        raw = _read_proc(pid, f"task/{tid}/stat")
+        fields = raw.rpartition(b")")[2].split() if raw else []
+        if fields and fields[0] in (b"R", b"D"):
+            return True
+    return False
+
+
 def is_our_daemon(pid: int, where: Where) -> bool:
     """True when process `pid` runs exactly `daemon_argv(where.worktree)`."""
     raw = _read_proc(pid, "cmdline")
@@ -340,7 +356,8 @@ def _exchange(
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                _missed(where, pid, "it did not answer in time")
+                if not is_busy(pid):  # slow because starved of CPU is not stuck
+                    _missed(where, pid, "it did not answer in time")
                 return None
             sock.settimeout(min(POLL, remaining))
             try:

@@ -17,6 +17,7 @@ import fcntl
 import os
 import socket
 import sys
+import time
 
 REPLIES = {
     "allow": b'{"ok": true, "stdout": "", "stderr": "", "exit_code": 0}\n',
@@ -31,6 +32,7 @@ REPLIES = {
     "bad-utf8": b'{"ok": true, "stdout": "\xff", "stderr": "", "exit_code": 0}\n',
     "deep": b"[" * 100000 + b"\n",
     "close": b"",
+    "silent": None,  # reads the request, then never answers: a stuck daemon
 }
 
 
@@ -79,7 +81,10 @@ def main() -> None:
                     if not chunk:
                         break
                     data += chunk
-                conn.sendall(REPLIES[reply])
+                answer = REPLIES[reply]
+                if answer is None:
+                    time.sleep(3600)
+                conn.sendall(answer)
             except OSError:
                 continue  # the client hung up first: it did not trust us
 

@@ -285,6 +285,25 @@ def test_missed_deadlines_are_counted_and_the_third_replaces_the_daemon(
     poll(lambda: not pid_alive(pid), what="the unhealthy daemon to be killed")
 
 
+def test_a_stuck_daemon_is_replaced_after_three_missed_checks(daemons, dirty_repo, poll, pid_alive):
+    fake = start_fake(dirty_repo, "forged", "silent")  # trusted, never answers, never runs
+    try:
+        want = inline(dirty_repo, *DISCARD)
+        for attempt in range(hotclient.MISSES_BEFORE_REPLACE):
+            got = launcher(dirty_repo, *DISCARD)
+            assert (got.stdout, got.stderr, got.returncode) == (want.stdout, want.stderr, 126)
+            if attempt < hotclient.MISSES_BEFORE_REPLACE - 1:
+                assert fake.poll() is None, "replaced before the third miss"
+        poll(lambda: fake.poll() is not None, what="the stuck daemon to be killed")
+        assert fake.returncode == -signal.SIGKILL
+    finally:
+        fake.kill()
+        fake.wait()
+    loc = git.require_repo(dirty_repo)
+    reply = poll(lambda: client.request(loc, "ping"), timeout=30, what="a new daemon")
+    daemons.pids.add(int(reply["pid"]))
+
+
 def test_the_client_strips_the_same_git_variables_as_the_git_module():
     assert set(hotclient.GIT_HOOK_ENV) == set(git._GIT_HOOK_ENV)
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -82,6 +83,25 @@ class Operations:
         self._check_lock = threading.Lock()
         self.watcher_state = "starting"
         self.watcher_started = threading.Event()  # set once the watcher started (or failed)
+        self._journal_keepalive = self._open_journal()
+
+    def _open_journal(self) -> sqlite3.Connection | None:
+        """One idle connection to the journal for the daemon's life. Each journal write opens
+        and closes its own; while another stays open, closing one does not checkpoint the WAL
+        (an fsync): a hook's journal entry costs 0.2 ms instead of ~5 ms."""
+        from interlock import journal
+
+        try:
+            return journal.open_journal(self.loc)[0]
+        except (OSError, sqlite3.Error) as exc:
+            log.warning("journal not kept open: %s", exc)
+            return None
+
+    def close(self) -> None:
+        """On shutdown: let the journal's last connection checkpoint it."""
+        if self._journal_keepalive is not None:
+            self._journal_keepalive.close()
+            self._journal_keepalive = None
 
     def _on_path(self, rel: bytes, kind: str, is_dir: bool) -> None:
         self.last_activity = time.monotonic()

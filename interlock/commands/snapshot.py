@@ -15,7 +15,7 @@ from typing import Any
 
 from interlock import constants, exitcodes, output
 from interlock.daemon import client
-from interlock.daemon.hotclient import build_stamp, snapshot_report
+from interlock.daemon.hotclient import build_stamp
 from interlock.errors import DaemonError
 from interlock.git import EXEC_MODE, LINK_MODE, Entry, RepoLocation, require_repo
 from interlock.memory.catalog import SnapshotInfo, iso_time
@@ -30,6 +30,7 @@ from interlock.memory.snapshot import (
     take_snapshot,
 )
 from interlock.memory.trees import Change
+from interlock.snapshotreport import snapshot_report
 
 
 def _run_id() -> str | None:

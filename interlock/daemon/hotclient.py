@@ -10,8 +10,9 @@
 
 Every agent command and every commit pays for this module, so it is started with
 `python -I -S` and imports only os, sys, time, the C modules `_socket`, `_json` and `fcntl`,
-and interlock.constants (tests/daemon/test_hotclient.py pins that list). No `socket` (it
-pulls in selectors and enum), no `json` (re), no pathlib, no typing.
+interlock.constants and its two parts: `hotwhere` (where the daemon lives, whether the peer
+is it) and `hotlife` (misses, replacement, starting one) - tests/daemon/test_hotclient.py pins
+that list. No `socket` (it pulls in selectors and enum), no `json` (re), no pathlib, no typing.
 
 Trust: an answer counts only from this worktree's own daemon. The peer's pid (SO_PEERCRED)
 must be the pid in the daemon's pid file, that file must be locked (a live daemon holds its
@@ -25,20 +26,69 @@ MISSES_BEFORE_REPLACE deadlines in a row while none of its threads runs (counted
 `daemon.unhealthy`; a daemon busy starting up or starved of CPU is slow, not stuck), is
 killed with SIGKILL (snapshots and the recorder survive kill -9) and a new one is started.
 
-`main(argv)` is the installed `interlock` command's hot path: `check` and `snapshot` are
-answered from the daemon's reply; anything else, or no answer, goes to the full CLI.
+The hot doors built on it: interlock/__main__.py (`check`, `snapshot`, `audit` from the
+installed launcher) and interlock.hooks.dispatch (the git hook shims).
 """
 
 from __future__ import annotations
 
 import _json
 import _socket
-import fcntl
 import os
 import sys
 import time
 
-from interlock import constants
+from interlock.daemon.hotlife import (
+    MISSES_BEFORE_REPLACE,
+    ensure_daemon,
+    healthy,
+    missed,
+    replace,
+    spawn_daemon,
+)
+from interlock.daemon.hotwhere import (
+    CHECK_ENV,
+    DEAD_STATES,
+    GIT_HOOK_ENV,
+    Where,
+    build_stamp,
+    check_env,
+    daemon_argv,
+    daemon_disabled,
+    find,
+    is_busy,
+    is_locked,
+    is_our_daemon,
+    process_state,
+    read_pid,
+    socket_path,
+    trust_problem,
+)
+
+__all__ = [
+    "CHECK_ENV",
+    "GIT_HOOK_ENV",
+    "MISSES_BEFORE_REPLACE",
+    "Where",
+    "ask",
+    "build_stamp",
+    "check_env",
+    "daemon_argv",
+    "daemon_disabled",
+    "decode",
+    "encode",
+    "ensure_daemon",
+    "find",
+    "is_busy",
+    "is_locked",
+    "is_our_daemon",
+    "printed",
+    "process_state",
+    "read_pid",
+    "socket_path",
+    "spawn_daemon",
+    "trust_problem",
+]
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
@@ -60,195 +110,8 @@ DEADLINES = {
     "stop": 15.0,
 }
 POLL = 0.1  # seconds between looks at the daemon's process state while waiting
-MISSES_BEFORE_REPLACE = 3
 MAX_REPLY = 64 << 20
 # The variables git sets for hooks (as interlock.git._GIT_HOOK_ENV): never passed to a daemon.
-GIT_HOOK_ENV = (
-    "GIT_DIR",
-    "GIT_INDEX_FILE",
-    "GIT_WORK_TREE",
-    "GIT_PREFIX",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_QUARANTINE_PATH",
-    "GIT_REFLOG_ACTION",
-    "GIT_EDITOR",
-    "GIT_EXEC_PATH",
-)
-# Variables a check reads besides INTERLOCK_*: sent along, applied for the check's duration.
-CHECK_ENV = ("HOME", "TMPDIR", "XDG_STATE_HOME")
-_DEAD_STATES = ("T", "t", "Z", "X", "x")  # stopped, traced, zombie, dead
-
-
-class Where:
-    """A worktree's top and its own git dir (absolute, symlinks resolved)."""
-
-    __slots__ = ("git_dir", "worktree")
-
-    def __init__(self, worktree: str, git_dir: str) -> None:
-        self.worktree = worktree
-        self.git_dir = git_dir
-
-    @property
-    def state_dir(self) -> str:
-        return os.path.join(self.git_dir, constants.STATE_DIR_NAME)
-
-    def state(self, name: str) -> str:
-        return os.path.join(self.git_dir, constants.STATE_DIR_NAME, name)
-
-
-def _gitdir_of(top: str) -> str | None:
-    """The git dir of the worktree whose top is `top`, by the rules of git.discover()."""
-    dotgit = os.path.join(top, ".git")
-    if os.path.isdir(dotgit):
-        return dotgit if os.path.exists(os.path.join(dotgit, "HEAD")) else None
-    try:
-        with open(dotgit, "rb") as handle:
-            text = os.fsdecode(handle.read(4096)).strip()
-    except OSError:
-        return None
-    if not text.startswith("gitdir:"):
-        return None
-    target = os.path.join(top, text[len("gitdir:") :].strip())
-    return target if os.path.exists(os.path.join(target, "HEAD")) else None
-
-
-def find(start: str) -> Where | None:
-    """The worktree containing `start` (None inside a .git directory or outside a repo)."""
-    here = os.path.realpath(start)
-    while True:
-        if os.path.basename(here) == ".git":
-            return None
-        git_dir = _gitdir_of(here)
-        if git_dir is not None:
-            return Where(here, os.path.realpath(git_dir))
-        parent = os.path.dirname(here)
-        if parent == here:
-            return None
-        here = parent
-
-
-def daemon_disabled() -> bool:
-    """INTERLOCK_NO_DAEMON=1: front doors work inline and never start a daemon."""
-    return os.environ.get(constants.ENV_NO_DAEMON, "") not in ("", "0")
-
-
-def check_env(environ: Mapping[str, str]) -> dict[str, str]:
-    """The part of an environment that can change a check's answer."""
-    return {k: v for k, v in environ.items() if k.startswith("INTERLOCK_") or k in CHECK_ENV}
-
-
-def build_stamp() -> str:
-    return constants.build_stamp()
-
-
-def daemon_argv(worktree: str, python: str | None = None) -> list[str]:
-    """How a trusted daemon is started, and so what its /proc cmdline must be."""
-    python = os.path.abspath(python or sys.executable)  # `venv/bin/../bin/python` is the same
-    return [python, "-I", "-m", "interlock", "daemon", "run", "--cwd", worktree]
-
-
-def socket_path(where: Where) -> str | None:
-    """Where this worktree's daemon listens (a long path is named in daemon.sock.where)."""
-    default = where.state(constants.SOCKET_FILE)
-    if len(os.fsencode(default)) <= constants.SOCKET_PATH_MAX:
-        return default
-    try:
-        with open(where.state(constants.DAEMON_SOCKET_WHERE), "rb") as handle:
-            text = handle.read().strip()
-    except OSError:
-        return None
-    return os.fsdecode(text) if text else None
-
-
-def read_pid(where: Where) -> int | None:
-    try:
-        with open(where.state(constants.PID_FILE), "rb") as handle:
-            text = handle.read(64).strip()
-    except OSError:
-        return None
-    return int(text) if text.isdigit() else None
-
-
-def is_locked(where: Where) -> bool:
-    """True when a daemon holds the pid file's lock (one is running or starting)."""
-    try:
-        fd = os.open(where.state(constants.PID_FILE), os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    finally:
-        os.close(fd)  # closing drops a probe lock we may have taken
-    return False
-
-
-def _read_proc(pid: int, name: str) -> bytes | None:
-    try:
-        with open(f"/proc/{pid}/{name}", "rb") as handle:
-            return handle.read(1 << 16)
-    except OSError:
-        return None
-
-
-def process_state(pid: int) -> str | None:
-    """The one-letter state of a process (R, S, D, T, t, Z...), None when it is gone."""
-    raw = _read_proc(pid, "stat")
-    if raw is None:
-        return None
-    fields = raw.rpartition(b")")[2].split()
-    return fields[0].decode("ascii", "replace") if fields else None
-
-
-def is_busy(pid: int) -> bool:
-    """True when a thread of `pid` is running or waiting for the disk (R, D): a daemon that is
-    merely slow - starting up, or on a loaded machine - rather than stuck."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return False
-    for tid in tasks:
-        raw = _read_proc(pid, f"task/{tid}/stat")
-        fields = raw.rpartition(b")")[2].split() if raw else []
-        if fields and fields[0] in (b"R", b"D"):
-            return True
-    return False
-
-
-def is_our_daemon(pid: int, where: Where) -> bool:
-    """True when process `pid` runs exactly `daemon_argv(where.worktree)`."""
-    raw = _read_proc(pid, "cmdline")
-    if not raw:
-        return False
-    argv = [os.fsdecode(a) for a in raw.rstrip(b"\0").split(b"\0")]
-    return [os.path.abspath(argv[0]), *argv[1:]] == daemon_argv(where.worktree)
-
-
-def trust_problem(sock: _socket.socket, where: Where) -> tuple[int, str | None]:
-    """(peer pid, why its answers must not be trusted, or None)."""
-    creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
-    pid = int.from_bytes(creds[0:4], sys.byteorder, signed=True)
-    uid = int.from_bytes(creds[4:8], sys.byteorder, signed=True)
-    if uid != os.getuid():
-        return pid, f"the process on the socket (pid {pid}) belongs to uid {uid}"
-    owner = read_pid(where)
-    if owner != pid:
-        return (
-            pid,
-            f"the process on the socket (pid {pid}) is not the daemon named by the pid file ({owner})",
-        )
-    if not is_locked(where):
-        return pid, "the daemon's pid file is not locked"
-    if not is_our_daemon(pid, where):
-        return pid, f"pid {pid} is not interlock's daemon for this worktree"
-    return pid, None
-
-
 # --- JSON without the json module (which imports re) ---
 
 
@@ -341,7 +204,7 @@ def ask(
         return None
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
         return None
-    _healthy(where)
+    healthy(where)
     return reply
 
 
@@ -357,15 +220,15 @@ def _exchange(
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 if not is_busy(pid):  # slow because starved of CPU is not stuck
-                    _missed(where, pid, "it did not answer in time")
+                    missed(where, pid, "it did not answer in time")
                 return None
             sock.settimeout(min(POLL, remaining))
             try:
                 chunk = sock.recv(1 << 16)
             except TimeoutError:
                 state = process_state(pid)
-                if state is None or state in _DEAD_STATES:
-                    _replace(where, pid)
+                if state is None or state in DEAD_STATES:
+                    replace(where, pid)
                     return None
                 continue
             if not chunk:
@@ -380,119 +243,7 @@ def _exchange(
         return None
 
 
-# --- health: misses counted in daemon.unhealthy, replacement ---
-
-
-def _read_mark(where: Where) -> tuple[int, int] | None:
-    try:
-        with open(where.state(constants.DAEMON_UNHEALTHY_MARK), "rb") as handle:
-            words = handle.read(64).split()
-    except OSError:
-        return None
-    if len(words) != 2 or not all(w.isdigit() for w in words):
-        return None
-    return int(words[0]), int(words[1])
-
-
-def _healthy(where: Where) -> None:
-    try:
-        os.unlink(where.state(constants.DAEMON_UNHEALTHY_MARK))
-    except OSError:
-        pass
-
-
-def _missed(where: Where, pid: int, why: str) -> None:
-    """Count a missed deadline; replace the daemon after MISSES_BEFORE_REPLACE in a row."""
-    mark = _read_mark(where)
-    misses = mark[1] + 1 if mark is not None and mark[0] == pid else 1
-    if misses >= MISSES_BEFORE_REPLACE:
-        _replace(where, pid)
-        return
-    path = where.state(constants.DAEMON_UNHEALTHY_MARK)
-    temp = f"{path}.{os.getpid()}"
-    try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
-        try:
-            os.write(fd, f"{pid} {misses}\n".encode())
-        finally:
-            os.close(fd)
-        os.replace(temp, path)
-    except OSError:
-        pass
-
-
-def _replace(where: Where, pid: int) -> None:
-    """Kill an unhealthy daemon (only when it is ours) and start a new one."""
-    if is_our_daemon(pid, where):
-        try:
-            os.kill(pid, 9)  # SIGKILL: a stopped process cannot handle SIGTERM
-        except OSError:
-            pass
-    _healthy(where)
-    ensure_daemon(where, force=True)
-
-
-# --- starting a daemon ---
-
-
-def ensure_daemon(where: Where, force: bool = False) -> bool:
-    """Start this worktree's daemon in the background unless it runs, is starting, is disabled
-    (INTERLOCK_NO_DAEMON) or failed to start moments ago (unless force). True if spawned."""
-    if daemon_disabled() or (is_locked(where) and not force):
-        return False
-    mark = where.state(constants.DAEMON_SPAWN_MARK)
-    if not force:
-        try:
-            if time.time() - os.stat(mark).st_mtime < constants.DAEMON_SPAWN_BACKOFF:
-                return False
-        except OSError:
-            pass
-    try:
-        os.makedirs(where.state_dir, mode=0o700, exist_ok=True)
-        os.close(os.open(mark, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600))
-        os.utime(mark)
-    except OSError:
-        pass  # a broken state dir: the daemon rebuilds it
-    spawn_daemon(where.worktree)
-    return True
-
-
-def spawn_daemon(worktree: str) -> None:
-    """Start `daemon_argv(worktree)` detached: a double fork, so init adopts the daemon at once
-    and nothing of ours (pipes, terminal, session) stays attached to it."""
-    env = {k: v for k, v in os.environ.items() if k not in GIT_HOOK_ENV}
-    env.setdefault("GIT_TERMINAL_PROMPT", "0")
-    argv = daemon_argv(worktree)
-    child = os.fork()
-    if child == 0:  # pragma: no cover - runs in the forked child, which execs or exits
-        try:
-            os.setsid()
-            if os.fork() == 0:
-                null = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(null, fd)
-                os.closerange(3, 1 << 16)
-                os.chdir(worktree)
-                os.execve(argv[0], argv, env)
-        finally:
-            os._exit(0)
-    os.waitpid(child, 0)
-
-
 # --- what the hot doors print ---
-
-
-def snapshot_report(info: Mapping[str, Any], changed: int, ms: float, as_json: bool) -> str:
-    """What `interlock snapshot` prints on stdout (the daemon and the inline path share it)."""
-    if as_json:
-        import json  # only in the daemon or the full CLI: the hot path prints what they wrote
-
-        return json.dumps({**info, "changed": changed, "ms": ms}, ensure_ascii=False) + "\n"
-    lines = [f"snapshot {info['id']} ({info['kind']}): {changed} changed vs HEAD, {ms:g} ms"]
-    for reason, paths in dict(info.get("skipped") or {}).items():
-        more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
-        lines.append(f"  skipped ({reason}): {', '.join(paths[:5])}{more}")
-    return "\n".join(lines) + "\n"
 
 
 def printed(reply: Mapping[str, Any], codes: tuple[int, ...]) -> int | None:

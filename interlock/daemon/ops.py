@@ -290,8 +290,8 @@ class Operations:
         return len(paths) - sum(1 for p in gone if lookup(repo, base_tree, p) is None)
 
     def _rendered_snapshot(self, info: Any, started: float, as_json: bool) -> dict[str, Any]:
-        from interlock.daemon.hotclient import snapshot_report
         from interlock.memory.snapshot import changed_vs_head
+        from interlock.snapshotreport import snapshot_report
 
         vs_head = changed_vs_head(self.loc, info)
         ms = round((time.perf_counter() - started) * 1000, 1)

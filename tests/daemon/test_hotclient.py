@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from interlock import constants, git
-from interlock.daemon import client, hotclient
+from interlock.daemon import client, hotclient, hotlife
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = Path(__file__).resolve().parent / "fakedaemon.py"
@@ -34,6 +34,8 @@ HOT_IMPORTS = {
     "interlock.constants",
     "interlock.daemon",
     "interlock.daemon.hotclient",
+    "interlock.daemon.hotlife",
+    "interlock.daemon.hotwhere",
     "os",
     "os.path",
     "posixpath",
@@ -274,14 +276,14 @@ def test_missed_deadlines_are_counted_and_the_third_replaces_the_daemon(
     where = hotclient.find(str(git_repo))
     assert where is not None
     for miss in (1, 2):
-        hotclient._missed(where, pid, "test")
+        hotlife.missed(where, pid, "test")
         mark = Path(where.state(constants.DAEMON_UNHEALTHY_MARK)).read_text().split()
         assert mark == [str(pid), str(miss)]
         assert pid_alive(pid)
     assert hotclient.ask(where, "ping", {}) is not None  # an answer clears the count
     assert not os.path.exists(where.state(constants.DAEMON_UNHEALTHY_MARK))
     for _ in range(3):
-        hotclient._missed(where, pid, "test")
+        hotlife.missed(where, pid, "test")
     poll(lambda: not pid_alive(pid), what="the unhealthy daemon to be killed")
 
 

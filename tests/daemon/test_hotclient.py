@@ -319,3 +319,22 @@ def test_the_json_codec_round_trips_what_requests_carry():
     for bad in (b"", b"{", b"{} {}", b"nope"):
         with pytest.raises(ValueError):
             hotclient.decode(bad)
+
+
+def test_a_daemon_started_by_hand_becomes_the_trusted_command_line(daemons, git_repo, poll):
+    loc = daemons.track(git_repo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "interlock", "daemon", "run", "--idle", "300"],
+        cwd=git_repo / "src",
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    daemons.pids.add(proc.pid)
+    try:
+        reply = poll(lambda: client.request(loc, "ping"), timeout=30, what="the daemon")
+        assert reply["pid"] == proc.pid  # the same process, re-executed in the trusted form
+        where = hotclient.find(str(git_repo))
+        assert where is not None and hotclient.is_our_daemon(proc.pid, where)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

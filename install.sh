@@ -34,7 +34,31 @@ bindir=${INTERLOCK_BIN:-$HOME/.local/bin}
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet "$here"
 mkdir -p "$bindir"
-ln -sf "$venv/bin/interlock" "$bindir/interlock"
+write_launcher() {
+    # The `interlock` command: Python without `site` (-I -S), interlock found by an explicit
+    # path, so a warm `interlock check` costs about one bare Python start. Commands that need
+    # the full CLI load `site` themselves (interlock/__main__.py). The pip script
+    # $venv/bin/interlock and `python -m interlock` keep working; they only start slower.
+    "$venv/bin/python" -I - "$bindir/interlock" <<'PY'
+import os, shlex, sys, tempfile
+import interlock
+
+target, python = sys.argv[1], sys.executable
+top = os.path.dirname(os.path.dirname(os.path.abspath(interlock.__file__)))
+body = f"import sys\nsys.path.append({top!r})\nfrom interlock.__main__ import main\nsys.exit(main())\n"
+note = "# interlock launcher, written by install.sh: Python without site; see interlock/__main__.py\n"
+if any(c.isspace() for c in python) or len(python) > 120:  # a #! line cannot hold it
+    text = f"#!/bin/sh\n{note}exec {shlex.quote(python)} -I -S -c {shlex.quote(body)} \"$@\"\n"
+else:
+    text = f"#!{python} -IS\n{note}{body}"
+fd, temp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".interlock.")
+with os.fdopen(fd, "w") as handle:
+    handle.write(text)
+os.chmod(temp, 0o755)
+os.replace(temp, target)
+PY
+}
+write_launcher
 echo "install.sh: interlock $("$venv/bin/interlock" --version | awk '{print $NF}') installed: $bindir/interlock"
 case ":$PATH:" in
     *":$bindir:"*) ;;

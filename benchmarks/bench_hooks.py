@@ -1,35 +1,41 @@
-"""Pre-commit hook overhead: `git commit` of a clean change with interlock's hooks installed vs
-the same commit in an identical repository without hooks, in the same run.
+"""What interlock's git hooks add to git: commit, push and a rewind, against the same git
+command in an identical repository without hooks, interleaved in the same run, medians.
 
-    .venv/bin/python benchmarks/bench_hooks.py [--repeat 30] [--files 200]
+    .venv/bin/python benchmarks/bench_hooks.py [--repeat 21] [--files 200]
 
-A clean commit changes one source file and no validator definition, so the audit finds
-nothing. The two repositories are committed to alternately, so drift in machine load hits
-both. Target: the median difference is at most 50 ms.
+Measured on a normal install (benchmarks/common.py), hooks installed by its `interlock`:
+- `git commit` of a one-line change to a source file (the audit finds nothing), with the
+  daemon warm, and with no daemon (INTERLOCK_NO_DAEMON=1);
+- `git push` of a new commit (fast-forward) to a local bare remote, daemon warm;
+- `git reset --hard HEAD~1` (the tip is kept by the reference-transaction shim, in sh).
+Targets: commit <= +25 ms, push <= +25 ms, rewind <= +10 ms over the bare command.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import statistics
+import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-TARGET_MS = 50.0
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import WORK, bench_env, installed, interleaved, target  # noqa: E402
+
+ENV = bench_env()
 
 
-def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True)
+def git(repo: Path, *args: str, env: dict[str, str] | None = None) -> None:
+    subprocess.run(["git", *args], cwd=repo, check=True, capture_output=True, env=env or ENV)
 
 
-def make_repo(root: Path, name: str, files: int) -> Path:
-    repo = root / name
+def make_repo(root: Path, name: str, files: int) -> tuple[Path, Path]:
+    repo, remote = root / name, root / f"{name}-remote.git"
     (repo / "src").mkdir(parents=True)
     (repo / "tests").mkdir()
+    git(root, "init", "-q", "--bare", "-b", "main", str(remote))
     git(repo, "init", "-q", "-b", "main")
     for i in range(files):
         (repo / "src" / f"mod{i}.py").write_text(f"def f{i}(x):\n    return x + {i}\n")
@@ -38,101 +44,80 @@ def make_repo(root: Path, name: str, files: int) -> Path:
         )
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "initial")
-    return repo
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "-u", "origin", "main")
+    return repo, remote
 
 
-def timed_commit(repo: Path, step: int) -> float:
-    """Time `git commit` of a one-line change to a source file (no validator touched)."""
-    (repo / "src" / "mod0.py").write_text(f"def f0(x):\n    return x + {step % 7}  # {step}\n")
-    git(repo, "add", "src/mod0.py")
-    start = time.perf_counter()
-    git(repo, "commit", "-q", "-m", f"change {step}")
-    return (time.perf_counter() - start) * 1000
+class Steps:
+    """Timed git commands on one repository; `env` says whether a daemon may answer."""
 
+    def __init__(self, repo: Path, env: dict[str, str]) -> None:
+        self.repo, self.env, self.n = repo, env, 0
 
-def python_startup_ms(repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run([sys.executable, "-S", "-c", "pass"], check=True)
-        times.append((time.perf_counter() - start) * 1000)
-    return statistics.median(times)
+    def timed(self, *args: str) -> float:
+        started = time.perf_counter()
+        git(self.repo, *args, env=self.env)
+        return (time.perf_counter() - started) * 1000
 
+    def commit(self) -> float:
+        self.n += 1
+        tag = f"{id(self)} {self.n}"
+        (self.repo / "src" / "mod0.py").write_text(f"def f0(x):\n    return x  # {tag}\n")
+        git(self.repo, "add", "src/mod0.py", env=self.env)
+        return self.timed("commit", "-q", "-m", f"change {self.n}")
 
-def interlock(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "interlock", *args], capture_output=True, text=True
-    )
+    def push(self) -> float:
+        git(self.repo, "commit", "-q", "--no-verify", "--allow-empty", "-m", "p", env=self.env)
+        return self.timed("push", "-q", "origin", "main")
 
-
-def daemon_serves_hooks(repo: Path) -> bool:
-    """True when this worktree's daemon is up and knows the `hook` op."""
-    from interlock.daemon.client import request
-    from interlock.git import require_repo
-
-    reply = request(require_repo(repo), "hook", name="-", cwd=str(repo))
-    return reply is not None and reply.get("kind") != "usage"
-
-
-def compare(plain: Path, hooked: Path, repeat: int, first: int) -> tuple[list[float], list[float]]:
-    """Alternate commits in the two repositories; returns (no hooks, with hooks) times in ms."""
-    bare, with_hooks = [], []
-    for step in range(first, first + repeat):
-        bare.append(timed_commit(plain, step))
-        with_hooks.append(timed_commit(hooked, step))
-    return bare, with_hooks
-
-
-def report(label: str, bare: list[float], with_hooks: list[float]) -> None:
-    bare_ms, hooked_ms = statistics.median(bare), statistics.median(with_hooks)
-    over = hooked_ms - bare_ms
-    verdict = "met" if over <= TARGET_MS else "MISSED"
-    print(f"{label}:")
-    print(f"  git commit, no hooks          median {bare_ms:7.1f} ms  ({len(bare)} commits)")
-    print(f"  git commit, interlock hooks   median {hooked_ms:7.1f} ms")
-    print(
-        f"  overhead                             {over:7.1f} ms  (target <= {TARGET_MS:.0f} ms: {verdict})"
-    )
+    def rewind(self) -> float:
+        git(self.repo, "commit", "-q", "--no-verify", "--allow-empty", "-m", "r", env=self.env)
+        return self.timed("reset", "-q", "--hard", "HEAD~1")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=30)
+    parser.add_argument("--repeat", type=int, default=21)
     parser.add_argument("--files", type=int, default=200, help="source and test files per repo")
     args = parser.parse_args(argv)
-    os.environ.update(
-        {
-            "GIT_AUTHOR_NAME": "bench",
-            "GIT_AUTHOR_EMAIL": "bench@example.com",
-            "GIT_COMMITTER_NAME": "bench",
-            "GIT_COMMITTER_EMAIL": "bench@example.com",
-            "GIT_CONFIG_NOSYSTEM": "1",
-        }
-    )
-    with tempfile.TemporaryDirectory(prefix="interlock-bench-hooks-") as scratch:
-        root = Path(scratch)
-        os.environ["INTERLOCK_HOME"] = str(root / "home")
-        plain = make_repo(root, "plain", args.files)
-        hooked = make_repo(root, "hooked", args.files)
-        interlock("install", "--cwd", str(hooked)).check_returncode()
-        print(f"repositories of {args.files * 2} files; a clean commit changes one source file")
-        os.environ["INTERLOCK_NO_DAEMON"] = "1"
-        for step in range(3):  # warm the page cache and git's own files
-            timed_commit(plain, step)
-            timed_commit(hooked, step)
-        report("in-process (no daemon)", *compare(plain, hooked, args.repeat, 3))
-        del os.environ["INTERLOCK_NO_DAEMON"]
-        interlock("daemon", "start", "--cwd", str(hooked))
-        try:
-            served = daemon_serves_hooks(hooked)
-            if served:
-                timed_commit(hooked, 1000)  # the daemon loads the audit once
-                report("daemon warm", *compare(plain, hooked, args.repeat, 1001))
-        finally:
-            interlock("daemon", "stop", "--cwd", str(hooked))
-        if not served:
-            print("daemon warm: the daemon did not answer the `hook` op; nothing measured")
-        print(f"for scale: python -S -c pass median {python_startup_ms(10):.1f} ms")
+    python, launcher = installed()
+    root = WORK / "hooks"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    plain, _ = make_repo(root, "plain", args.files)
+    hooked, _ = make_repo(root, "hooked", args.files)
+    subprocess.run([str(launcher), "install"], cwd=hooked, env=ENV, check=True, capture_output=True)
+    cold_env = bench_env(INTERLOCK_NO_DAEMON="1")
+    bare, warm, cold = Steps(plain, ENV), Steps(hooked, ENV), Steps(hooked, cold_env)
+    print(f"repositories of {args.files * 2} files; interleaved, medians of {args.repeat}")
+    subprocess.run([str(launcher), "daemon", "start"], cwd=hooked, env=ENV, capture_output=True)
+    try:
+        got = interleaved(
+            {
+                "commit bare": bare.commit,
+                "commit warm": warm.commit,
+                "commit cold": cold.commit,
+                "push bare": bare.push,
+                "push warm": warm.push,
+                "rewind bare": bare.rewind,
+                "rewind hooked": warm.rewind,
+            },
+            args.repeat,
+        )
+    finally:
+        subprocess.run([str(launcher), "daemon", "stop"], cwd=hooked, env=ENV, capture_output=True)
+    for name, ms in got.items():
+        print(f"  {name:<16} median {ms:7.1f} ms")
+    over = {
+        "commit": got["commit warm"] - got["commit bare"],
+        "push": got["push warm"] - got["push bare"],
+        "rewind": got["rewind hooked"] - got["rewind bare"],
+    }
+    print(f"  commit, no daemon: +{got['commit cold'] - got['commit bare']:.1f} ms")
+    target("git commit, daemon warm", f"+{over['commit']:.1f} ms", "<= +25 ms", over["commit"] <= 25)
+    target("git push, daemon warm", f"+{over['push']:.1f} ms", "<= +25 ms", over["push"] <= 25)
+    target("rewind (reset --hard HEAD~1)", f"+{over['rewind']:.1f} ms", "<= +10 ms", over["rewind"] <= 10)
     return 0
 
 

@@ -9,7 +9,9 @@ reused. Every measurement is a median over --repeat runs, taken in the same run 
 - incremental snapshot of ~20 changed paths, as the daemon takes it (in-process, warm) vs
   `git status --porcelain` (target <= 0.1x on 100k files and <= 10 ms);
 - restore of 20 paths vs `git restore` of the same 20 paths (target <= 3x and <= 50 ms),
-  in-process (the daemon's path) and through a fresh `interlock restore` process.
+  in-process (the daemon's path) and through a fresh `interlock restore` process;
+- on a normal install (benchmarks/common.py), `interlock snapshot` as a whole process with the
+  daemon warm (target <= 0.15x `git status` at 100k files) and with no daemon (<= 1.3x).
 """
 
 from __future__ import annotations
@@ -26,6 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import bench_env, installed, interleaved, run_ms, target  # noqa: E402
 
 from interlock.git import RepoLocation, discover  # noqa: E402
 from interlock.memory.restore import restore_snapshot  # noqa: E402
@@ -173,11 +178,66 @@ def bench_repo(files: int, repeat: int) -> list[tuple[str, float, str]]:
     return rows
 
 
+def process_targets(files: int, repeat: int) -> None:
+    """`interlock snapshot` as a whole process on a normal install: warm (the daemon up, 20
+    paths changed since its last snapshot) and cold (no daemon), vs `git status`."""
+    _, launcher = installed()
+    repo = generate(files)
+    paths = [file_path(i * (files // CHANGED)) for i in range(CHANGED)]
+    env, cold_env = bench_env(), bench_env(INTERLOCK_NO_DAEMON="1")
+    snap = [str(launcher), "snapshot"]
+    subprocess.run([str(launcher), "daemon", "start"], cwd=repo, env=env, capture_output=True)
+    count = {"n": 0}
+
+    def warm() -> float:
+        count["n"] += 1
+        touch_paths(repo, paths, f"w{count['n']}")
+        time.sleep(0.2)  # an agent's edits, then its next command
+        return run_ms(snap, repo, env)
+
+    try:
+        run_ms(snap, repo, env)  # the daemon's first snapshot is its base
+        got = interleaved(
+            {
+                "status": lambda: run_ms(["git", "status", "--porcelain"], repo, env),
+                "warm": warm,
+                "cold": lambda: run_ms(snap, repo, cold_env),
+            },
+            repeat,
+        )
+    finally:
+        subprocess.run([str(launcher), "daemon", "stop"], cwd=repo, env=env, capture_output=True)
+        git(repo, "restore", "--", *paths)
+    status = got["status"]
+    print(f"  interlock snapshot process, daemon warm {got['warm']:9.1f} ms")
+    print(f"  interlock snapshot process, no daemon   {got['cold']:9.1f} ms")
+    print(f"  git status --porcelain                  {status:9.1f} ms")
+    warm_x, cold_x = got["warm"] / status, got["cold"] / status
+    target(
+        f"snapshot, daemon warm, {files} files",
+        f"{got['warm']:.1f} ms = {warm_x:.3f}x git status",
+        "<= 0.15x",
+        warm_x <= 0.15,
+    )
+    target(
+        f"snapshot, no daemon, {files} files",
+        f"{got['cold']:.1f} ms = {cold_x:.2f}x git status",
+        "<= 1.3x",
+        cold_x <= 1.3,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", default="10000,100000", help="comma-separated repo sizes")
     parser.add_argument("--repeat", type=int, default=5, help="runs per measurement (median)")
+    parser.add_argument(
+        "--process-files", type=int, default=100000, help="repo size for the process targets"
+    )
     args = parser.parse_args()
+    runs = 2 * args.repeat + 1
+    print(f"\n== snapshot processes, {args.process_files} files (median of {runs}) ==")
+    process_targets(args.process_files, runs)
     for files in (int(n) for n in args.files.split(",")):
         print(f"\n== {files} files (median of {args.repeat}) ==")
         for name, ms, note in bench_repo(files, args.repeat):

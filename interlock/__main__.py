@@ -1,22 +1,48 @@
-"""Entry point. Keeps the agent's hot path light: `check` may be answered by the thin client.
+"""Entry point of `interlock`: the installed launcher, `python -m interlock`, the pip script.
 
-`interlock check [--json] [--mode M] [--assume-dirty] [--cwd DIR] [--] COMMAND...` is parsed
-here with the standard library and sent to the worktree's daemon, whose answer is printed
-exactly as the full CLI would print it (same stdout, stderr and exit status). When the daemon
-is not reachable (or INTERLOCK_NO_DAEMON is set, or the arguments are anything else, e.g.
-`--batch` or `--help`), the full click CLI answers inline; a front door also starts the
-daemon in the background then, so the next call is fast. The check's output does not say
-which path answered: it must not differ. `interlock daemon status` counts the requests served.
+The hot doors are answered by the warm daemon through interlock.daemon.hotclient, without
+loading the CLI:
+
+- `interlock check [--json] [--mode M] [--assume-dirty] [--cwd DIR] [--] COMMAND...`
+- `interlock snapshot [-m MESSAGE] [--kind KIND] [--json] [--cwd DIR]`
+- `interlock audit [--since REV] [--json] [--cwd DIR]`
+
+The daemon's answer is printed exactly as the full CLI would print it (same stdout, stderr
+and exit status). When the daemon is down, stalled, not trusted, or answers with anything
+malformed - or the arguments are anything else (`--batch`, `--help`, another command) - the
+full click CLI answers inline, and a front door starts the daemon in the background so the
+next call is warm. The output does not say which path answered: it must not differ.
+
+The installed launcher (install.sh writes it) runs this module with `python -I -S`, so Python
+starts without `site`; `site` is loaded only when the work is done here. A `check` the daemon
+did not answer is judged in this process without click (`inline_check`, the same function the
+CLI calls, so the same output); everything else goes to the click CLI. If even the full
+CLI cannot be loaded, the command fails with exit 3 and one line: never 0, never a traceback.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
+if TYPE_CHECKING:
+    from typing import Any
 
 _FLAGS = {"--json": "json", "--assume-dirty": "assume_dirty"}
 _VALUED = {"--mode": "mode", "--cwd": "cwd"}
+_SNAPSHOT_VALUED = {"-m": "message", "--message": "message", "--kind": "kind", "--cwd": "cwd"}
+_CHECK_CODES = (0, 126)
+
+
+def _split(arg: str, valued: dict[str, str]) -> tuple[str, str] | None:
+    """(option key, value) for `--opt=value` or `-mVALUE`; None otherwise."""
+    name, eq, value = arg.partition("=")
+    if eq and name in valued and name.startswith("--"):
+        return valued[name], value
+    if arg[:2] in valued and len(arg) > 2 and not arg.startswith("--"):
+        return valued[arg[:2]], arg[2:]
+    return None
 
 
 def parse_check_args(args: list[str]) -> dict[str, Any] | None:
@@ -25,11 +51,11 @@ def parse_check_args(args: list[str]) -> dict[str, Any] | None:
     i = 0
     while i < len(args):
         arg = args[i]
-        name, eq, value = arg.partition("=")
+        joined = _split(arg, _VALUED)
         if arg in _FLAGS:
             opts[_FLAGS[arg]] = True
-        elif name in _VALUED and eq:
-            opts[_VALUED[name]] = value
+        elif joined is not None:
+            opts[joined[0]] = joined[1]
         elif arg in _VALUED and i + 1 < len(args):
             opts[_VALUED[arg]] = args[i + 1]
             i += 1
@@ -47,37 +73,166 @@ def parse_check_args(args: list[str]) -> dict[str, Any] | None:
     return opts
 
 
-def thin_check(args: list[str]) -> int | None:
+def parse_snapshot_args(args: list[str]) -> dict[str, Any] | None:
+    """The options of `interlock snapshot ARGS`, or None for anything unusual."""
+    opts: dict[str, Any] = {"message": None, "kind": "manual", "json": False, "cwd": None}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        joined = _split(arg, _SNAPSHOT_VALUED)
+        if arg == "--json":
+            opts["json"] = True
+        elif joined is not None:
+            opts[joined[0]] = joined[1]
+        elif arg in _SNAPSHOT_VALUED and i + 1 < len(args):
+            opts[_SNAPSHOT_VALUED[arg]] = args[i + 1]
+            i += 1
+        else:
+            return None
+        i += 1
+    if opts["cwd"] is not None and not os.path.isdir(opts["cwd"]):
+        return None
+    return opts
+
+
+def hot_check(args: list[str]) -> int | None:
     """Answer `interlock check` through the daemon; None when the full CLI must answer."""
-    from interlock.daemon import client
+    from interlock.daemon import hotclient
 
     opts = parse_check_args(args)
-    if opts is None or client.daemon_disabled():
+    if opts is None or hotclient.daemon_disabled():
         return None
+    cwd = os.path.abspath(opts.pop("cwd") or os.getcwd())
+    where = hotclient.find(cwd)
+    if where is None:
+        return None
+    fields = {**opts, "cwd": cwd, "env": hotclient.check_env(os.environ)}
+    reply = hotclient.ask(where, "check", {**fields, "build": hotclient.build_stamp()})
+    if reply is None:
+        hotclient.ensure_daemon(where)
+        return None
+    return hotclient.printed(reply, _CHECK_CODES)
+
+
+def hot_snapshot(args: list[str]) -> int | None:
+    """Answer `interlock snapshot` through the daemon; None when the full CLI must answer."""
+    from interlock import constants
+    from interlock.daemon import hotclient
+
+    opts = parse_snapshot_args(args)
+    if opts is None or hotclient.daemon_disabled():
+        return None
+    where = hotclient.find(os.path.abspath(opts.pop("cwd") or os.getcwd()))
+    if where is None:
+        return None
+    fields = {
+        "kind": opts["kind"],
+        "message": opts["message"],
+        "run": os.environ.get(constants.ENV_RUN) or None,
+        "render": True,
+        "json": opts["json"],
+        "build": hotclient.build_stamp(),
+    }
+    reply = hotclient.ask(where, "snapshot", fields)
+    if reply is None:
+        hotclient.ensure_daemon(where)
+        return None
+    return hotclient.printed(reply, (0,))
+
+
+def _load_site() -> None:
+    """Started with -S (the launcher, the hook shims): site-packages, before the CLI's imports."""
+    if sys.flags.no_site and "site" not in sys.modules:
+        import site
+
+        site.main()
+
+
+def inline_check(args: list[str]) -> int | None:
+    """`interlock check` judged in this process, without click (the cold path: no daemon);
+    None for anything the CLI must parse itself. Errors go through the CLI's funnel rules."""
+    opts = parse_check_args(args)
+    if opts is None:
+        return None
+    _load_site()
+    from interlock.config import MODES
+
+    if opts["mode"] is not None and opts["mode"] not in MODES:
+        return None  # click says which modes exist
+    from interlock import exitcodes, output
+    from interlock.commands.check import check
     from interlock.errors import InterlockError
 
-    cwd = os.path.abspath(opts.pop("cwd") or os.getcwd())
-    loc = client.locate(cwd)
-    if loc is None:
-        return None
     try:
-        from interlock.constants import build_stamp
+        return check(opts["command"], opts["cwd"], opts["mode"], opts["assume_dirty"], opts["json"])
+    except InterlockError as exc:
+        output.error(str(exc), exc.hint)
+        return exitcodes.ERROR
+    except BrokenPipeError:
+        return exitcodes.OK
+    except Exception as exc:  # the funnel, as in the CLI: a bug is reported once, exit 3
+        from interlock.bugreport import report_bug
 
-        env = client.check_env(os.environ)
-        reply = client.request(loc, "check", cwd=cwd, env=env, build=build_stamp(), **opts)
-        if reply is None:
-            client.ensure_daemon(loc)
+        output.write_err(f"interlock: bug: {type(exc).__name__}: {exc} (report: {report_bug(exc)})")
+        return exitcodes.BUG
+
+
+def full_cli(args: list[str]) -> int:
+    """The click CLI; loads `site` first when Python was started without it (-S)."""
+    try:
+        _load_site()
+        from interlock.cli import run_cli
+    except Exception as exc:  # a broken installation: one line, exit 3, no traceback
+        sys.stderr.write(
+            f"interlock: error: cannot load interlock's command line ({type(exc).__name__}: "
+            f"{exc}); reinstall interlock (./install.sh)\n"
+        )
+        return 3
+    return run_cli(args)
+
+
+def parse_audit_args(args: list[str]) -> dict[str, Any] | None:
+    """The options of `interlock audit ARGS`, or None for anything unusual."""
+    opts: dict[str, Any] = {"since": None, "json": False, "cwd": None}
+    valued = {"--since": "since", "--cwd": "cwd"}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        joined = _split(arg, valued)
+        if arg == "--json":
+            opts["json"] = True
+        elif joined is not None:
+            opts[joined[0]] = joined[1]
+        elif arg in valued and i + 1 < len(args):
+            opts[valued[arg]] = args[i + 1]
+            i += 1
+        else:
             return None
-    except InterlockError:
-        return None  # an unusable socket: inline, and `interlock daemon status` says why
-    if not reply.get("ok"):
+        i += 1
+    if opts["cwd"] is not None and not os.path.isdir(opts["cwd"]):
         return None
-    from interlock import output
+    return opts
 
-    for text, write in ((reply["stdout"], output.write_out), (reply["stderr"], output.write_err)):
-        if text:
-            write(text.removesuffix("\n"))
-    return int(reply["exit_code"])
+
+def hot_audit(args: list[str]) -> int | None:
+    """Answer `interlock audit` through the daemon; None when the full CLI must answer."""
+    from interlock.daemon import hotclient
+
+    opts = parse_audit_args(args)
+    if opts is None or hotclient.daemon_disabled():
+        return None
+    where = hotclient.find(os.path.abspath(opts.pop("cwd") or os.getcwd()))
+    if where is None:
+        return None
+    fields = {**opts, "render": True, "build": hotclient.build_stamp()}
+    reply = hotclient.ask(where, "audit", fields)
+    if reply is None:
+        hotclient.ensure_daemon(where)
+        return None
+    return hotclient.printed(reply, (0, 1))
+
+
+_HOT = {"check": hot_check, "snapshot": hot_snapshot, "audit": hot_audit}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -86,13 +241,22 @@ def main(argv: list[str] | None = None) -> int:
         from interlock.hooks.dispatch import shim_main
 
         return shim_main(args[2:])
-    if args[:1] == ["check"]:
-        code = thin_check(args[1:])
+    door = _HOT.get(args[0]) if args else None
+    if door is not None:
+        try:
+            code = door(args[1:])
+        except Exception:  # a bug on the hot path must not decide: the full CLI judges
+            code = None
         if code is not None:
             return code
-    from interlock.cli import run_cli
-
-    return run_cli(args)
+    if args[:1] == ["check"]:
+        try:
+            code = inline_check(args[1:])
+        except ImportError:  # a broken installation: the full CLI says so in one line
+            code = None
+        if code is not None:
+            return code
+    return full_cli(args)
 
 
 if __name__ == "__main__":

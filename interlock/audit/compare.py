@@ -35,6 +35,12 @@ from interlock.config import DEFAULT_PROTECTED
 _ROOT_CONFIGS = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
 
 
+def _conftests_above(path: str) -> list[str]:
+    """`conftest.py` in the folder of `path` and in each folder above it."""
+    parts = path.split("/")[:-1]
+    return ["/".join([*parts[:n], "conftest.py"]) for n in range(len(parts), -1, -1)]
+
+
 def _subset(files: Mapping[str, bytes], paths: Iterable[str]) -> dict[str, bytes]:
     return {p: files[p] for p in paths if p in files}
 
@@ -181,9 +187,15 @@ class _Audit:
         )
 
     def python_context(self, py: list[str]) -> set[str]:
-        """Unchanged files the changed tests lean on: conftest.py files (fixtures) and the
-        test helper modules they import, read on both sides so fixtures and helpers resolve."""
-        context = {p for p in self.after if base(p) == "conftest.py"}
+        """Unchanged files the changed tests lean on: the conftest.py files that apply to them
+        (in their folder and above: fixtures) and the test helper modules they import, read on
+        both sides so fixtures and helpers resolve."""
+        context = {
+            conftest
+            for path in py
+            for conftest in _conftests_above(path)
+            if conftest in self.after or conftest in self.before
+        }
         for path in py:
             data = self.after.get(path)
             module = parse_module(path, data, self.collect_after) if data is not None else None

@@ -33,7 +33,11 @@ class Identified(Protocol):
 
 
 def changed_paths(before: Mapping[str, bytes], after: Mapping[str, bytes]) -> list[str]:
-    paths = set(before) | set(after)
+    """Paths whose content differs, skipping dependency and cache folders. A set built on
+    `before` (sources.GitFiles) names its candidates, so the whole sets are never listed."""
+    hint = getattr(after, "changes_from", None)
+    candidates = hint(before) if hint is not None else None
+    paths = candidates if candidates is not None else set(before) | set(after)
     if isinstance(before, Identified) and isinstance(after, Identified):
         changed = [p for p in paths if before.ident(p) != after.ident(p)]
     else:

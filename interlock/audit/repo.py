@@ -14,7 +14,17 @@ from dataclasses import replace
 from interlock import constants, git
 from interlock.audit.fileset import changed_paths
 from interlock.audit.model import AuditReport, make_report
-from interlock.audit.sources import index_set, protected_at, staged_overlay, tree_set, worktree_set
+from interlock.audit.sources import (
+    GitFiles,
+    head_commit,
+    index_set,
+    protected_at,
+    staged_over_tree,
+    staged_overlay,
+    tree_overlay,
+    tree_set,
+    worktree_set,
+)
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation
 
@@ -83,7 +93,21 @@ def audit_worktree(loc: RepoLocation, since: str | None = None) -> AuditReport:
     rev, label = resolve_base(loc, since)
     before = tree_set(loc, rev)
     after = worktree_set(loc, rev, before)
-    overlay = staged_overlay(loc, rev, after)
+    return _audit_sets(before, after, staged_overlay(loc, rev, after), label)
+
+
+def audit_tree(loc: RepoLocation, since: str | None, tree: str) -> AuditReport:
+    """Like audit_worktree, with the worktree given as a tree id (the warm daemon's view of it,
+    built from the paths it saw change): no pass over the worktree's files at all."""
+    rev, label = resolve_base(loc, since)
+    before = tree_set(loc, rev)
+    after = tree_overlay(loc, before, tree)
+    return _audit_sets(before, after, staged_over_tree(loc, rev, after), label)
+
+
+def _audit_sets(
+    before: GitFiles, after: GitFiles, overlay: GitFiles | None, label: str
+) -> AuditReport:
     if not changed_paths(before, after) and overlay is None:
         return make_report([], label)
     from interlock.audit.compare import compare_file_sets  # the analysis, loaded when needed
@@ -102,7 +126,7 @@ def audit_staged(loc: RepoLocation, index_file: str | None = None) -> AuditRepor
     index_file: the index git is committing when it is not the worktree's own
     (GIT_INDEX_FILE in a hook during `git commit -a` or `git commit PATH`).
     """
-    head = git.head_oid(loc)
+    head = head_commit(loc)
     rev = head or git.EMPTY_TREE_OID
     label = "HEAD" if head else "HEAD (no commits yet)"
     before = tree_set(loc, rev)

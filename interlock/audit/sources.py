@@ -1,8 +1,12 @@
 """File sets read from git for the audit: a base revision, the index, the worktree.
 
-A `GitFiles` maps every path of a set to its bytes but reads lazily: unchanged files share
-their blob id with the base (`ident()`), so the audit reads only what changed, in one
-`git cat-file --batch` (`prefetch()`).
+They are read narrowly, because the audit runs on every commit: a base revision is never
+listed whole up front. Its paths are looked up one by one in the tree (pygit2, no process)
+when asked for; the index and the worktree are the base plus what `git diff --raw` (and the
+untracked list) says changed. `changes_from(base)` tells the audit which paths to compare,
+`ident()` tells whether two versions differ without reading them, and `prefetch()` reads
+what changed in one `git cat-file --batch`. Only asking for every path (`iter()`: a root
+runner config changed, a conftest ignores test paths) lists the base tree whole.
 """
 
 from __future__ import annotations
@@ -11,53 +15,147 @@ import os
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from interlock import constants, git
 from interlock.config import RawSource, resolve
 from interlock.git import RepoLocation
+from interlock.memory.trees import lookup
+from interlock.objectformat import TREE_MODE
+
+if TYPE_CHECKING:
+    import pygit2
 
 Entry = tuple[str, str]  # ("blob", oid) or ("disk", path)
+_GONE: Entry = ("gone", "")
 
 
 class GitFiles(Mapping[str, bytes]):
-    """A lazily read file set: path -> bytes, with a cheap identity per path."""
+    """A lazily read file set: path -> bytes, with a cheap identity per path.
 
-    def __init__(self, loc: RepoLocation, entries: dict[str, Entry]) -> None:
-        self.loc = loc
-        self.entries = entries
+    Either a tree (`rev`) whose entries are looked up on demand, or `base` with some paths
+    replaced (`overrides`, where ("gone", "") removes a path)."""
+
+    def __init__(
+        self,
+        loc: RepoLocation,
+        rev: str | None = None,
+        base: GitFiles | None = None,
+        overrides: dict[str, Entry] | None = None,
+    ) -> None:
+        self.loc, self.rev, self.base = loc, rev, base
+        self.overrides = overrides or {}
+        self._found: dict[str, Entry | None] = {}
+        self._all: list[str] | None = None
         self._cache: dict[str, bytes] = {}
+        self._repo: pygit2.Repository | None = None
+        self._tree: str | None = None
+
+    def entry(self, path: str) -> Entry | None:
+        if path in self.overrides:
+            found = self.overrides[path]
+            return None if found == _GONE else found
+        if self.base is not None:
+            return self.base.entry(path)
+        if path not in self._found:
+            self._found[path] = self._lookup(path)
+        return self._found[path]
+
+    def repo(self) -> pygit2.Repository:
+        if self._repo is None:
+            self._repo = git.open_repo(self.loc)
+        return self._repo
+
+    def tree_id(self) -> str | None:
+        """The tree this set reads (None: empty), for a set made by tree_set()."""
+        if self.rev is None or self.rev == git.EMPTY_TREE_OID:  # git knows it; the odb may not
+            return None
+        if self._tree is None:
+            commit = git.read_commit(self.repo(), self.rev)
+            self._tree = commit[0] if commit else self.rev
+        return self._tree
+
+    def _lookup(self, path: str) -> Entry | None:
+        tree = self.tree_id()
+        if tree is None:
+            return None
+        found = lookup(self.repo(), tree, os.fsencode(path))
+        return None if found is None or found[0] in (TREE_MODE, 0o160000) else ("blob", found[1])
 
     def ident(self, path: str) -> str | None:
-        entry = self.entries.get(path)
-        return None if entry is None else f"{entry[0]}:{entry[1]}"
+        found = self.entry(path)
+        return None if found is None else f"{found[0]}:{found[1]}"
+
+    def changes_from(self, other: Mapping[str, bytes]) -> set[str] | None:
+        """Paths that may differ from `other` when this set was built on it; else None."""
+        if self is other:
+            return set()
+        if self.base is None:
+            return None
+        below = self.base.changes_from(other)
+        return None if below is None else below | set(self.overrides)
 
     def prefetch(self, paths: Iterable[str]) -> None:
-        wanted = [p for p in paths if p in self.entries and p not in self._cache]
-        oids = sorted({self.entries[p][1] for p in wanted if self.entries[p][0] == "blob"})
-        blobs = git.cat_blobs(self.loc, oids)
-        for path in wanted:
-            kind, ref = self.entries[path]
-            if kind == "blob":
-                if ref in blobs:
-                    self._cache[path] = blobs[ref]
-            else:
+        wanted = {p: e for p in paths if p not in self._cache and (e := self.entry(p))}
+        blobs = read_blobs(self.loc, sorted({e[1] for e in wanted.values() if e[0] == "blob"}))
+        for path, (kind, ref) in wanted.items():
+            if kind == "disk":
                 self._cache[path] = _read_disk(self.loc.worktree / ref)
+            elif ref in blobs:
+                self._cache[path] = blobs[ref]
 
     def __getitem__(self, path: str) -> bytes:
         if path not in self._cache:
-            if path not in self.entries:
+            if self.entry(path) is None:
                 raise KeyError(path)
             self.prefetch([path])
         return self._cache.get(path, b"")
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.entries)
+        if self._all is None:
+            if self.base is not None:
+                names = dict.fromkeys(self.base)
+                names.update(dict.fromkeys(self.overrides))
+                self._all = [p for p in names if self.entry(p) is not None]
+            elif self.rev is not None:
+                listed = git.ls_tree_files(self.loc, self.rev)
+                self._found.update({p: ("blob", oid) for p, (_, oid) in listed.items()})
+                self._all = list(listed)
+            else:
+                self._all = []
+        return iter(self._all)
 
     def __len__(self) -> int:
-        return len(self.entries)
+        return sum(1 for _ in self)
 
     def __contains__(self, path: object) -> bool:
-        return path in self.entries
+        return isinstance(path, str) and self.entry(path) is not None
+
+
+_IN_PROCESS_BLOBS = 64  # fewer blobs than this are read through pygit2, not a git process
+
+
+def read_blobs(loc: RepoLocation, oids: list[str]) -> dict[str, bytes]:
+    """Blob contents by id (missing ones left out): in process for a few, else one
+    `git cat-file --batch` (no fork for the common commit of a few files)."""
+    if len(oids) >= _IN_PROCESS_BLOBS:
+        return git.cat_blobs(loc, oids)
+    repo = git.open_repo(loc)
+    found = {}
+    for oid in oids:
+        try:
+            found[oid] = git.read_blob(repo, oid)
+        except (KeyError, ValueError, git.GitError):
+            continue
+    return found
+
+
+def head_commit(loc: RepoLocation) -> str | None:
+    """The commit HEAD points at, or None on an unborn branch (read in process)."""
+    repo = git.open_repo(loc)
+    if repo.head_is_unborn:
+        return None
+    return str(repo.head.target)
 
 
 def _read_disk(path: Path) -> bytes:
@@ -70,41 +168,30 @@ def _read_disk(path: Path) -> bytes:
 
 
 def tree_set(loc: RepoLocation, rev: str) -> GitFiles:
-    """The files of a commit, tree or snapshot."""
-    files = git.ls_tree_files(loc, rev)
-    return GitFiles(loc, {p: ("blob", oid) for p, (_, oid) in files.items()})
+    """The files of a commit, tree or snapshot (looked up on demand)."""
+    return GitFiles(loc, rev=rev)
 
 
 def worktree_set(loc: RepoLocation, rev: str, base: GitFiles) -> GitFiles:
     """The worktree now: tracked and untracked non-ignored files (plus ignored files the base
     held that are still on disk), read from disk where they differ from the base."""
-    entries = dict(base.entries)
-    gone = []
+    overrides: dict[str, Entry] = {}
     for status, path, _, _ in git.diff_raw(loc, [rev]):
-        if status == "D":
-            entries.pop(path, None)
-            gone.append(path)
-        else:
-            entries[path] = ("disk", path)
+        gone = status == "D" and not (loc.worktree / path).is_file()
+        overrides[path] = _GONE if gone else ("disk", path)
     for path in git.untracked_paths(loc):
-        entries[path] = ("disk", path)
-    for path in gone:
-        if path not in entries and (loc.worktree / path).is_file():
-            entries[path] = ("disk", path)
-    return GitFiles(loc, entries)
+        overrides[path] = ("disk", path)
+    return GitFiles(loc, base=base, overrides=overrides)
 
 
 def index_set(
     loc: RepoLocation, rev: str, base: GitFiles, index_file: str | None = None
 ) -> GitFiles:
     """The index (or another index file): what the next commit would hold."""
-    entries = dict(base.entries)
+    overrides: dict[str, Entry] = {}
     for status, path, _, new in git.diff_raw(loc, ["--cached", rev], index_file):
-        if status == "D":
-            entries.pop(path, None)
-        else:
-            entries[path] = ("blob", new)
-    return GitFiles(loc, entries)
+        overrides[path] = _GONE if status == "D" else ("blob", new)
+    return GitFiles(loc, base=base, overrides=overrides)
 
 
 def staged_overlay(loc: RepoLocation, rev: str, worktree: GitFiles) -> GitFiles | None:
@@ -115,13 +202,33 @@ def staged_overlay(loc: RepoLocation, rev: str, worktree: GitFiles) -> GitFiles 
     if not staged:
         return None
     unstaged = {path: oid for _, path, oid, _ in git.diff_raw(loc, []) if oid.strip("0")}
-    entries = dict(worktree.entries)
-    changed = False
-    for path, oid in unstaged.items():
-        if path in staged:
-            entries[path] = ("blob", oid)
-            changed = True
-    return GitFiles(loc, entries) if changed else None
+    overrides: dict[str, Entry] = {p: ("blob", oid) for p, oid in unstaged.items() if p in staged}
+    return GitFiles(loc, base=worktree, overrides=overrides) if overrides else None
+
+
+def tree_overlay(loc: RepoLocation, base: GitFiles, tree: str) -> GitFiles:
+    """`base` changed into the files of `tree` (a worktree written as a tree): one tree diff,
+    which skips every subtree the two share."""
+    from interlock.memory.trees import diff_trees
+
+    base_tree = base.tree_id()
+    overrides: dict[str, Entry] = {}
+    for change in diff_trees(git.open_repo(loc), base_tree, tree):
+        path = os.fsdecode(change.path)
+        new = change.new
+        overrides[path] = _GONE if new is None or new[0] == 0o160000 else ("blob", new[1])
+    return GitFiles(loc, base=base, overrides=overrides)
+
+
+def staged_over_tree(loc: RepoLocation, rev: str, worktree: GitFiles) -> GitFiles | None:
+    """staged_overlay() for a worktree given as a tree: reads the index, not the files."""
+    staged = {p: new for status, p, _, new in git.diff_raw(loc, ["--cached", rev]) if status != "D"}
+    overrides: dict[str, Entry] = {}
+    for path, oid in staged.items():
+        now = worktree.entry(path)
+        if now is not None and now != ("blob", oid):
+            overrides[path] = ("blob", oid)
+    return GitFiles(loc, base=worktree, overrides=overrides) if overrides else None
 
 
 def protected_at(files: Mapping[str, bytes]) -> tuple[str, ...]:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from interlock import constants, exitcodes, output, procinfo
-from interlock.daemon import client
+from interlock.daemon import client, hotclient
 from interlock.errors import DaemonError
 from interlock.git import RepoLocation, require_repo
 
@@ -130,6 +131,9 @@ def _not_running(loc: RepoLocation) -> dict[str, Any]:
     state = "starting or not answering" if locked else "not running"
     if not locked and pid is not None:
         state += f" (stale pid file from pid {pid}: replaced on next start)"
+    untrusted = client.trust_problem(loc)
+    if untrusted is not None:
+        state = f"not trusted: {untrusted}; every front door judges inline"
     return {
         "running": False,
         "state": state,
@@ -251,4 +255,14 @@ def run(cwd: str | None, idle: float | None, service: bool = False) -> int:
 
     loc = require_repo(cwd)
     os.chdir(loc.worktree)
+    canonical = hotclient.daemon_argv(os.fspath(loc.worktree))
+    if sys.orig_argv != canonical:
+        # Clients trust only a daemon whose command line is exactly this (hotclient): become it.
+        env = {k: v for k, v in os.environ.items() if k not in hotclient.GIT_HOOK_ENV}
+        if idle is not None:
+            env[constants.ENV_DAEMON_IDLE] = repr(idle)
+        if service:  # the canonical command line has no --service: carry it over
+            env[constants.ENV_DAEMON_SERVICE] = "1"
+        os.execve(canonical[0], canonical, env)
+    service = service or os.environ.pop(constants.ENV_DAEMON_SERVICE, "") == "1"
     return run_daemon(loc, idle, service)

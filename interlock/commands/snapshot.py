@@ -1,19 +1,27 @@
-"""`interlock snapshot|snapshots|diff|restore|undo|gc`: plain functions returning exit codes."""
+"""`interlock snapshot|snapshots|diff|restore|undo|gc`: plain functions returning exit codes.
+
+`diff` and `restore` go through the warm daemon when it is up (it has the engine loaded and
+knows which paths changed), and work inline otherwise; the output is the same either way.
+`snapshot` is answered by the hot client (interlock/__main__.py) when the daemon is up, so
+what reaches `snapshot()` here runs inline.
+"""
 
 from __future__ import annotations
 
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 from interlock import constants, exitcodes, output
 from interlock.daemon import client
-from interlock.errors import InterlockError
-from interlock.git import EXEC_MODE, LINK_MODE, Entry, open_repo, require_repo
+from interlock.daemon.hotclient import build_stamp
+from interlock.errors import DaemonError, InterlockError
+from interlock.git import EXEC_MODE, LINK_MODE, Entry, RepoLocation, open_repo, require_repo
 from interlock.memory.catalog import SnapshotInfo, iso_time
 from interlock.memory.rechistory import Policy, prune_index
 from interlock.memory.recovery import lost
-from interlock.memory.restore import RestoreResult, last_undo_point, restore_snapshot, undo
+from interlock.memory.restore import last_undo_point, restore_snapshot, undo
 from interlock.memory.retention import gc
 from interlock.memory.scan import display_path
 from interlock.memory.snapshot import (
@@ -24,10 +32,25 @@ from interlock.memory.snapshot import (
     take_snapshot,
 )
 from interlock.memory.trees import Change, lookup
+from interlock.snapshotreport import snapshot_report
 
 
 def _run_id() -> str | None:
     return os.environ.get(constants.ENV_RUN) or None
+
+
+def _warm(loc: RepoLocation, op: str, **fields: Any) -> dict[str, Any] | None:
+    """The warm daemon's answer to `op`, or None: do it inline. A refusal the inline path
+    would give too (an unknown snapshot...) is raised as the same InterlockError."""
+    if client.daemon_disabled():
+        return None
+    try:
+        reply = client.call(loc, op, build=build_stamp(), **fields)
+    except DaemonError:  # an unusable socket, another build, a bug there: inline
+        return None
+    if reply is None:
+        client.ensure_daemon(loc)
+    return reply
 
 
 def snapshot(cwd: str | None, message: str | None, kind: str, as_json: bool) -> int:
@@ -36,13 +59,7 @@ def snapshot(cwd: str | None, message: str | None, kind: str, as_json: bool) -> 
     info = take_snapshot(loc, kind=kind, message=message, run=_run_id())
     ms = round((time.perf_counter() - started) * 1000, 1)
     changed = changed_vs_head(loc, info)
-    if as_json:
-        output.write_json({**info.to_json(), "changed": changed, "ms": ms})
-        return exitcodes.OK
-    output.write_out(f"snapshot {info.id} ({info.kind}): {changed} changed vs HEAD, {ms:g} ms")
-    for reason, paths in info.skipped.items():
-        shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-        output.write_out(f"  skipped ({reason}): {shown}")
+    output.write_out(snapshot_report(info.to_json(), changed, ms, as_json).removesuffix("\n"))
     return exitcodes.OK
 
 
@@ -83,14 +100,28 @@ def _mode(entry: Entry | None) -> str | None:
     return f"{entry[0]:06o}" if entry is not None else None
 
 
+def _changes_of(reply: dict[str, Any]) -> list[Change]:
+    def entry(raw: dict[str, str] | None) -> Entry | None:
+        return None if raw is None else (int(raw["mode"], 8), raw["blob"])
+
+    return [Change(os.fsencode(c["path"]), entry(c["old"]), entry(c["new"])) for c in reply["diff"]]
+
+
 def diff(cwd: str | None, ref: str | None, as_json: bool) -> int:
     loc = require_repo(cwd)
-    info = resolve_snapshot(loc, ref or "green")
-    changes = diff_snapshot(loc, info)
+    reply = _warm(loc, "diff", ref=ref or "green")
+    if reply is not None:
+        _print_stderr(reply)
+        snap_id, snap_kind = reply["snapshot"]["id"], reply["snapshot"]["kind"]
+        changes = _changes_of(reply)
+    else:
+        info = resolve_snapshot(loc, ref or "green")
+        snap_id, snap_kind = info.id, info.kind
+        changes = diff_snapshot(loc, info)
     if as_json:
         output.write_json(
             {
-                "snapshot": info.id,
+                "snapshot": snap_id,
                 "changes": [
                     {
                         "path": display_path(c.path),
@@ -119,36 +150,39 @@ def diff(cwd: str | None, ref: str | None, as_json: bool) -> int:
             )
         output.write_out(f"{letters[status]}  {display_path(change.path)}{extra}")
     if not changes:
-        output.write_out(f"no changes since snapshot {info.id} ({info.kind})")
+        output.write_out(f"no changes since snapshot {snap_id} ({snap_kind})")
     return exitcodes.OK
 
 
-def _report_restore(result: RestoreResult, as_json: bool, verb: str) -> int:
+def _report_restore(result: dict[str, Any], kind: str, as_json: bool, verb: str) -> int:
+    """Print a restore's result (RestoreResult.to_json(), from here or from the daemon)."""
     if as_json:
-        output.write_json(result.to_json())
+        output.write_json(result)
     else:
-        target = f"{result.snapshot.id} ({result.snapshot.kind})"
-        if result.dry_run:
+        target = f"{result['snapshot']} ({kind})"
+        if result["dry_run"]:
             output.write_out(f"would {verb} {target}:")
-        for path in result.written:
-            output.write_out(f"  write   {display_path(path)}")
-        for path in result.deleted:
-            output.write_out(f"  delete  {display_path(path)}")
-        for path in result.kept:
-            output.write_out(f"  keep    {display_path(path)}  (ignored, not in the snapshot)")
-        for path in result.skipped:
-            output.write_out(f"  skip    {display_path(path)}  (submodule)")
-        if result.pre_restore is not None:
+        for path in result["written"]:
+            output.write_out(f"  write   {path}")
+        for path in result["deleted"]:
+            output.write_out(f"  delete  {path}")
+        for path in result["kept"]:
+            output.write_out(f"  keep    {path}  (ignored, not in the snapshot)")
+        for path in result["skipped"]:
+            output.write_out(f"  skip    {path}  (submodule)")
+        if result["pre_restore"] is not None:
             output.write_out(
-                f"{verb}d {target}: {len(result.written)} written, {len(result.deleted)} deleted; "
-                f"the state before is snapshot {result.pre_restore.id} (undo: interlock undo)"
+                f"{verb}d {target}: {len(result['written'])} written, "
+                f"{len(result['deleted'])} deleted; the state before is snapshot "
+                f"{result['pre_restore']} (undo: interlock undo)"
             )
-    if result.mismatches:
-        shown = ", ".join(display_path(p) for p in result.mismatches[:5])
+    mismatches = result["mismatches"]
+    if mismatches:
+        shown = ", ".join(mismatches[:5])
         output.error(
-            f"after the {verb}, {len(result.mismatches)} path(s) do not match the snapshot: {shown}",
+            f"after the {verb}, {len(mismatches)} path(s) do not match the snapshot: {shown}",
             hint="something changed them meanwhile; compare with: interlock diff "
-            + result.snapshot.id,
+            + result["snapshot"],
         )
         return exitcodes.ERROR
     return exitcodes.OK
@@ -158,8 +192,19 @@ def restore(cwd: str | None, ref: str, paths: tuple[str, ...], dry_run: bool, as
     loc = require_repo(cwd)
     base = Path(cwd or os.getcwd()).resolve()
     absolute = [os.path.join(base, p) for p in paths] if paths else None
+    reply = _warm(loc, "restore", ref=ref, paths=absolute, dry_run=dry_run, run=_run_id())
+    if reply is not None:
+        _print_stderr(reply)
+        return _report_restore(reply["restore"], reply["kind"], as_json, "restore")
     result = restore_snapshot(loc, ref, absolute, dry_run=dry_run, run=_run_id())
-    return _report_restore(result, as_json, "restore")
+    return _report_restore(result.to_json(), result.snapshot.kind, as_json, "restore")
+
+
+def _print_stderr(reply: dict[str, Any]) -> None:
+    """What the daemon's operation wrote to stderr (warnings), as inline would have."""
+    text = reply.get("stderr")
+    if isinstance(text, str) and text:
+        output.write_err(text.removesuffix("\n"))
 
 
 def _ago(seconds: float) -> str:
@@ -197,8 +242,9 @@ def undo_last(cwd: str | None, dry_run: bool, as_json: bool, force: bool = False
             f"{len(preview.written)} to write, {len(preview.deleted)} to delete"
         )
     if dry_run:
-        return _report_restore(preview, as_json, "restore")
-    return _report_restore(undo(loc, dry_run=False, run=_run_id()), as_json, "restore")
+        return _report_restore(preview.to_json(), preview.snapshot.kind, as_json, "restore")
+    result = undo(loc, dry_run=False, run=_run_id())
+    return _report_restore(result.to_json(), result.snapshot.kind, as_json, "restore")
 
 
 def collect(cwd: str | None, dry_run: bool, as_json: bool) -> int:

@@ -4,9 +4,10 @@
 protocol and its safety; `ops` the request handlers; `watcher` and `dirtyset` follow the
 tree; `warmfacts` keeps the tree facts fresh.
 
-`client` and `hookclient` are the other end of the socket, run by the doors in their own
-(short) processes: stdlib only, and they may import only the ground. They are a unit of their
-own in the map (docs/architecture.md), below every door.
+`hotclient` (the minimal client of every hot door, with its parts `hotwhere` and `hotlife`)
+and `client` (its wrapper for the full CLI) are the other end of the socket, run by the doors
+in their own (short) processes: stdlib only, and they may import only the ground. They are a
+unit of their own in the map (docs/architecture.md), below every door.
 
 May import: hooks, run, engine, memory, audit, shell, ground.
 """

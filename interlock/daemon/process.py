@@ -280,6 +280,7 @@ def _shutdown(
         log.warning("a snapshot was still running at shutdown")
     ops.watcher.stop()
     ops.recorder.stop()
+    ops.close()
     log.info("daemon %d stopped", os.getpid())
 
 

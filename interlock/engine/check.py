@@ -8,6 +8,7 @@ mode; `show()` prints the result exactly as `interlock check` does, whichever do
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from interlock import output
@@ -38,7 +39,7 @@ class CheckOutcome:
 def _apply_facts(
     analysis: Analysis,
     start: str,
-    facts: TreeFacts | None,
+    facts: TreeFacts | Callable[[], TreeFacts | None] | None,
     assume_dirty: bool,
 ) -> tuple[Finding, ...]:
     """Drop discard findings that would destroy nothing; say what the rest would destroy.
@@ -49,7 +50,7 @@ def _apply_facts(
         return analysis.findings
     if assume_dirty:
         return tuple(f for f in analysis.findings if not (f.targets and f.targets.temp_only))
-    judge = Judge(start, facts)
+    judge = Judge(start, facts() if callable(facts) else facts)
     kept: list[Finding] = []
     for finding in analysis.findings:
         if finding.kind != "discard":
@@ -69,9 +70,12 @@ def evaluate(
     *,
     mode: str | None = None,
     assume_dirty: bool = False,
-    facts: TreeFacts | None = None,
+    facts: TreeFacts | Callable[[], TreeFacts | None] | None = None,
 ) -> CheckOutcome:
-    """Judge one command line as if run in `cwd` (default: the current directory)."""
+    """Judge one command line as if run in `cwd` (default: the current directory).
+
+    facts: the tree facts, or a function giving them (None: computed inline), called only
+    when a discard needs them - the warm daemon's facts cost a watcher barrier to vouch for."""
     start = os.path.abspath(cwd or os.getcwd())
     loc = discover(start)
     config = load_config(loc.worktree if loc else None, {"mode": mode} if mode else None)

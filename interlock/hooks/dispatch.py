@@ -1,11 +1,15 @@
 """What each git hook does once the shim has started Python.
 
-The shim (interlock/resources/hook-shim) runs `python -S -c BOOT --from HOOK_PATH NAME ARGS`,
+The shim (interlock/resources/hook-shim) runs `python -I -S -c BOOT --from HOOK_PATH NAME ARGS`,
 which calls `shim_main`; `python -m interlock hook run ...` and `interlock hook run ...` reach
 the same function. Every git commit starts this module, so it imports only os and sys at the
 top and the rest inside the hook that needs it: no click, bashlex or pygit2 on this path.
-pre-commit first asks the warm daemon (interlock.daemon.hookclient; the daemon calls `serve_hook`),
-and runs in-process when the daemon cannot answer.
+
+Every hook first asks the warm daemon through interlock.daemon.hotclient (the daemon calls
+`serve_hook`; stdin travels in the request), and runs in-process when the daemon cannot answer
+- then it starts the daemon in the background, so the next hook is warm. Not through the
+daemon: a hook with a chained foreign hook, or inside a hook interlock itself started.
+reference-transaction rarely gets here: its shim settles the common case in sh.
 
 Order in every hook: run the chained foreign hook first (same arguments, same stdin), then
 interlock's own logic. pre-commit and pre-push stop when the chained hook fails. Inside a hook
@@ -29,7 +33,9 @@ if TYPE_CHECKING:
 
 STDIN_HOOKS = frozenset({"pre-push", "reference-transaction", "post-rewrite"})
 FAIL_CLOSED_HOOKS = frozenset({"pre-commit", "pre-push"})
+WARM_HOOKS = frozenset({"pre-commit", "pre-push", "post-checkout", "post-rewrite"})
 MAX_JOURNALED_PAIRS = 1000
+_CHAINED_SUFFIXES = (".legacy", ".pre-commit-framework")
 
 
 def shim_main(argv: list[str]) -> int:
@@ -37,22 +43,69 @@ def shim_main(argv: list[str]) -> int:
     hook_path = None
     if len(argv) >= 2 and argv[0] == "--from":
         hook_path, argv = argv[1], argv[2:]
-    if argv and argv[0] == "pre-commit":
-        from interlock.daemon.hookclient import try_daemon
-
-        answered = try_daemon(argv[0], argv[1:], hook_path)
-        if answered is not None:
-            return answered
     if not argv:
         from interlock import exitcodes, output
 
         output.error("hook run needs a hook name", "interlock hook run pre-commit")
         return exitcodes.USAGE
-    return run_hook(argv[0], argv[1:], hook_path)
+    stdin = None
+    if argv[0] in WARM_HOOKS and _is_warmable(argv[0], hook_path):
+        stdin = sys.stdin.buffer.read() if argv[0] in STDIN_HOOKS else b""
+        answered = warm_hook(argv[0], argv[1:], stdin)
+        if answered is not None:
+            return answered
+    if sys.flags.no_site:  # started by the shim with -S: the in-process hook needs site-packages
+        import site
+
+        site.main()
+    return run_hook(argv[0], argv[1:], hook_path, stdin)
 
 
-def run_hook(name: str, args: list[str], hook_path: str | None = None) -> int:
-    """Run hook `name`: the chained foreign hook first, then interlock's logic."""
+def _is_warmable(name: str, hook_path: str | None) -> bool:
+    """The daemon may run this hook: no chained foreign hook, not nested, daemons allowed."""
+    from interlock import constants
+
+    if os.environ.get(constants.ENV_HOOK_ACTIVE) or os.environ.get(
+        constants.ENV_NO_DAEMON, ""
+    ) not in ("", "0"):
+        return False
+    if not hook_path:
+        return False
+    hooks_dir = os.path.dirname(hook_path) or "."
+    return not any(os.path.lexists(os.path.join(hooks_dir, name + s)) for s in _CHAINED_SUFFIXES)
+
+
+def warm_hook(name: str, args: list[str], stdin: bytes) -> int | None:
+    """The hook's exit status as the warm daemon ran it (its output printed), or None: run it
+    in-process (the daemon is then started in the background)."""
+    from interlock import constants
+    from interlock.daemon import hotclient
+
+    where = hotclient.find(os.getcwd())
+    if where is None:
+        return None
+    index = os.environ.get("GIT_INDEX_FILE")
+    request = {
+        "name": name,
+        "args": list(args),
+        "cwd": os.getcwd(),
+        "index_file": os.path.abspath(index) if index else None,
+        "stdin": os.fsdecode(stdin),
+        "env": {k: v for k, v in os.environ.items() if k.startswith(constants.ENV_PREFIX)},
+        "build": hotclient.build_stamp(),
+    }
+    reply = hotclient.ask(where, "hook", request)
+    if reply is None:
+        hotclient.ensure_daemon(where)
+        return None
+    return hotclient.printed(reply, tuple(range(256)))
+
+
+def run_hook(
+    name: str, args: list[str], hook_path: str | None = None, stdin: bytes | None = None
+) -> int:
+    """Run hook `name`: the chained foreign hook first, then interlock's logic. `stdin`: what
+    the hook's stdin held when it was read already (else it is read here)."""
     from pathlib import Path
 
     from interlock import constants, exitcodes, output
@@ -60,7 +113,8 @@ def run_hook(name: str, args: list[str], hook_path: str | None = None) -> int:
     if name not in constants.HOOK_NAMES:
         output.error(f"unknown hook {name!r}", "one of: " + ", ".join(constants.HOOK_NAMES))
         return exitcodes.USAGE
-    stdin = sys.stdin.buffer.read() if name in STDIN_HOOKS else b""
+    if stdin is None:
+        stdin = sys.stdin.buffer.read() if name in STDIN_HOOKS else b""
     hooks_dir = Path(hook_path).parent if hook_path else _configured_hooks_dir()
     status = _run_chained(hooks_dir, name, args, stdin) if hooks_dir is not None else 0
     if _is_nested() or (status != 0 and name in FAIL_CLOSED_HOOKS):
@@ -189,25 +243,24 @@ def run_ours(
 
 
 def serve_hook(loc: RepoLocation, req: dict[str, Any]) -> dict[str, Any]:
-    """The daemon's `hook` op: run a hook sent by interlock.daemon.hookclient, output captured.
+    """The daemon's `hook` op: run a hook sent by `warm_hook`, output captured.
 
-    Request: {"name", "args", "cwd", "index_file", "env"}; reply {"stdout", "stderr",
+    Request: {"name", "args", "cwd", "index_file", "stdin", "env"}; reply {"stdout", "stderr",
     "exit_code"}. Refuses (InterlockError) a hook for another worktree than the daemon's.
     """
     from pathlib import Path
 
-    from interlock import constants
     from interlock.errors import InterlockError
     from interlock.output import captured_output
 
     name, args, env = req.get("name"), req.get("args") or [], req.get("env") or {}
-    cwd, index_file = req.get("cwd"), req.get("index_file")
-    if name not in constants.HOOK_NAMES or name in STDIN_HOOKS:
+    cwd, index_file, stdin = req.get("cwd"), req.get("index_file"), req.get("stdin") or ""
+    if name not in WARM_HOOKS or not isinstance(stdin, str):
         raise InterlockError(f"the daemon does not run the {name!r} hook")
     if not isinstance(cwd, str) or Path(cwd).resolve() != loc.worktree.resolve():
         raise InterlockError(f"this daemon serves {loc.worktree}, not {cwd}")
     with captured_output() as (out, err):
-        code = run_ours(loc, name, [str(a) for a in args], b"", env, index_file)
+        code = run_ours(loc, name, [str(a) for a in args], os.fsencode(stdin), env, index_file)
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit_code": code}
 
 

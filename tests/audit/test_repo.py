@@ -175,3 +175,28 @@ def test_review_only_findings_keep_the_verdict_clean(project):
     assert report.verdict == "clean"
     assert [(f.kind, f.severity) for f in report.findings] == [("expectation-changed", "review")]
     assert render(report)[-1].endswith("1 change(s) worth a look")
+
+
+def test_the_audit_of_a_small_change_never_lists_the_whole_base_tree(project, monkeypatch):
+    from interlock import git as gitmodule
+
+    for i in range(30):
+        (project / "tests" / f"test_more{i}.py").write_text(TEST.replace("quantity", f"q{i}"))
+    (project / "tests" / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.fixture\ndef two():\n    return 2\n"
+    )
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "more tests")
+    listed: list[str] = []
+    real = gitmodule.ls_tree_files
+
+    def spy(loc, rev):
+        listed.append(rev)
+        return real(loc, rev)
+
+    monkeypatch.setattr(gitmodule, "ls_tree_files", spy)
+    (project / "tests" / "test_app.py").write_text(WEAK)
+    assert [f.kind for f in audit_worktree(require_repo(project)).findings] == ["assertion-weakened"]
+    git(project, "add", "-A")
+    assert [f.kind for f in audit_staged(require_repo(project)).findings] == ["assertion-weakened"]
+    assert listed == []

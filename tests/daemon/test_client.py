@@ -1,11 +1,9 @@
-"""The thin client: what it imports, how it parses `check`, and that the daemon's answer is
-exactly the full CLI's answer."""
+"""The client for the full CLI, and the hot path's parsing of `check`: the daemon's answer is
+exactly the full CLI's answer (what the hot client imports: test_hotclient.py)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,25 +13,6 @@ from interlock.__main__ import parse_check_args
 from interlock.daemon import client
 from interlock.engine.facts import collect_facts
 from interlock.git import discover
-
-HEAVY = ("bashlex", "pygit2", "click", "watchdog", "psutil")
-
-
-def test_the_thin_path_imports_none_of_the_heavy_libraries(daemons, git_repo):
-    daemons.start(git_repo)
-    probe = f"""
-import sys
-from interlock.__main__ import thin_check
-from interlock.daemon import client
-assert client.request(client.locate("."), "ping")["ok"]
-thin_check(["--json", "ls"])
-print("heavy:" + ",".join(sorted(m for m in {HEAVY!r} if m in sys.modules)))
-print("git module:", "interlock.git" in sys.modules)
-"""
-    result = subprocess.run(
-        [sys.executable, "-c", probe], cwd=git_repo, capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip().splitlines()[-2:] == ["heavy:", "git module: False"]
 
 
 @pytest.mark.parametrize(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import subprocess
 import sys
@@ -269,93 +268,6 @@ def test_index_tree_reads_the_index_git_is_committing(git_repo):
 
     assert index_tree(loc, str(other)) not in (None, committed)
     assert (git_repo / ".git" / "index").read_bytes() == index_before
-
-
-@contextlib.contextmanager
-def serve_in_thread(git_repo, monkeypatch, handlers):
-    """A socket server at the daemon's address with these handlers, while in the block."""
-    import select
-    import threading
-
-    from interlock.daemon.server import accept_one, bind_socket
-    from interlock.output import install_thread_capture
-    from interlock.state import repo_state_dir
-
-    monkeypatch.delenv(constants.ENV_NO_DAEMON, raising=False)
-    loc = require_repo(git_repo)
-    repo_state_dir(loc)
-    listener, path = bind_socket(loc)
-    install_thread_capture()
-    stop = threading.Event()
-
-    def loop() -> None:
-        while not stop.is_set():
-            if select.select([listener], [], [], 0.05)[0]:
-                accept_one(listener, handlers)
-
-    thread = threading.Thread(target=loop, daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join(5)
-        listener.close()
-        path.unlink(missing_ok=True)
-
-
-@pytest.fixture
-def warm_server(git_repo, monkeypatch, cap_out):
-    """The daemon's socket serving the `hook` op in this process; yields the hooks served."""
-    from interlock.hooks.dispatch import serve_hook
-
-    served: list[str] = []
-    loc = require_repo(git_repo)
-
-    def hook(req: dict) -> dict:
-        served.append(req["name"])
-        return serve_hook(loc, req)
-
-    with serve_in_thread(git_repo, monkeypatch, {"hook": hook}):
-        yield served
-
-
-def test_pre_commit_is_answered_by_the_warm_daemon(git_repo, warm_server):
-    install_hooks(git_repo)
-    (git_repo / "src" / "app.py").write_text("print('changed')\n")
-    run_git(git_repo, "add", "-A")
-
-    result = run_git(git_repo, "commit", "-m", "clean change", check=False)
-
-    assert result.returncode == 0, said(result)
-    assert warm_server == ["pre-commit"]
-    assert hook_events(git_repo, "pre-commit")[-1]["verdict"] == "allow"
-
-
-def test_pre_commit_runs_in_process_when_the_daemon_lacks_the_hook_op(
-    git_repo, monkeypatch, cap_out
-):
-    install_hooks(git_repo)
-    (git_repo / "src" / "app.py").write_text("print('changed')\n")
-    run_git(git_repo, "add", "-A")
-
-    with serve_in_thread(git_repo, monkeypatch, {}):
-        result = run_git(git_repo, "commit", "-m", "clean change", check=False)
-
-    assert result.returncode == 0, said(result)
-    assert hook_events(git_repo, "pre-commit")[-1]["verdict"] == "allow"
-
-
-def test_pre_commit_runs_in_process_when_no_daemon_listens(git_repo, monkeypatch, cap_out):
-    monkeypatch.delenv(constants.ENV_NO_DAEMON, raising=False)
-    install_hooks(git_repo)
-    (git_repo / "src" / "app.py").write_text("print('changed')\n")
-    run_git(git_repo, "add", "-A")
-
-    result = run_git(git_repo, "commit", "-m", "clean change", check=False)
-
-    assert result.returncode == 0, said(result)
-    assert hook_events(git_repo, "pre-commit")[-1]["verdict"] == "allow"
 
 
 TEST_BEFORE = """\

@@ -1,0 +1,261 @@
+"""The minimal client of every hot door: ask the warm daemon, verified, within a deadline, or None.
+
+    from interlock.daemon import hotclient
+    where = hotclient.find(os.getcwd())            # the worktree (and git dir), or None
+    reply = hotclient.ask(where, "check", {"command": "ls", "cwd": "/repo"}, deadline=0.5)
+    # reply: the daemon's JSON object ({"ok": true, ...} or {"ok": false, "error": ...}),
+    # or None: judge inline. None also when the daemon is down, stalled, not interlock's, or
+    # answered with anything that is not a JSON object with a boolean "ok".
+    hotclient.ensure_daemon(where)                 # start it in the background when down
+
+Every agent command and every commit pays for this module, so it is started with
+`python -I -S` and imports only os, sys, time, the C modules `_socket`, `_json` and `fcntl`,
+interlock.constants and its two parts: `hotwhere` (where the daemon lives, whether the peer
+is it) and `hotlife` (misses, replacement, starting one) - tests/daemon/test_hotclient.py pins
+that list. No `socket` (it pulls in selectors and enum), no `json` (re), no pathlib, no typing.
+
+Trust: an answer counts only from this worktree's own daemon. The peer's pid (SO_PEERCRED)
+must be the pid in the daemon's pid file, that file must be locked (a live daemon holds its
+lock), and /proc/<pid>/cmdline must be exactly `daemon_argv()`: this Python running
+`-I -m interlock daemon run --cwd <worktree>` (the -I keeps the worktree's own files off its
+import path). Anything else listening on the socket is never trusted.
+
+Health: while it waits, the client looks at the daemon every POLL seconds; a stopped or dead
+daemon (SIGSTOP, a debugger) ends the wait at once. A stopped daemon, or one that misses
+MISSES_BEFORE_REPLACE deadlines in a row while none of its threads runs (counted in
+`daemon.unhealthy`; a daemon busy starting up or starved of CPU is slow, not stuck), is
+killed with SIGKILL (snapshots and the recorder survive kill -9) and a new one is started.
+
+The hot doors built on it: interlock/__main__.py (`check`, `snapshot`, `audit` from the
+installed launcher) and interlock.hooks.dispatch (the git hook shims).
+"""
+
+from __future__ import annotations
+
+import _json
+import _socket
+import os
+import sys
+import time
+
+from interlock.daemon.hotlife import (
+    MISSES_BEFORE_REPLACE,
+    ensure_daemon,
+    healthy,
+    missed,
+    replace,
+    spawn_daemon,
+)
+from interlock.daemon.hotwhere import (
+    CHECK_ENV,
+    DEAD_STATES,
+    GIT_HOOK_ENV,
+    Where,
+    build_stamp,
+    check_env,
+    daemon_argv,
+    daemon_disabled,
+    find,
+    is_busy,
+    is_locked,
+    is_our_daemon,
+    process_state,
+    read_pid,
+    socket_path,
+    trust_problem,
+)
+
+__all__ = [
+    "CHECK_ENV",
+    "GIT_HOOK_ENV",
+    "MISSES_BEFORE_REPLACE",
+    "Where",
+    "ask",
+    "build_stamp",
+    "check_env",
+    "daemon_argv",
+    "daemon_disabled",
+    "decode",
+    "encode",
+    "ensure_daemon",
+    "find",
+    "is_busy",
+    "is_locked",
+    "is_our_daemon",
+    "printed",
+    "process_state",
+    "read_pid",
+    "socket_path",
+    "spawn_daemon",
+    "trust_problem",
+]
+
+TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from typing import Any
+
+CONNECT_TIMEOUT = 0.25  # seconds to connect before judging inline
+CHECK_DEADLINE = 0.5  # seconds for a check's answer, once connected
+DEADLINES = {
+    "ping": 2.0,
+    "status": 5.0,
+    "check": CHECK_DEADLINE,
+    "facts": 10.0,
+    "hook": 60.0,
+    "snapshot": 120.0,
+    "diff": 120.0,
+    "audit": 120.0,
+    "restore": 300.0,
+    "stop": 15.0,
+}
+POLL = 0.1  # seconds between looks at the daemon's process state while waiting
+MAX_REPLY = 64 << 20
+# The variables git sets for hooks (as interlock.git._GIT_HOOK_ENV): never passed to a daemon.
+# --- JSON without the json module (which imports re) ---
+
+
+class _JsonContext:
+    """What `_json.make_scanner` reads: plain JSON, no hooks."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float
+    memo: dict[str, str] = {}
+
+
+def encode(value: object) -> str:
+    """JSON text for str, bool, int, float, None, lists and dicts of them."""
+    if isinstance(value, str):
+        return str(_json.encode_basestring_ascii(value))
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(encode(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{encode(str(k))}:{encode(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"cannot encode {type(value).__name__}")
+
+
+def decode(raw: bytes) -> object:
+    """The JSON value of `raw`; ValueError when it is not exactly one JSON value."""
+    text = raw.decode("utf-8")
+    start = len(text) - len(text.lstrip())
+    try:
+        value, end = _json.make_scanner(_JsonContext())(text, start)  # type: ignore[arg-type]
+    except StopIteration:
+        raise ValueError("not JSON") from None
+    if text[end:].strip():
+        raise ValueError("trailing data after the JSON value")
+    return value
+
+
+# --- one request ---
+
+
+def _is_our_socket(path: str) -> bool:
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_mode & 0o170000) == 0o140000 and st.st_uid == os.getuid()
+
+
+def ask(
+    where: Where,
+    op: str,
+    fields: Mapping[str, object],
+    deadline: float | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT,
+) -> dict[str, Any] | None:
+    """Send one request to this worktree's verified daemon; its reply, or None (see above)."""
+    if daemon_disabled():
+        return None
+    path = socket_path(where)
+    if path is None or not _is_our_socket(path):
+        return None
+    payload = (encode({"op": op, **fields}) + "\n").encode("ascii")
+    wait = deadline if deadline is not None else DEADLINES.get(op, 10.0)
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(connect_timeout)
+        try:
+            sock.connect(path)
+        except OSError:
+            return None
+        pid, problem = trust_problem(sock, where)
+        if problem is not None:
+            return None
+        raw = _exchange(sock, payload, pid, where, time.monotonic() + wait)
+    finally:
+        sock.close()
+    if raw is None:
+        return None
+    try:
+        reply = decode(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
+        return None
+    healthy(where)
+    return reply
+
+
+def _exchange(
+    sock: _socket.socket, payload: bytes, pid: int, where: Where, deadline: float
+) -> bytes | None:
+    """Send the request, read one reply line before `deadline`, watching the daemon."""
+    buf = bytearray()
+    try:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        sock.sendall(payload)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                if not is_busy(pid):  # slow because starved of CPU is not stuck
+                    missed(where, pid, "it did not answer in time")
+                return None
+            sock.settimeout(min(POLL, remaining))
+            try:
+                chunk = sock.recv(1 << 16)
+            except TimeoutError:
+                state = process_state(pid)
+                if state is None or state in DEAD_STATES:
+                    replace(where, pid)
+                    return None
+                continue
+            if not chunk:
+                return None
+            end = chunk.find(b"\n")
+            if end >= 0:
+                return bytes(buf + chunk[:end])
+            buf += chunk
+            if len(buf) > MAX_REPLY:
+                return None
+    except OSError:
+        return None
+
+
+# --- what the hot doors print ---
+
+
+def printed(reply: Mapping[str, Any], codes: tuple[int, ...]) -> int | None:
+    """Write a reply's stdout and stderr and return its exit code - only when the reply is a
+    well-formed answer (ok, two strings, an expected exit code); else None, printing nothing."""
+    out, err, code = reply.get("stdout"), reply.get("stderr"), reply.get("exit_code")
+    if reply.get("ok") is not True or not isinstance(out, str) or not isinstance(err, str):
+        return None
+    if type(code) is not int or code not in codes:
+        return None
+    for text, stream in ((out, sys.stdout), (err, sys.stderr)):
+        if text:
+            stream.write(text)
+            stream.flush()
+    return code

@@ -1,0 +1,204 @@
+"""Where a worktree's daemon lives and whether the process on its socket is that daemon.
+
+Part of the minimal client of the hot doors (interlock.daemon.hotclient, which re-exports
+these names): stdlib only, no `socket`, `json`, pathlib or typing. Trust: see hotclient.
+"""
+
+from __future__ import annotations
+
+import _socket
+import fcntl
+import os
+import sys
+
+from interlock import constants
+
+TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+# The variables git sets for hooks (as interlock.git._GIT_HOOK_ENV): never passed to a daemon.
+GIT_HOOK_ENV = (
+    "GIT_DIR",
+    "GIT_INDEX_FILE",
+    "GIT_WORK_TREE",
+    "GIT_PREFIX",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_QUARANTINE_PATH",
+    "GIT_REFLOG_ACTION",
+    "GIT_EDITOR",
+    "GIT_EXEC_PATH",
+)
+# Variables a check reads besides INTERLOCK_*: sent along, applied for the check's duration.
+CHECK_ENV = ("HOME", "TMPDIR", "XDG_STATE_HOME")
+DEAD_STATES = ("T", "t", "Z", "X", "x")  # stopped, traced, zombie, dead
+
+
+class Where:
+    """A worktree's top and its own git dir (absolute, symlinks resolved)."""
+
+    __slots__ = ("git_dir", "worktree")
+
+    def __init__(self, worktree: str, git_dir: str) -> None:
+        self.worktree = worktree
+        self.git_dir = git_dir
+
+    @property
+    def state_dir(self) -> str:
+        return os.path.join(self.git_dir, constants.STATE_DIR_NAME)
+
+    def state(self, name: str) -> str:
+        return os.path.join(self.git_dir, constants.STATE_DIR_NAME, name)
+
+
+def _gitdir_of(top: str) -> str | None:
+    """The git dir of the worktree whose top is `top`, by the rules of git.discover()."""
+    dotgit = os.path.join(top, ".git")
+    if os.path.isdir(dotgit):
+        return dotgit if os.path.exists(os.path.join(dotgit, "HEAD")) else None
+    try:
+        with open(dotgit, "rb") as handle:
+            text = os.fsdecode(handle.read(4096)).strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    target = os.path.join(top, text[len("gitdir:") :].strip())
+    return target if os.path.exists(os.path.join(target, "HEAD")) else None
+
+
+def find(start: str) -> Where | None:
+    """The worktree containing `start` (None inside a .git directory or outside a repo)."""
+    here = os.path.realpath(start)
+    while True:
+        if os.path.basename(here) == ".git":
+            return None
+        git_dir = _gitdir_of(here)
+        if git_dir is not None:
+            return Where(here, os.path.realpath(git_dir))
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def daemon_disabled() -> bool:
+    """INTERLOCK_NO_DAEMON=1: front doors work inline and never start a daemon."""
+    return os.environ.get(constants.ENV_NO_DAEMON, "") not in ("", "0")
+
+
+def check_env(environ: Mapping[str, str]) -> dict[str, str]:
+    """The part of an environment that can change a check's answer."""
+    return {k: v for k, v in environ.items() if k.startswith("INTERLOCK_") or k in CHECK_ENV}
+
+
+def build_stamp() -> str:
+    return constants.build_stamp()
+
+
+def daemon_argv(worktree: str, python: str | None = None) -> list[str]:
+    """How a trusted daemon is started, and so what its /proc cmdline must be."""
+    python = os.path.abspath(python or sys.executable)  # `venv/bin/../bin/python` is the same
+    return [python, "-I", "-m", "interlock", "daemon", "run", "--cwd", worktree]
+
+
+def socket_path(where: Where) -> str | None:
+    """Where this worktree's daemon listens (a long path is named in daemon.sock.where)."""
+    default = where.state(constants.SOCKET_FILE)
+    if len(os.fsencode(default)) <= constants.SOCKET_PATH_MAX:
+        return default
+    try:
+        with open(where.state(constants.DAEMON_SOCKET_WHERE), "rb") as handle:
+            text = handle.read().strip()
+    except OSError:
+        return None
+    return os.fsdecode(text) if text else None
+
+
+def read_pid(where: Where) -> int | None:
+    try:
+        with open(where.state(constants.PID_FILE), "rb") as handle:
+            text = handle.read(64).strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def is_locked(where: Where) -> bool:
+    """True when a daemon holds the pid file's lock (one is running or starting)."""
+    try:
+        fd = os.open(where.state(constants.PID_FILE), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops a probe lock we may have taken
+    return False
+
+
+def _read_proc(pid: int, name: str) -> bytes | None:
+    try:
+        with open(f"/proc/{pid}/{name}", "rb") as handle:
+            return handle.read(1 << 16)
+    except OSError:
+        return None
+
+
+def process_state(pid: int) -> str | None:
+    """The one-letter state of a process (R, S, D, T, t, Z...), None when it is gone."""
+    raw = _read_proc(pid, "stat")
+    if raw is None:
+        return None
+    fields = raw.rpartition(b")")[2].split()
+    return fields[0].decode("ascii", "replace") if fields else None
+
+
+def is_busy(pid: int) -> bool:
+    """True when a thread of `pid` is running or waiting for the disk (R, D): a daemon that is
+    merely slow - starting up, or on a loaded machine - rather than stuck."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in tasks:
+        raw = _read_proc(pid, f"task/{tid}/stat")
+        fields = raw.rpartition(b")")[2].split() if raw else []
+        if fields and fields[0] in (b"R", b"D"):
+            return True
+    return False
+
+
+def is_our_daemon(pid: int, where: Where) -> bool:
+    """True when process `pid` runs exactly `daemon_argv(where.worktree)`."""
+    raw = _read_proc(pid, "cmdline")
+    if not raw:
+        return False
+    argv = [os.fsdecode(a) for a in raw.rstrip(b"\0").split(b"\0")]
+    return [os.path.abspath(argv[0]), *argv[1:]] == daemon_argv(where.worktree)
+
+
+def trust_problem(sock: _socket.socket, where: Where) -> tuple[int, str | None]:
+    """(peer pid, why its answers must not be trusted, or None)."""
+    creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
+    pid = int.from_bytes(creds[0:4], sys.byteorder, signed=True)
+    uid = int.from_bytes(creds[4:8], sys.byteorder, signed=True)
+    if uid != os.getuid():
+        return pid, f"the process on the socket (pid {pid}) belongs to uid {uid}"
+    owner = read_pid(where)
+    if owner != pid:
+        return (
+            pid,
+            f"the process on the socket (pid {pid}) is not the daemon named by the pid file ({owner})",
+        )
+    if not is_locked(where):
+        return pid, "the daemon's pid file is not locked"
+    if not is_our_daemon(pid, where):
+        return pid, f"pid {pid} is not interlock's daemon for this worktree"
+    return pid, None

@@ -1,0 +1,18 @@
+"""What `interlock snapshot` prints: one text for the inline path and the warm daemon."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+
+def snapshot_report(info: Mapping[str, Any], changed: int, ms: float, as_json: bool) -> str:
+    """What `interlock snapshot` prints on stdout (the daemon and the inline path share it)."""
+    if as_json:
+        return json.dumps({**info, "changed": changed, "ms": ms}, ensure_ascii=False) + "\n"
+    lines = [f"snapshot {info['id']} ({info['kind']}): {changed} changed vs HEAD, {ms:g} ms"]
+    for reason, paths in dict(info.get("skipped") or {}).items():
+        more = f" and {len(paths) - 5} more" if len(paths) > 5 else ""
+        lines.append(f"  skipped ({reason}): {', '.join(paths[:5])}{more}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,340 @@
+"""The minimal client of the hot doors: what it imports, whom it trusts, how long it waits,
+and what it does with replies that are not answers. Real daemons, real impostor processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from interlock import constants, git
+from interlock.daemon import client, hotclient, hotlife
+
+ROOT = Path(__file__).resolve().parents[2]
+FAKE = Path(__file__).resolve().parent / "fakedaemon.py"
+LAUNCH = (
+    "import sys; sys.path.append({root!r}); from interlock.__main__ import main; sys.exit(main())"
+)
+# What a warm `interlock check` may import beyond what `python -I -S -c pass` has loaded.
+HOT_IMPORTS = {
+    "__future__",
+    "_collections_abc",
+    "_json",
+    "_socket",
+    "_stat",
+    "fcntl",
+    "genericpath",
+    "interlock",
+    "interlock.__main__",
+    "interlock.constants",
+    "interlock.daemon",
+    "interlock.daemon.hotclient",
+    "interlock.daemon.hotlife",
+    "interlock.daemon.hotwhere",
+    "os",
+    "os.path",
+    "posixpath",
+    "stat",
+}
+
+
+def launcher(cwd: Path, *args: str, env: dict[str, str] | None = None, timeout: float = 60):
+    """Run `interlock ARGS` as the installed launcher does: python -I -S, explicit path."""
+    return subprocess.run(
+        [sys.executable, "-I", "-S", "-c", LAUNCH.format(root=str(ROOT)), *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+    )
+
+
+def inline(repo: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return launcher(repo, *args, env={constants.ENV_NO_DAEMON: "1"})
+
+
+DISCARD = ("check", "--mode", "blocking", "git checkout -- .")
+
+
+@pytest.fixture
+def dirty_repo(git_repo):
+    (git_repo / "src" / "app.py").write_text("print('unsaved work')\n")
+    return git_repo
+
+
+def test_a_warm_check_imports_only_what_a_round_trip_needs(daemons, git_repo):
+    daemons.start(git_repo)
+    probe = f"""
+import sys
+before = set(sys.modules)
+sys.path.append({str(ROOT)!r})
+from interlock.__main__ import hot_check
+code = hot_check(["--json", "ls"])
+sys.stdout.flush()
+print("\\nimported:" + ",".join(sorted(set(sys.modules) - before)), "code:", code)
+"""
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe], cwd=git_repo, capture_output=True, text=True
+    )
+    line = result.stdout.strip().splitlines()[-1]
+    assert line.endswith("code: 0"), result.stdout + result.stderr
+    imported = set(line.removeprefix("imported:").split(" ")[0].split(","))
+    assert imported <= HOT_IMPORTS, imported - HOT_IMPORTS
+
+
+CLICK_ONLY = "import sys; from interlock.cli import run_cli; sys.exit(run_cli(sys.argv[1:]))"
+
+
+def test_a_cold_check_without_click_prints_what_the_full_cli_prints(dirty_repo):
+    for args in (DISCARD, ("check", "--json", "ls -la"), ("check", "--mode", "bogus", "ls")):
+        full = subprocess.run(
+            [sys.executable, "-c", CLICK_ONLY, *args],
+            cwd=dirty_repo,
+            capture_output=True,
+            text=True,
+            env={**os.environ, constants.ENV_NO_DAEMON: "1"},
+        )
+        got = inline(dirty_repo, *args)
+        assert (got.stdout, got.stderr, got.returncode) == (
+            full.stdout,
+            full.stderr,
+            full.returncode,
+        ), args
+
+
+def test_the_launcher_answers_checks_exactly_as_the_full_cli(daemons, dirty_repo):
+    daemons.start(dirty_repo)
+    for args in (DISCARD, ("check", "--json", "ls -la"), ("check", "--", "rm", "-rf", "src")):
+        want = inline(dirty_repo, *args)
+        got = launcher(dirty_repo, *args)
+        assert (got.stdout, got.stderr, got.returncode) == (
+            want.stdout,
+            want.stderr,
+            want.returncode,
+        ), args
+
+
+def test_the_launcher_takes_snapshots_through_the_warm_daemon(daemons, git_repo, interlock):
+    pid = daemons.start(git_repo)
+    (git_repo / "notes.txt").write_text("new\n")
+    result = launcher(git_repo, "snapshot", "-m", "through the daemon")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("snapshot ") and "1 changed vs HEAD" in result.stdout
+    status = client.request(git.require_repo(git_repo), "status")
+    assert status is not None and status["pid"] == pid
+    assert status["last_snapshot"]["id"] in result.stdout
+    listed = interlock(git_repo, "snapshots").stdout
+    assert "through the daemon" in listed
+
+
+def test_without_the_cli_installed_a_failed_inline_check_exits_3_in_one_line(git_repo):
+    probe = (
+        f"import sys; sys.path.append({str(ROOT)!r}); sys.modules['interlock.cli'] = None; "
+        "sys.modules['interlock.commands.check'] = None; "
+        "from interlock.__main__ import main; sys.exit(main(['check', 'ls']))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe],
+        cwd=git_repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, constants.ENV_NO_DAEMON: "1"},
+    )
+    assert result.returncode == 3
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("interlock: error: cannot load"), lines
+
+
+# --- trust: impostors on the socket ---
+
+
+def start_fake(repo: Path, how: str, reply: str) -> subprocess.Popen[str]:
+    loc = git.require_repo(repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    fake = subprocess.Popen(
+        [sys.executable, str(FAKE), str(loc.state_dir), str(loc.worktree), how, reply, "x" * 300],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert fake.stdout is not None and fake.stdout.readline().strip() == "ready"
+    return fake
+
+
+@pytest.fixture
+def fakes():
+    started: list[subprocess.Popen[str]] = []
+    yield started
+    for proc in started:
+        proc.kill()
+        proc.wait()
+
+
+@pytest.mark.parametrize("how", ["socket", "pidfile"])
+def test_an_impostor_answering_allow_on_the_socket_is_never_trusted(
+    daemons, dirty_repo, fakes, how
+):
+    daemons.start(dirty_repo)
+    fakes.append(start_fake(dirty_repo, how, "allow"))
+    want = inline(dirty_repo, *DISCARD)
+    got = launcher(dirty_repo, *DISCARD)
+    assert want.returncode == got.returncode == 126
+    assert got.stderr == want.stderr and "[discard]" in got.stderr
+    loc = git.require_repo(dirty_repo)
+    assert client.request(loc, "ping") is None
+    assert client.trust_problem(loc) is not None
+    status = launcher(dirty_repo, "daemon", "status")
+    assert status.stdout.startswith("daemon: not trusted: "), status.stdout
+
+
+MALFORMED = [
+    "garbage",
+    "truncated",
+    "list",
+    "no-ok",
+    "wrong-types",
+    "bool-code",
+    "odd-code",
+    "trailing",
+    "bad-utf8",
+    "deep",
+    "close",
+]
+
+
+def test_a_malformed_reply_even_from_a_forged_daemon_means_judging_inline(dirty_repo, monkeypatch):
+    monkeypatch.delenv(constants.ENV_NO_DAEMON, raising=False)
+    loc = git.require_repo(dirty_repo)
+    want = inline(dirty_repo, *DISCARD)
+    assert want.returncode == 126
+    for reply in MALFORMED:
+        fake = start_fake(dirty_repo, "forged", reply)
+        try:
+            assert client.trust_problem(loc) is None  # it passes every check a socket allows
+            got = launcher(dirty_repo, *DISCARD, timeout=20)
+        finally:
+            fake.kill()
+            fake.wait()
+        assert (got.stdout, got.stderr, got.returncode) == (want.stdout, want.stderr, 126), reply
+
+
+# --- health: stalled daemons ---
+
+
+def test_a_stopped_daemon_costs_one_short_wait_and_is_replaced(
+    daemons, dirty_repo, poll, pid_alive
+):
+    pid = daemons.start(dirty_repo)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        want = inline(dirty_repo, *DISCARD)
+        started = time.monotonic()
+        got = launcher(dirty_repo, *DISCARD)
+        took = time.monotonic() - started
+        assert (got.stdout, got.stderr, got.returncode) == (want.stdout, want.stderr, 126)
+        assert took < 5.0, f"a stopped daemon held the check for {took:.1f} s"
+        poll(lambda: not pid_alive(pid), what="the stopped daemon to be killed")
+    finally:
+        if pid_alive(pid):
+            os.kill(pid, signal.SIGCONT)
+    loc = git.require_repo(dirty_repo)
+    reply = poll(lambda: client.request(loc, "ping"), timeout=30, what="a new daemon")
+    daemons.pids.add(int(reply["pid"]))
+    assert reply["pid"] != pid
+
+
+def test_a_commit_with_a_stopped_daemon_goes_ahead_in_process(
+    daemons, git_repo, poll, pid_alive, interlock, git
+):
+    assert interlock(git_repo, "install").returncode == 0
+    pid = daemons.start(git_repo)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        (git_repo / "src" / "app.py").write_text("print('changed')\n")
+        git(git_repo, "add", "-A")
+        started = time.monotonic()
+        result = git(git_repo, "commit", "-qm", "while the daemon is stopped", check=False)
+        took = time.monotonic() - started
+        assert result.returncode == 0, result.stderr
+        assert took < 10.0, f"a stopped daemon held the commit for {took:.1f} s"
+        poll(lambda: not pid_alive(pid), what="the stopped daemon to be killed")
+    finally:
+        if pid_alive(pid):
+            os.kill(pid, signal.SIGCONT)
+
+
+def test_missed_deadlines_are_counted_and_the_third_replaces_the_daemon(
+    daemons, git_repo, poll, pid_alive
+):
+    pid = daemons.start(git_repo)
+    where = hotclient.find(str(git_repo))
+    assert where is not None
+    for miss in (1, 2):
+        hotlife.missed(where, pid, "test")
+        mark = Path(where.state(constants.DAEMON_UNHEALTHY_MARK)).read_text().split()
+        assert mark == [str(pid), str(miss)]
+        assert pid_alive(pid)
+    assert hotclient.ask(where, "ping", {}) is not None  # an answer clears the count
+    assert not os.path.exists(where.state(constants.DAEMON_UNHEALTHY_MARK))
+    for _ in range(3):
+        hotlife.missed(where, pid, "test")
+    poll(lambda: not pid_alive(pid), what="the unhealthy daemon to be killed")
+
+
+def test_a_stuck_daemon_is_replaced_after_three_missed_checks(daemons, dirty_repo, poll, pid_alive):
+    fake = start_fake(dirty_repo, "forged", "silent")  # trusted, never answers, never runs
+    try:
+        want = inline(dirty_repo, *DISCARD)
+        for attempt in range(hotclient.MISSES_BEFORE_REPLACE):
+            got = launcher(dirty_repo, *DISCARD)
+            assert (got.stdout, got.stderr, got.returncode) == (want.stdout, want.stderr, 126)
+            if attempt < hotclient.MISSES_BEFORE_REPLACE - 1:
+                assert fake.poll() is None, "replaced before the third miss"
+        poll(lambda: fake.poll() is not None, what="the stuck daemon to be killed")
+        assert fake.returncode == -signal.SIGKILL
+    finally:
+        fake.kill()
+        fake.wait()
+    loc = git.require_repo(dirty_repo)
+    reply = poll(lambda: client.request(loc, "ping"), timeout=30, what="a new daemon")
+    daemons.pids.add(int(reply["pid"]))
+
+
+def test_the_client_strips_the_same_git_variables_as_the_git_module():
+    assert set(hotclient.GIT_HOOK_ENV) == set(git._GIT_HOOK_ENV)
+
+
+def test_the_json_codec_round_trips_what_requests_carry():
+    import json
+
+    value = {"a": ["x", 1, 2.5, True, False, None], "é": {"n": "\udcff bytes"}}
+    assert json.loads(hotclient.encode(value)) == value
+    assert hotclient.decode(b' {"ok": true} ') == {"ok": True}
+    for bad in (b"", b"{", b"{} {}", b"nope"):
+        with pytest.raises(ValueError):
+            hotclient.decode(bad)
+
+
+def test_a_daemon_started_by_hand_becomes_the_trusted_command_line(daemons, git_repo, poll):
+    loc = daemons.track(git_repo)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "interlock", "daemon", "run", "--idle", "300"],
+        cwd=git_repo / "src",
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    daemons.pids.add(proc.pid)
+    try:
+        reply = poll(lambda: client.request(loc, "ping"), timeout=30, what="the daemon")
+        assert reply["pid"] == proc.pid  # the same process, re-executed in the trusted form
+        where = hotclient.find(str(git_repo))
+        assert where is not None and hotclient.is_our_daemon(proc.pid, where)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

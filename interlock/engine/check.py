@@ -46,8 +46,12 @@ def _apply_facts(
     """
     if not any(f.kind == "discard" for f in analysis.findings):
         return analysis.findings
-    if assume_dirty:
-        return tuple(f for f in analysis.findings if not (f.targets and f.targets.temp_only))
+    if assume_dirty:  # a bare lease is judged by the tree only (see Targets.lease)
+        return tuple(
+            f
+            for f in analysis.findings
+            if not (f.targets and (f.targets.temp_only or f.targets.lease))
+        )
     judge = Judge(start, facts)
     kept: list[Finding] = []
     for finding in analysis.findings:

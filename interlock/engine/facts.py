@@ -132,3 +132,47 @@ def collect_facts(loc: RepoLocation) -> TreeFacts:
         stash_count=int(stash_text) if stash_text.isdigit() else 0,
         head=head,
     )
+
+
+def _rev(loc: RepoLocation, rev: str) -> str | None:
+    code, out, _ = git.run(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], loc.worktree)
+    return out.decode().strip() if code == 0 and out.strip() else None
+
+
+def _push_pairs(loc: RepoLocation, remote: str, refspecs: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(local rev, remote-tracking ref) for each ref a push updates."""
+    if not refspecs:
+        code, out, _ = git.run(["rev-parse", "--symbolic-full-name", "@{push}"], loc.worktree)
+        tracking = out.decode().strip() if code == 0 else ""
+        return [("HEAD", tracking)] if tracking.startswith("refs/remotes/") else []
+    if not remote or "/" in remote or ":" in remote:
+        return []  # a URL has no remote-tracking branches: a bare lease then refuses
+    pairs = []
+    for refspec in refspecs:
+        body = refspec.lstrip("+")
+        src, _, dst = body.partition(":")
+        dst = dst or src
+        for prefix in ("refs/heads/", "refs/"):
+            dst = dst.removeprefix(prefix)
+        if src and dst:
+            pairs.append((src, f"refs/remotes/{remote}/{dst}"))
+    return pairs
+
+
+def lease_drops(loc: RepoLocation, remote: str, refspecs: tuple[str, ...]) -> list[str]:
+    """What a push under a bare --force-with-lease would drop: for each pushed ref whose
+    remote-tracking tip the pushed commit does not contain, how many commits are lost.
+    Nothing when there is no remote-tracking tip (git then refuses the lease)."""
+    dropped: list[str] = []
+    for local, tracking in _push_pairs(loc, remote, refspecs):
+        tip, pushed = _rev(loc, tracking), _rev(loc, local)
+        if tip is None or pushed is None:
+            continue
+        code, _, _ = git.run(["merge-base", "--is-ancestor", tip, pushed], loc.worktree)
+        if code == 0:
+            continue
+        code, out, _ = git.run(["rev-list", "--count", tip, "--not", pushed], loc.worktree)
+        count = out.decode().strip() if code == 0 else "?"
+        name = tracking.removeprefix("refs/remotes/")
+        dropped.append(f"{count} commit(s) on {name} that the pushed commit does not contain")
+    return dropped

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from interlock.engine.unwrap import program_name
 from interlock.shell.model import Redirect, SimpleCommand, Word
 
 
@@ -44,13 +45,14 @@ class Invocation:
 
     @property
     def name(self) -> str | None:
-        """The command name's basename (`/usr/bin/git` -> `git`, `\\git` -> `git`), or None."""
+        """The program's name as the machine resolves it (`/usr/bin/git`, `\\git`, `GIT` and
+        `C:/Program Files/Git/bin/git.exe` are all `git`: see unwrap.program_name), or None."""
         if not self.argv:
             return None
         value = self.argv[0].literal()
         if value is None:
             return None
-        return value.rsplit("/", 1)[-1].lstrip("\\")
+        return program_name(value.lstrip("\\"))
 
     def literals(self) -> list[str | None]:
         return [w.literal() for w in self.argv]

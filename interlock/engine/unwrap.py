@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -112,12 +113,27 @@ def parse_options(words: tuple[Word, ...], i: int, spec: OptSpec) -> tuple[Optio
     return Options(tuple(items)), i
 
 
+_WINDOWS_SUFFIXES = (".exe", ".com", ".bat", ".cmd")
+
+
+def program_name(value: str) -> str:
+    """The program a command word names, as the machine would resolve it: `/usr/bin/git` ->
+    `git`; a case-insensitive file system or Windows also runs git for `GIT`, `Git.EXE` and
+    `C:\\Program Files\\Git\\bin\\git.exe`, so names compare folded: lower case, without the
+    directory (either slash) and without a Windows executable suffix."""
+    base = re.split(r"[/\\]", value)[-1].lower()
+    for suffix in _WINDOWS_SUFFIXES:
+        if base.endswith(suffix) and len(base) > len(suffix):
+            return base[: -len(suffix)]
+    return base
+
+
 def command_name(word: Word) -> str | None:
-    """`/usr/bin/git` -> `git`; None when the word is not a literal."""
+    """`/usr/bin/git` -> `git` (see program_name); None when the word is not a literal."""
     value = word.literal()
     if value is None:
         return None
-    return value.rsplit("/", 1)[-1]
+    return program_name(value)
 
 
 def strip_version(package: str) -> str:

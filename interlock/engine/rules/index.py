@@ -24,6 +24,7 @@ from interlock.engine.rules import fs, selfdisable, unreadable  # noqa: F401 (re
 from interlock.engine.rules.common import catalog
 from interlock.engine.rules.fs import is_temp_path
 from interlock.engine.rules.git.invocation import GIT_SUBCOMMANDS, GitCall, parse_git
+from interlock.engine.rules.git.programs import check_config_code
 from interlock.engine.rules.git.worktree import check_git
 from interlock.engine.rules.validators import classify as validators  # noqa: F401
 from interlock.shell.model import Word
@@ -61,6 +62,7 @@ def check_invocation(inv: Invocation) -> list[Finding]:
     call = _git_call(inv)
     findings = selfdisable.check_selfdisable(inv, call)
     findings += check_git(call) if call is not None else []
+    findings += check_config_code(inv, call)
     findings += fs.check_fs(inv)
     if inv.name is None and inv.argv:
         findings += _unknown_rm(inv)

@@ -8,9 +8,9 @@ flow (is a validator's failure able to reach the caller?).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from interlock.engine import exitflow, unknowncode, walk
+from interlock.engine import exitflow, hidden, unknowncode, walk
 from interlock.engine.findings import Finding, ValidatorMatch
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
@@ -97,8 +97,46 @@ def _validator_findings(
     return findings, reports
 
 
-def analyse(command: str, declared_validators: tuple[str, ...] = (), depth: int = 0) -> Analysis:
-    """Read one command line. Never raises on any text."""
+def _judge_hidden(
+    code: hidden.HiddenCode,
+    inv: Invocation,
+    declared: tuple[str, ...],
+    depth: int,
+    line: hidden.LineContext,
+) -> tuple[list[Finding], bool]:
+    """Findings for code another command runs (engine.hidden), and whether it read degraded."""
+    if code.text is None:
+        info = rules.rule_info(code.rule)
+        instead = info.instead if info is not None else ""
+        reason = f"{code.origin}: interlock cannot tell what it does"
+        return [Finding("unparsed", code.rule, inv.text, reason, instead, cwd=inv.cwd)], False
+    if depth >= _MAX_FED_DEPTH:
+        return [unparsed_finding(code.text, "scripts run by other commands nest too deep")], False
+    inner = analyse(code.text, declared, depth + 1, tree_aliases=line.tree_aliases, inherited=line)
+    moved = [
+        replace(
+            f,
+            cwd=walk.join_cwd(code.cwd, f.cwd) if f.cwd is not None else None,
+            reason=f"{f.reason} (run by {code.origin})",
+        )
+        for f in inner.findings
+    ]
+    return moved, inner.parse != "ok"
+
+
+def analyse(
+    command: str,
+    declared_validators: tuple[str, ...] = (),
+    depth: int = 0,
+    *,
+    tree_aliases: hidden.AliasLookup | None = None,
+    inherited: hidden.LineContext | None = None,
+) -> Analysis:
+    """Read one command line. Never raises on any text.
+
+    tree_aliases: reads the git aliases in effect in a directory (relative to where the line
+    starts), a tree fact supplied by the caller; inherited: what an enclosing line defined.
+    """
     result = parse_shell(command)
     if result.root is None:
         finding = unparsed_finding(command, result.error)
@@ -111,16 +149,23 @@ def analyse(command: str, declared_validators: tuple[str, ...] = (), depth: int 
     if result.status == "unparsed":
         findings.append(unparsed_finding(command, result.error))
     scripts = unknowncode.stdin_scripts(result.root)
+    line = hidden.build_line(invocations, scripts, tree_aliases, inherited)
     fed_degraded = False
     for inv in invocations:
         findings.extend(rules.check_invocation(inv))
+        for code in hidden.hidden_code(inv, line):
+            found, degraded = _judge_hidden(code, inv, declared_validators, depth, line)
+            findings.extend(found)
+            fed_degraded = fed_degraded or degraded
         unknown, script = unknowncode.unknown_findings(inv, scripts)
         findings.extend(unknown)
         if script is not None:  # `echo 'cmd' | bash`: judge the script that is fed
             if depth >= _MAX_FED_DEPTH:
                 findings.append(unparsed_finding(script, "scripts fed to shells nest too deep"))
                 continue
-            fed = analyse(script, declared_validators, depth + 1)
+            fed = analyse(
+                script, declared_validators, depth + 1, tree_aliases=tree_aliases, inherited=line
+            )
             findings.extend(fed.findings)
             fed_degraded = fed_degraded or fed.parse != "ok"
     masked, reports = _validator_findings(result, walked, declared_validators)

@@ -13,8 +13,9 @@ from dataclasses import dataclass, replace
 from interlock import output
 from interlock.config import load_config
 from interlock.engine.analysis import Analysis, analyse
-from interlock.engine.facts import TreeFacts
+from interlock.engine.facts import TreeFacts, read_aliases
 from interlock.engine.findings import Finding
+from interlock.engine.hidden import AliasLookup
 from interlock.engine.precision import Judge
 from interlock.engine.verdict import CheckResult, decide, internal_error_finding
 from interlock.git import discover
@@ -66,6 +67,17 @@ def _apply_facts(
     return tuple(kept)
 
 
+def _alias_reader(start: str) -> AliasLookup:
+    """The git aliases in effect where a command runs (a tree fact, read only when a line
+    calls a git subcommand that is not one of git's own, and once per directory)."""
+
+    def read(cwd: str | None) -> dict[str, str]:
+        directory = start if cwd is None else os.path.normpath(os.path.join(start, cwd))
+        return read_aliases(directory)
+
+    return read
+
+
 def evaluate(
     command: str,
     cwd: str | None = None,
@@ -79,7 +91,8 @@ def evaluate(
     loc = discover(start)
     config = load_config(loc.worktree if loc else None, {"mode": mode} if mode else None)
     try:
-        analysis = analyse(command, config.validators)
+        aliases = None if assume_dirty else _alias_reader(start)
+        analysis = analyse(command, config.validators, tree_aliases=aliases)
         findings = _apply_facts(analysis, start, facts, assume_dirty)
         parse = analysis.parse
         validators = analysis.validators

@@ -176,3 +176,19 @@ def lease_drops(loc: RepoLocation, remote: str, refspecs: tuple[str, ...]) -> li
         name = tracking.removeprefix("refs/remotes/")
         dropped.append(f"{count} commit(s) on {name} that the pushed commit does not contain")
     return dropped
+
+
+def read_aliases(directory: str) -> dict[str, str]:
+    """The git aliases in effect in `directory` (repository, global and system config), by
+    lower-cased name; {} when git cannot read them. One `git config` run."""
+    if not os.path.isdir(directory):
+        return {}
+    code, out, _ = git.run(["config", "-z", "--get-regexp", r"^alias\."], directory)
+    if code != 0:
+        return {}
+    aliases: dict[str, str] = {}
+    for entry in out.split(b"\0"):
+        key, _, value = os.fsdecode(entry).partition("\n")
+        if key.lower().startswith("alias."):
+            aliases[key[len("alias.") :].lower()] = value
+    return aliases

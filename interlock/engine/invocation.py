@@ -7,6 +7,7 @@ argv is (git, status), cwd `sub`, via (sudo, timeout, bash -c).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from interlock.engine.unwrap import program_name
 from interlock.shell.model import Redirect, SimpleCommand, Word
@@ -43,7 +44,7 @@ class Invocation:
     arg_roots: tuple[str, ...] | None = None
     degraded: bool = False
 
-    @property
+    @cached_property
     def name(self) -> str | None:
         """The program's name as the machine resolves it (`/usr/bin/git`, `\\git`, `GIT` and
         `C:/Program Files/Git/bin/git.exe` are all `git`: see unwrap.program_name), or None."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -121,10 +120,12 @@ def program_name(value: str) -> str:
     `git`; a case-insensitive file system or Windows also runs git for `GIT`, `Git.EXE` and
     `C:\\Program Files\\Git\\bin\\git.exe`, so names compare folded: lower case, without the
     directory (either slash) and without a Windows executable suffix."""
-    base = re.split(r"[/\\]", value)[-1].lower()
-    for suffix in _WINDOWS_SUFFIXES:
-        if base.endswith(suffix) and len(base) > len(suffix):
-            return base[: -len(suffix)]
+    base = value.rsplit("/", 1)[-1]
+    if "\\" in base:
+        base = base.rsplit("\\", 1)[-1]
+    base = base.lower()
+    if base.endswith(_WINDOWS_SUFFIXES) and len(base) > 4:
+        return base[:-4]
     return base
 
 

@@ -120,7 +120,7 @@ _HARMLESS_ELSEWHERE = frozenset(("/dev/null", "/usr/lib/git-core", "/usr/libexec
 # Options of git subcommands whose value is a command git runs (as a shell command line).
 PROGRAM_OPTIONS = {
     "fetch": ("--upload-pack",),
-    "clone": ("--upload-pack", "-u", "--template"),
+    "clone": ("--upload-pack", "-u"),
     "pull": ("--upload-pack",),
     "ls-remote": ("--upload-pack",),
     "archive": ("--exec",),

@@ -302,13 +302,16 @@ def _script_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     if index is None:
         return []
     if index >= len(inv.argv):
+        if inv.extra_args:
+            return []  # `xargs php -l`: the operands come at run time, stdin is not code
         source = _stdin_text(inv, line)
         if source is not None and language == "sh" and source[0] == _PIPED:
             return []  # `... | bash`: unknowncode reads what the pipe feeds a shell
     else:
         source = _file_source(inv.argv[index], inv, line)
-    if source is None or (language not in ("sh", "exec") and source[0].startswith("a here-")):
-        return []  # nothing fed, or `python <<EOF`: the walker reads that code itself
+    stdin_mode = index >= len(inv.argv) or inv.argv[index].literal() == "-"
+    if source is None or (stdin_mode and source[0].startswith("a here-")):
+        return []  # nothing fed, or `bash <<EOF`, `python <<EOF`: the walker reads that code
     origin, text = source
     if text is None:
         return [HiddenCode(None, f"{inv.text} runs {origin}, only known at run time", inv.cwd)]

@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from interlock.engine.datacode import CODE_VIAS as _DATA_VIAS
 from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
+from interlock.engine.launchers import CODE_VIAS as _LAUNCH_VIAS
 from interlock.engine.rules.git.invocation import parse_git
+from interlock.engine.unwrap import STDIN_SHELLS
 from interlock.shell.model import (
     CommandList,
     Compound,
@@ -25,12 +28,20 @@ from interlock.shell.model import (
     Word,
 )
 
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "yash"})
-_CODE_VIAS = ("eval", "env -S", "git rebase -x", "git submodule foreach")
+SHELLS = STDIN_SHELLS  # kept for callers that name it here
+_CODE_VIAS = (
+    frozenset(("eval", "env -S", "git rebase -x", "git submodule foreach"))
+    | _LAUNCH_VIAS
+    | _DATA_VIAS
+)
 
 
 def reads_stdin(inv: Invocation) -> bool:
-    """A shell with neither `-c CODE` nor a script file: it runs what stdin gives it."""
+    """A shell with neither `-c CODE` nor a script file (or `at`/`batch` without `-f`): it
+    runs what stdin gives it."""
+    if inv.name in ("at", "batch"):
+        flags = [w.literal() or "" for w in inv.argv[1:]]
+        return not any(f.startswith(("-f", "-l", "-r", "-d", "-c")) for f in flags)
     if inv.name not in SHELLS:
         return False
     words = inv.argv[1:]
@@ -111,9 +122,11 @@ def literal_output(words: tuple[Word, ...], redirects: tuple[Redirect, ...]) -> 
         return None
     name, args = values[0] or "", [v or "" for v in values[1:]]
     if name == "echo":
+        newline = "\n"
         while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+            newline = "" if "n" in args[0] else newline
             args = args[1:]
-        return " ".join(args)
+        return " ".join(args) + newline
     if name == "printf" and args:
         return _printf(args[0], args[1:])
     if name == "cat" and not args:

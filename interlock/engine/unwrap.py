@@ -10,6 +10,31 @@ from interlock.shell.model import Word
 
 KEEP = "\0keep"  # Unwrap.cwd when the wrapper does not change directory
 
+RUNTIME_CODE = "$RUNTIME_CODE"  # stands for code a program hands over at run time
+
+# sh-compatible shells (`-c CODE`, a script file, or the script on stdin).
+SHELLS = frozenset(
+    (
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "ksh",
+        "mksh",
+        "ash",
+        "yash",
+        "posh",
+        "rbash",
+        "ksh93",
+        "lksh",
+        "pdksh",
+        "oksh",
+        "hush",
+    )
+)
+# Every shell that runs what its stdin gives it when it has no code and no script operand.
+STDIN_SHELLS = SHELLS | frozenset(("fish", "tcsh", "csh", "xonsh", "elvish", "rc", "es", "nu"))
+
 
 @dataclass(frozen=True)
 class Script:

@@ -13,9 +13,13 @@ None means the words are a plain command. The walker (walk.py) loops until that.
 
 from __future__ import annotations
 
+from interlock.engine.datacode import DATACODE
+from interlock.engine.launchers import LAUNCHERS
 from interlock.engine.spawners import SPAWNERS
 from interlock.engine.unwrap import (
     KEEP,
+    RUNTIME_CODE,
+    SHELLS,
     Options,
     OptSpec,
     Script,
@@ -32,9 +36,6 @@ from interlock.engine.unwrap import (
 )
 from interlock.shell.lex import scan_word
 from interlock.shell.model import Word
-
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash"})
-
 
 # -- privilege and environment ---------------------------------------------------------------
 
@@ -222,7 +223,10 @@ def _shell(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     flags = {"errexit": errexit, "pipefail": pipefail}
     if mode == "c":
         if index >= len(words):
-            return None
+            # `xargs sh -c`, `parallel bash -c`: the code is the input they hand over (alone,
+            # bash refuses `-c` without an operand)
+            unknown = Script(RUNTIME_CODE, f"{name} -c", degraded=True, **flags)
+            return Unwrap("script", f"{name} -c", scripts=(unknown,))
         return script_from(words[index], f"{name} -c", **flags)
     if mode == "stdin" and stdin is not None:
         return Unwrap("script", f"{name} <<", scripts=(Script(stdin, f"{name} <<", **flags),))
@@ -244,13 +248,6 @@ def _su(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
         if value.startswith("--command="):
             text = value.split("=", 1)[1]
             return script_from(Word(text, text), f"{name} -c")
-    return None
-
-
-def _script_util(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    for k, word in enumerate(words[1:], start=1):
-        if lit(word) in ("-c", "--command") and k + 1 < len(words):
-            return script_from(words[k + 1], "script -c")
     return None
 
 
@@ -408,7 +405,6 @@ WRAPPERS = {
     "eval": _eval,
     "su": _su,
     "runuser": _su,
-    "script": _script_util,
     "uv": _uv,
     "uvx": _uvx,
     "npx": _npx,
@@ -427,6 +423,8 @@ WRAPPERS = {
     },
     **{name: _shell for name in SHELLS},
     **SPAWNERS,
+    **LAUNCHERS,
+    **DATACODE,
 }
 
 

@@ -461,7 +461,7 @@ _RUNNERS: dict[str, tuple[OptSpec, int]] = {  # name -> (options with values, op
     ),
     "xvfb-run": (
         OptSpec(
-            "nsfepwa",
+            "nsfepw",
             {"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"},
         ),
         0,

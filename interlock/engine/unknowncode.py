@@ -171,6 +171,10 @@ def unknown_findings(
     head = inv.argv[0]
     if head.literal() is None and not head.text.startswith("~/"):
         code = bool(inv.via) and (inv.via[-1] in _CODE_VIAS or inv.via[-1].endswith(" -c"))
+        if bool(inv.via) and head.text.startswith("<") and head.text.endswith(">"):
+            # the inline scanners' mark for code they cannot read (built at run time)
+            reason = f"{head.text[1:-1]}, run through `{inv.via[-1]}`"
+            return [_finding("parse.unknown-code", inv, reason, _INSTEAD_CODE)], None
         if code:
             reason = (
                 f"the code `{head.text}` run through `{inv.via[-1]}` is only known when it runs"

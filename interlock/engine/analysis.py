@@ -107,9 +107,12 @@ def _judge_hidden(
     """Findings for code another command runs (engine.hidden), and whether it read degraded."""
     if code.text is None:
         info = rules.rule_info(code.rule)
+        kind = info.kind if info is not None else "unparsed"
         instead = info.instead if info is not None else ""
-        reason = f"{code.origin}: interlock cannot tell what it does"
-        return [Finding("unparsed", code.rule, inv.text, reason, instead, cwd=inv.cwd)], False
+        reason = code.origin
+        if kind == "unparsed":
+            reason = f"{code.origin}: interlock cannot tell what it does"
+        return [Finding(kind, code.rule, inv.text, reason, instead, cwd=inv.cwd)], False
     if depth >= _MAX_FED_DEPTH:
         return [unparsed_finding(code.text, "scripts run by other commands nest too deep")], False
     inner = analyse(code.text, declared, depth + 1, tree_aliases=line.tree_aliases, inherited=line)
@@ -149,7 +152,7 @@ def analyse(
     if result.status == "unparsed":
         findings.append(unparsed_finding(command, result.error))
     scripts = unknowncode.stdin_scripts(result.root)
-    line = hidden.build_line(invocations, scripts, tree_aliases, inherited)
+    line = hidden.build_line(invocations, scripts, tree_aliases, inherited, result.root)
     fed_degraded = False
     for inv in invocations:
         findings.extend(rules.check_invocation(inv))

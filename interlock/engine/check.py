@@ -13,10 +13,13 @@ from dataclasses import dataclass, replace
 from interlock import output
 from interlock.config import load_config
 from interlock.engine.analysis import Analysis, analyse
-from interlock.engine.facts import TreeFacts, read_aliases
+from interlock.engine.facts import TreeFacts, daemon_pid, read_aliases
 from interlock.engine.findings import Finding
 from interlock.engine.hidden import AliasLookup
 from interlock.engine.precision import Judge
+from interlock.engine.rules.common import make_finding
+from interlock.engine.rules.daemonkill import literal_pids
+from interlock.engine.rules.index import rule_info
 from interlock.engine.verdict import CheckResult, decide, internal_error_finding
 from interlock.git import discover
 
@@ -67,6 +70,22 @@ def _apply_facts(
     return tuple(kept)
 
 
+def _daemon_kills(analysis: Analysis, start: str) -> tuple[Finding, ...]:
+    """`kill 12345` where 12345 is the pid in this worktree's daemon pid file (a tree fact)."""
+    for inv in analysis.invocations:
+        pids = literal_pids(inv)
+        if not pids:
+            continue
+        loc = discover(start)
+        pid = daemon_pid(loc) if loc is not None else None
+        if pid is not None and pid in pids:
+            info = rule_info("selfdisable.kill-daemon")
+            assert info is not None
+            reason = f"{pid} is interlock's daemon (its pid file says so); {info.why}"
+            return (make_finding(info, inv, reason=reason),)
+    return ()
+
+
 def _alias_reader(start: str) -> AliasLookup:
     """The git aliases in effect where a command runs (a tree fact, read only when a line
     calls a git subcommand that is not one of git's own, and once per directory)."""
@@ -94,6 +113,8 @@ def evaluate(
         aliases = None if assume_dirty else _alias_reader(start)
         analysis = analyse(command, config.validators, tree_aliases=aliases)
         findings = _apply_facts(analysis, start, facts, assume_dirty)
+        if not assume_dirty:
+            findings += _daemon_kills(analysis, start)
         parse = analysis.parse
         validators = analysis.validators
     except Exception as exc:  # named outcome: interlock crashed -> guarded, never a silent allow

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from interlock import git
+from interlock.constants import PID_FILE
 from interlock.git import RepoLocation
 from interlock.regenerable import is_regenerable
 
@@ -192,3 +193,13 @@ def read_aliases(directory: str) -> dict[str, str]:
         if key.lower().startswith("alias."):
             aliases[key[len("alias.") :].lower()] = value
     return aliases
+
+
+def daemon_pid(loc: RepoLocation) -> int | None:
+    """The pid in the worktree's daemon pid file, if there is one."""
+    try:
+        text = (loc.state_dir / PID_FILE).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    first = text.strip().split()[0] if text.strip() else ""
+    return int(first) if first.isdigit() else None

@@ -26,7 +26,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from interlock.engine.invocation import Invocation
+from interlock.engine.literal import literal_output
 from interlock.engine.rules.args import known_path, parse_args, spec
+from interlock.engine.rules.daemonkill import finder_reaches
 from interlock.engine.rules.git.config import (
     PROGRAM_ENV,
     PROGRAM_OPTIONS,
@@ -39,10 +41,11 @@ from interlock.engine.rules.git.config import (
 )
 from interlock.engine.rules.git.invocation import GIT_COMMANDS, GLOBAL_OPTS, GitCall, parse_git
 from interlock.engine.rules.writes import touched_paths
-from interlock.engine.unknowncode import SHELLS, literal_output
+from interlock.engine.unknowncode import pipe_feeders
+from interlock.engine.unwrap import STDIN_SHELLS as SHELLS
 from interlock.engine.unwrap import shell_script
 from interlock.shell.lex import is_assignment_text
-from interlock.shell.model import Word
+from interlock.shell.model import Node, SimpleCommand, Word
 
 AliasLookup = Callable[[str | None], Mapping[str, str]]
 STDIN_PATHS = frozenset(("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"))
@@ -78,7 +81,9 @@ class LineContext:
     names: dict[str, str | None] = field(default_factory=dict)
     aliases: dict[str, list[str | None]] = field(default_factory=dict)
     fed: Mapping[int, str | None] = field(default_factory=dict)
+    root: Node | None = None
     tree_aliases: AliasLookup | None = None
+    _feeders: dict[int, tuple[Node, ...]] | None = None
     _tree_cache: dict[str | None, Mapping[str, str]] = field(default_factory=dict)
 
     def tree_alias(self, cwd: str | None, name: str) -> str | None:
@@ -87,6 +92,14 @@ class LineContext:
         if cwd not in self._tree_cache:
             self._tree_cache[cwd] = self.tree_aliases(cwd)
         return self._tree_cache[cwd].get(name.lower())
+
+    def feeders(self, inv: Invocation) -> tuple[Node, ...]:
+        """The commands piped into this invocation's simple command (read once per line)."""
+        if self.root is None or inv.source is None:
+            return ()
+        if self._feeders is None:
+            self._feeders = pipe_feeders(self.root)
+        return self._feeders.get(id(inv.source), ())
 
     def file(self, cwd: str | None, path: str) -> tuple[bool, str | None]:
         """(written on this line, content) for a path as seen from cwd."""
@@ -151,9 +164,10 @@ def build_line(
     fed: Mapping[int, str | None],
     tree_aliases: AliasLookup | None = None,
     inherited: LineContext | None = None,
+    root: Node | None = None,
 ) -> LineContext:
     """The files, aliases and piped text a command line defines (see LineContext)."""
-    line = LineContext(fed=fed, tree_aliases=tree_aliases)
+    line = LineContext(fed=fed, tree_aliases=tree_aliases, root=root)
     if inherited is not None:
         line.files.update(inherited.files)
         line.names.update(inherited.names)
@@ -330,7 +344,31 @@ def _trap_code(inv: Invocation) -> list[HiddenCode]:
     return [HiddenCode(body, "a trap", inv.cwd)] if body.strip() else []
 
 
-def _env_code(inv: Invocation) -> list[HiddenCode]:
+_STARTUP = re.compile(
+    r"(^|/)(\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zshenv|\.zprofile|"
+    r"\.zlogin|\.kshrc|\.cshrc|\.tcshrc|\.envrc|\.pam_environment|config\.fish|"
+    r"bash\.bashrc|environment)$|^/etc/(profile|profile\.d/.*|zsh/.*)$"
+)
+
+
+def _own_writes(inv: Invocation, line: LineContext) -> list[HiddenCode]:
+    """Content written where interlock reads its settings: `export INTERLOCK_...` into a shell
+    startup file, or `[tool.interlock]` into pyproject.toml."""
+    found: list[HiddenCode] = []
+    for word, content, _ in _written(inv, line):
+        path = known_path(word)
+        if path is None or content is None:
+            continue
+        if _STARTUP.search(path) and "INTERLOCK_" in content:
+            origin = f"`{inv.text}` sets INTERLOCK_* in {path}, which every new shell reads"
+            found.append(HiddenCode(None, origin, inv.cwd, "selfdisable.env-override"))
+        elif posixpath.basename(path) == "pyproject.toml" and "interlock" in content.lower():
+            origin = f"`{inv.text}` writes interlock's configuration into {path}"
+            found.append(HiddenCode(None, origin, inv.cwd, "selfdisable.config-edit"))
+    return found
+
+
+def _env_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     found: list[HiddenCode] = []
     words = _assignments(inv)
     for word in words:
@@ -338,6 +376,11 @@ def _env_code(inv: Invocation) -> list[HiddenCode]:
         if text is None:
             continue
         name, _, assigned = text.partition("=")
+        if name in ("BASH_ENV", "ENV") and assigned:
+            written, content = line.file(inv.cwd, assigned)
+            if written:
+                origin = f"`{name}` ({assigned}, written earlier on this line), which shells read"
+                found.append(HiddenCode(content, origin, inv.cwd))
         if name in PROGRAM_ENV and (code := env_code(name, assigned)) is not None:
             found.append(HiddenCode(code, f"`{name}`", inv.cwd))
     for key, pair_value in env_pairs(words):
@@ -440,13 +483,26 @@ def _git_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     return found
 
 
+def _piped_kill(inv: Invocation, line: LineContext) -> list[HiddenCode]:
+    """`pgrep -f interlock | xargs kill`: the pids piped in are the daemon's."""
+    for feeder in line.feeders(inv):
+        if isinstance(feeder, SimpleCommand) and finder_reaches(feeder):
+            origin = f"`{inv.text}` is fed the pids `{feeder.text}` finds, the daemon's among them"
+            return [HiddenCode(None, origin, inv.cwd, "selfdisable.kill-daemon")]
+    return []
+
+
 def hidden_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     """The command lines `inv` runs that are not among its own words (module docstring)."""
     if not inv.argv:
-        return _env_code(inv)
-    found = _env_code(inv) if (inv.assignments or inv.name in _SETTERS) else []
+        return _env_code(inv, line)
+    found = _env_code(inv, line) if (inv.assignments or inv.name in _SETTERS) else []
+    if inv.redirects or inv.name == "tee":
+        found += _own_writes(inv, line)
     name = inv.name
-    if name == "trap":
+    if name == "kill" and inv.extra_args:
+        found += _piped_kill(inv, line)
+    elif name == "trap":
         found += _trap_code(inv)
     elif name == "git" or (name is not None and name.startswith("git-")):
         found += _git_code(inv, line)

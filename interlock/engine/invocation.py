@@ -6,11 +6,15 @@ argv is (git, status), cwd `sub`, via (sudo, timeout, bash -c).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 
 from interlock.engine.unwrap import program_name
 from interlock.shell.model import Redirect, SimpleCommand, Word
+
+
+_TILDE_PATH = re.compile(r"^~[A-Za-z0-9._-]*/[^$`'\"\\*?\[\]]*$")
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,8 @@ class Invocation:
         if not self.argv:
             return None
         value = self.argv[0].literal()
+        if value is None and _TILDE_PATH.match(self.argv[0].text):
+            value = self.argv[0].text  # `~/.local/bin/interlock`: a path, whatever $HOME is
         if value is None:
             return None
         return program_name(value.lstrip("\\"))

@@ -16,6 +16,7 @@ from interlock.engine.datacode import CODE_VIAS as _DATA_VIAS
 from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
 from interlock.engine.launchers import CODE_VIAS as _LAUNCH_VIAS
+from interlock.engine.literal import literal_output
 from interlock.engine.rules.git.invocation import parse_git
 from interlock.engine.unwrap import STDIN_SHELLS
 from interlock.shell.model import (
@@ -23,7 +24,6 @@ from interlock.shell.model import (
     Compound,
     Node,
     Pipeline,
-    Redirect,
     SimpleCommand,
     Word,
 )
@@ -88,61 +88,22 @@ def _nodes(root: Node) -> Iterator[Node]:
         stack.extend(_children(node))
 
 
-def _printf(fmt: str, args: list[str]) -> str | None:
-    """printf FMT ARGS for the formats a script writer uses (%s, %b, %%); None otherwise."""
-    out: list[str] = []
-    pending = list(args)
-    while True:
-        i = 0
-        while i < len(fmt):
-            if fmt[i] == "%" and i + 1 < len(fmt):
-                spec = fmt[i + 1]
-                if spec == "%":
-                    out.append("%")
-                elif spec in "sb":
-                    out.append(pending.pop(0) if pending else "")
-                else:
-                    return None
-                i += 2
-                continue
-            out.append(fmt[i])
-            i += 1
-        if not pending or "%" not in fmt:
-            break
-    return "".join(out).replace("\\n", "\n").replace("\\t", "\t")
-
-
-def literal_output(words: tuple[Word, ...], redirects: tuple[Redirect, ...]) -> str | None:
-    """The text a literal writer prints: `echo ...`, `printf FMT ARGS`, `cat <<EOF ... EOF`
-    (also `cat <<< TEXT`); None when it is not one of those or any word is not literal."""
-    if not words:
-        return None
-    values = [w.literal() for w in words]
-    if any(v is None for v in values):
-        return None
-    name, args = values[0] or "", [v or "" for v in values[1:]]
-    if name == "echo":
-        newline = "\n"
-        while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
-            newline = "" if "n" in args[0] else newline
-            args = args[1:]
-        return " ".join(args) + newline
-    if name == "printf" and args:
-        return _printf(args[0], args[1:])
-    if name == "cat" and not args:
-        bodies = [r.heredoc for r in redirects if r.heredoc is not None]
-        for r in redirects:
-            if r.op == "<<<" and r.target is not None and (text := r.target.literal()) is not None:
-                bodies.append(text + "\n")
-        return bodies[0] if len(bodies) == 1 else None
-    return None
-
-
 def _literal_text(feeder: Node) -> str | None:
     """The text a literal feeder writes into a pipe (see literal_output)."""
     if not isinstance(feeder, SimpleCommand):
         return None
     return literal_output(feeder.words, feeder.redirects)
+
+
+def pipe_feeders(root: Node) -> dict[int, tuple[Node, ...]]:
+    """For each command in a pipeline: id of its simple command -> the commands before it."""
+    found: dict[int, tuple[Node, ...]] = {}
+    for node in _nodes(root):
+        if isinstance(node, Pipeline):
+            for k, consumer in enumerate(node.commands):
+                if isinstance(consumer, SimpleCommand) and k:
+                    found[id(consumer)] = node.commands[:k]
+    return found
 
 
 def stdin_scripts(root: Node) -> dict[int, str | None]:

@@ -13,7 +13,6 @@ from functools import cached_property
 from interlock.engine.unwrap import program_name
 from interlock.shell.model import Redirect, SimpleCommand, Word
 
-
 _TILDE_PATH = re.compile(r"^~[A-Za-z0-9._-]*/[^$`'\"\\*?\[\]]*$")
 
 

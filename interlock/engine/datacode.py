@@ -226,8 +226,10 @@ _HOLE = "\0"  # where a shell expansion sits in a sed script built at run time
 def _sed_address(text: str, i: int) -> int:
     """Skip one address (`12`, `$`, `/re/I`, `\\%re%`, `first~step`, `+N`); an expansion
     followed by a command letter (`"${n}p"`) is an address too."""
-    if i < len(text) and text[i] == _HOLE and text[i + 1 : i + 2].isalpha():
-        return i + 1
+    if i < len(text) and text[i] == _HOLE:
+        nxt = text[i + 1 : i + 2]
+        if nxt.isalpha() or (nxt and nxt in ",!{~"):
+            return i + 1
     if i < len(text) and (text[i].isdigit() or text[i] in "+~"):
         i += 1
         while i < len(text) and (text[i].isdigit() or text[i] == "~"):

@@ -36,6 +36,7 @@ from interlock.engine.unwrap import (
     lit,
     parse_options,
     script_from,
+    template,
 )
 from interlock.shell.model import Word
 
@@ -144,7 +145,7 @@ def _wsl(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
         return exec_at("wsl", words, i)
     if opts.has("-l", "--list", "--shutdown", "--status", "--install", "--update", "-s"):
         return None
-    return join_script(words[i:], "wsl") if i < len(words) else None
+    return exec_at("wsl", words, i)
 
 
 # -- terminals and scripts -------------------------------------------------------------------
@@ -155,7 +156,7 @@ def _script_util(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     `script [-q] FILE CMD ARGS`."""
     positionals: list[int] = []
     k = 1
-    while k < len(words):
+    while k < len(words) and len(positionals) < 2:  # BSD: FILE then the command's own words
         value = lit(words[k])
         if value is None:
             positionals.append(k)
@@ -301,6 +302,11 @@ def _tmux_command(words: tuple[Word, ...]) -> list[Script]:
     opts, i = parsed
     if i >= len(words) or (name in ("run-shell", "run") and opts.has("-C")):
         return []
+    if len(words) - i > 1 and name not in ("run-shell", "run", "pipe-pane", "pipep"):
+        # several words: tmux runs them as a program and its arguments, not through sh -c
+        rest = words[i:]
+        text = " ".join(shlex.quote(v) if (v := lit(w)) is not None else template(w) for w in rest)
+        return [Script(text, "tmux", degraded=any(lit(w) is None for w in rest))]
     return list(join_script(words[i:], "tmux").scripts)
 
 

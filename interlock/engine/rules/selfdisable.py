@@ -84,9 +84,10 @@ rule(
 rule(
     "selfdisable.env-override",
     "self-disable",
-    "INTERLOCK_* environment variables set or unset inside the run",
-    f"interlock's settings come from the environment a person set up; changing them from "
-    f"inside the run relaxes the guard ({_PERSON})",
+    "INTERLOCK_* environment variables set or unset inside the run (or in shell startup files)",
+    "interlock's settings come from the environment a person set up; changing them from "
+    "inside the run relaxes the guard, and so does writing them into ~/.bashrc, ~/.profile, "
+    f"~/.zshrc, .envrc or a file named by BASH_ENV/ENV, which later shells read ({_PERSON})",
     "run the command without the INTERLOCK_* assignment",
     ("INTERLOCK_MODE=off git reset --hard", "export INTERLOCK_MODE=off", "unset INTERLOCK_RUN"),
     ("echo $INTERLOCK_MODE", "env | grep INTERLOCK"),
@@ -142,16 +143,19 @@ rule(
 rule(
     "selfdisable.config-edit",
     "self-disable",
-    "editing interlock's configuration (.interlock.toml) from inside the run",
+    "editing interlock's configuration (.interlock.toml, [tool.interlock]) from inside the run",
     f"the run would write its own rules ({_PERSON}; the run keeps reading the config as it "
-    "was at its baseline)",
+    "was at its baseline). Any writer counts: a redirect, an editor, sed -i, inline code, awk "
+    "or sed writing a file, and content naming interlock written into pyproject.toml",
     "leave .interlock.toml alone; propose the change to a person",
     (
         "echo 'mode = \"off\"' > .interlock.toml",
         "rm .interlock.toml",
         "sed -i 's/blocking/off/' .interlock.toml",
+        "vim .interlock.toml",
+        "sed -i '/tool.interlock/,$d' pyproject.toml",
     ),
-    ("cat .interlock.toml", "interlock config show"),
+    ("cat .interlock.toml", "interlock config show", "sed -i 's/requests/httpx/' pyproject.toml"),
 )
 rule(
     "selfdisable.state-edit",

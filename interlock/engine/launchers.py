@@ -124,8 +124,13 @@ def _decode_utf16(text: str | None) -> str | None:
 
 def _cmd(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     for k, word in enumerate(words[1:], start=1):
-        if (lit(word) or "").lower() in ("/c", "/k", "/r"):
-            return join_script(words[k + 1 :], "cmd /c") if k + 1 < len(words) else None
+        if (lit(word) or "").lower() in ("/c", "/k", "/r") and k + 1 < len(words):
+            # the runtime that starts cmd quotes each argument, so the words keep their quoting
+            rest = words[k + 1 :]
+            text = " ".join(
+                shlex.quote(v) if (v := lit(w)) is not None else template(w) for w in rest
+            )
+            return Unwrap("script", "cmd /c", scripts=(Script(text, "cmd /c"),))
     return None
 
 

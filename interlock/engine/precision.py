@@ -143,6 +143,8 @@ class Judge:
             # outside any repository git refuses to run; with an unknown cwd, assume the worst
             return ["(an unknown repository)"] if base is None else []
         facts = self.facts_for(loc)
+        if finding.rule == "git.operation-abort" and facts.operation is None:
+            return []  # nothing in progress: git refuses to abort or skip
         if targets.destroys == "stash":
             return ["refs/stash"] if facts.stash_count else []
         lost: list[str] = []

@@ -1,8 +1,10 @@
-"""A bare --force-with-lease in `interlock check`: allowed by text alone, judged by the tree.
+"""git discards the tree decides, in `interlock check`.
 
-It protects nothing once the remote-tracking branch already holds the commit being replaced
-(after `reset --soft`, an amend or a rebase), so with a tree it is a force push exactly when
-the pushed commit does not contain the remote-tracking tip (issue 10)."""
+A bare --force-with-lease is allowed by text alone and judged by the tree: it protects nothing
+once the remote-tracking branch already holds the commit being replaced (after `reset --soft`,
+an amend or a rebase), so it is a force push exactly when the pushed commit does not contain
+the remote-tracking tip (issue 10). `--abort` of an operation loses the resolution work only
+when an operation is in progress."""
 
 from __future__ import annotations
 
@@ -76,3 +78,21 @@ def test_by_text_alone_a_bare_lease_is_allowed():
 def test_a_plain_force_push_is_refused_even_when_it_drops_nothing(pushed: Path):
     run_git(pushed, "commit", "-q", "--allow-empty", "-m", "on top")
     assert verdict("git push --force origin main", pushed)[0] == "block"
+
+
+def test_aborting_a_merge_with_resolution_work_is_refused_and_without_one_is_not(
+    git_repo: Path,
+):
+    run_git(git_repo, "checkout", "-q", "-b", "topic")
+    (git_repo / "README.md").write_text("topic\n")
+    run_git(git_repo, "commit", "-q", "-am", "topic")
+    run_git(git_repo, "checkout", "-q", "main")
+    (git_repo / "README.md").write_text("main\n")
+    run_git(git_repo, "commit", "-q", "-am", "main")
+    # nothing in progress: git refuses `merge --abort`, nothing is lost
+    (git_repo / "src" / "app.py").write_text("edited\n")
+    assert verdict("git merge --abort", git_repo) == ("allow", [])
+    subprocess.run(["git", "merge", "topic"], cwd=git_repo, capture_output=True, check=False)
+    (git_repo / "README.md").write_text("resolved by hand\n")
+    found, reasons = verdict("git merge --abort", git_repo)
+    assert found == "block", reasons

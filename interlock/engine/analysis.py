@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from interlock.engine import exitflow, hidden, unknowncode, walk
+from interlock.engine import exitflow, hidden, linecontext, unknowncode, walk
 from interlock.engine.findings import Finding, ValidatorMatch
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
@@ -98,11 +98,11 @@ def _validator_findings(
 
 
 def _judge_hidden(
-    code: hidden.HiddenCode,
+    code: linecontext.HiddenCode,
     inv: Invocation,
     declared: tuple[str, ...],
     depth: int,
-    line: hidden.LineContext,
+    line: linecontext.LineContext,
 ) -> tuple[list[Finding], bool]:
     """Findings for code another command runs (engine.hidden), and whether it read degraded."""
     if code.text is None:
@@ -132,8 +132,8 @@ def analyse(
     declared_validators: tuple[str, ...] = (),
     depth: int = 0,
     *,
-    tree_aliases: hidden.AliasLookup | None = None,
-    inherited: hidden.LineContext | None = None,
+    tree_aliases: linecontext.AliasLookup | None = None,
+    inherited: linecontext.LineContext | None = None,
 ) -> Analysis:
     """Read one command line. Never raises on any text.
 
@@ -152,7 +152,7 @@ def analyse(
     if result.status == "unparsed":
         findings.append(unparsed_finding(command, result.error))
     scripts = unknowncode.stdin_scripts(result.root)
-    line = hidden.build_line(invocations, scripts, tree_aliases, inherited, result.root)
+    line = linecontext.build_line(invocations, scripts, tree_aliases, inherited, result.root)
     fed_degraded = False
     for inv in invocations:
         findings.extend(rules.check_invocation(inv))

@@ -15,7 +15,7 @@ from interlock.config import load_config
 from interlock.engine.analysis import Analysis, analyse
 from interlock.engine.facts import TreeFacts, daemon_pid, read_aliases
 from interlock.engine.findings import Finding
-from interlock.engine.hidden import AliasLookup
+from interlock.engine.linecontext import AliasLookup
 from interlock.engine.precision import Judge
 from interlock.engine.rules.common import make_finding
 from interlock.engine.rules.daemonkill import literal_pids

@@ -1,16 +1,11 @@
-"""Programs whose arguments carry commands: the program runs, and runs those commands too.
+"""Programs whose data is code: the program runs, and runs the commands its program text names.
 
 Each handler returns a `spawn` Unwrap (see wrappers.py) whose children are the command lines
 found, or an unknown script when the command is built at run time:
 - awk/gawk/mawk/nawk/busybox awk: `system(CMD)`, `print ... | CMD`, `CMD | getline`, and
   `print > FILE` (a write); a shell fed by awk's output runs data as code;
-- sed (GNU): the `e` command, the `e` flag of `s///`, and `w FILE` writes;
-- tar `--to-command`, `--checkpoint-action=exec=`, `-I`/`--use-compress-program`, `-F`;
-  rsync `-e`/`--rsh`; zip `-TT`; man `-P`;
-- vim/vi/nvim/ex `-c`/`+`/`--cmd` with `!CMD`, `:r !CMD`, `system(...)`, `:terminal CMD`;
-- gdb `-ex 'shell CMD'`/`'!CMD'`/`'python CODE'`; sqlite3 `.shell`/`.system`/`.once |CMD`;
-  psql/mysql `\\! CMD`, mysql `system CMD`; osascript `do shell script "CMD"`;
-  emacs `--eval '(shell-command "CMD")'`.
+- sed (GNU): the `e` command, the `e` flag of `s///`, and `w FILE` writes.
+Options that name a command (tar, vim, gdb, sqlite3, make...) are in carriers.py.
 """
 
 from __future__ import annotations
@@ -23,9 +18,7 @@ from interlock.engine.unwrap import (
     STDIN_SHELLS,
     Script,
     Unwrap,
-    command_name,
     lit,
-    script_from,
     template,
 )
 from interlock.shell.model import Word
@@ -53,14 +46,14 @@ _MASKS = "{} does not return the exit status of the commands it runs"
 _STRING = r'"(?:[^"\\]|\\.)*"'
 
 
-def _spawn(via: str, scripts: list[Script]) -> Unwrap | None:
+def spawn(via: str, scripts: list[Script]) -> Unwrap | None:
     if not scripts:
         return None
     child = Unwrap("script", via, scripts=tuple(scripts), masks=_MASKS.format(via))
     return Unwrap("spawn", via, children=(child,))
 
 
-def _unknown(via: str) -> Script:
+def unknown(via: str) -> Script:
     return Script(UNKNOWN, via, degraded=True)
 
 
@@ -77,7 +70,7 @@ _EXPANSION = re.compile(r"\$(\{[^}]*\}|\w+|[@*#?$!0-9-])")
 _ONLY_EXPANSION = re.compile(r"^\s*(\$(\{[^}]*\}|\w+|[@*#?$!0-9-])\s*)+$")
 
 
-def _text(word: Word) -> tuple[str, bool]:
+def word_text(word: Word) -> tuple[str, bool]:
     """A word's value, or its template (expansions kept as `$NAME`) and False."""
     value = lit(word)
     return (value, True) if value is not None else (template(word), False)
@@ -86,7 +79,7 @@ def _text(word: Word) -> tuple[str, bool]:
 def _awk_programs(words: tuple[Word, ...]) -> list[str | None]:
     """The program texts of `awk [options] 'PROGRAM' files` (gawk `-e`/`--source` too); None
     for a program that is nothing but an expansion (`awk "$PROG"`)."""
-    texts = [_text(w)[0] for w in words]
+    texts = [word_text(w)[0] for w in words]
     programs: list[str] = []
     from_file = False
     i = 1
@@ -125,7 +118,7 @@ def _awk_programs(words: tuple[Word, ...]) -> list[str | None]:
     return [None if _ONLY_EXPANSION.match(p) else p for p in programs]
 
 
-def _awk_string(expr: str) -> str | None:
+def quoted_value(expr: str) -> str | None:
     """The value of an awk expression made only of string literals, else None."""
     parts = re.findall(_STRING, expr)
     if not parts or re.sub(_STRING, "", expr).strip():
@@ -187,7 +180,7 @@ def awk_scripts(program: str) -> list[Script]:
     def run(expr: str, fed: bool = False) -> None:
         text = _awk_command(expr, assigned)
         if text is None or (fed and _feeds_a_shell(text)):
-            scripts.append(_unknown(via))
+            scripts.append(unknown(via))
         else:
             scripts.append(Script(text, via, degraded="$AWK_VALUE" in text))
 
@@ -200,7 +193,7 @@ def awk_scripts(program: str) -> list[Script]:
     for match in re.finditer(r"((?:(?:" + piece + r")\s*)+)\|&?\s*getline", program):
         run(match.group(1))
     for match in re.finditer(r"\bprintf?\b[^;{}\n|]*?>>?\s*(" + _STRING + ")", program):
-        path = _awk_string(match.group(1))
+        path = quoted_value(match.group(1))
         if path is not None and (write := _write(path, via)) is not None:
             scripts.append(write)
     return scripts
@@ -210,10 +203,10 @@ def _awk(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     scripts: list[Script] = []
     for program in _awk_programs(words):
         if program is None:
-            scripts.append(_unknown("awk"))  # `awk "$PROG"`: a program known only at run time
+            scripts.append(unknown("awk"))  # `awk "$PROG"`: a program known only at run time
         else:
             scripts += awk_scripts(program)
-    return _spawn("awk", scripts)
+    return spawn("awk", scripts)
 
 
 # -- sed -------------------------------------------------------------------------------------
@@ -293,7 +286,7 @@ def sed_scripts(script: str) -> list[Script]:
             break
         command = script[i]
         if command == _HOLE:
-            found.append(_unknown(via))  # a command that is only known at run time
+            found.append(unknown(via))  # a command that is only known at run time
             i += 1
         elif command in "aicrR#":
             _, i = _rest_of_line(script, i + 1)
@@ -307,11 +300,11 @@ def sed_scripts(script: str) -> list[Script]:
                 found.append(write)
         elif command == "e":
             text, i = _rest_of_line(script, i + 1)
-            found.append(Script(text, via) if text else _unknown(via))
+            found.append(Script(text, via) if text else unknown(via))
         elif command == "s":
             flags, i = _sed_s(script, i)
             if "e" in flags.split("w", 1)[0]:
-                found.append(_unknown(via))  # the pattern space (input data) runs as a command
+                found.append(unknown(via))  # the pattern space (input data) runs as a command
             if "w" in flags and (write := _write(flags.split("w", 1)[1].strip(), via)):
                 found.append(write)
         elif command == "y":
@@ -335,7 +328,7 @@ def _holes(template_text: str) -> str:
 def _sed(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     scripts: list[str] = []
     positionals: list[str] = []
-    texts = [_text(w) for w in words]
+    texts = [word_text(w) for w in words]
     i = 1
     while i < len(texts):
         value, literal = texts[i]
@@ -360,176 +353,11 @@ def _sed(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     found: list[Script] = []
     for script in scripts:
         found += sed_scripts(script)
-    return _spawn("sed", found)
-
-
-# -- options that name a command -------------------------------------------------------------
-
-_OPTION_COMMANDS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    # name: (options whose value is a command, of them the short ones taking an attached value)
-    "tar": (
-        (
-            "--to-command",
-            "--use-compress-program",
-            "-I",
-            "--info-script",
-            "--new-volume-script",
-            "-F",
-            "--rsh-command",
-        ),
-        ("-I", "-F"),
-    ),
-    "rsync": (("-e", "--rsh"), ("-e",)),
-    "zip": (("-TT", "--unzip-command"), ()),
-    "man": (("-P", "--pager"), ("-P",)),
-}
-
-
-def _option_command(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    name = command_name(words[0]) or ""
-    options, attached = _OPTION_COMMANDS[name]
-    found: list[Script] = []
-    for k, word in enumerate(words[1:], start=1):
-        value, literal = _text(word)
-        key, eq, rest = value.partition("=")
-        if not literal and not (eq and key in options) and key != "--checkpoint-action":
-            continue
-        if name == "tar" and key == "--checkpoint-action" and rest.startswith("exec="):
-            found.append(Script(rest[5:], name))
-        elif eq and key in options:
-            found.append(Script(rest, name))
-        elif value in options and k + 1 < len(words):
-            found += script_from(words[k + 1], name).scripts
-        elif any(value.startswith(s) and len(value) > len(s) for s in attached):
-            found.append(Script(value[2:], name))
-    return _spawn(name, found)
-
-
-def _vim_command(command: str) -> Script | None:
-    text = re.sub(r"^[:\s]*(?:silent!?\s+|exe(?:cute)?\s+|sil!?\s+)*", "", command)
-    match = re.match(r"^(?:(?:r|read|w|write|\d*,?\d*)\s*)?!(.*)$", text)
-    if match:
-        return Script(match.group(1), "vim")
-    match = re.match(r"^(?:term|terminal)\s+(.+)$", text)
-    if match:
-        return Script(match.group(1), "vim")
-    if re.search(r"\bsystem(?:list)?\s*\(", text):
-        string = re.search(r"\bsystem(?:list)?\s*\(\s*(['\"])(.*?)\1\s*\)", text)
-        return Script(string.group(2), "vim") if string else _unknown("vim")
-    return None
-
-
-def _vim(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    commands: list[str | None] = []
-    for k, word in enumerate(words[1:], start=1):
-        value = lit(word)
-        if value is not None and value.startswith("+") and len(value) > 1:
-            commands.append(value[1:])
-        elif value is not None and k + 1 < len(words):
-            if value in ("-c", "--cmd") or re.match(r"^-[a-zA-Z]+c$", value):
-                commands.append(lit(words[k + 1]))
-    found: list[Script] = []
-    for command in commands:
-        script = _unknown("vim") if command is None else _vim_command(command)
-        if script is not None:
-            found.append(script)
-    return _spawn("vim", found)
-
-
-def _gdb(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    flags = ("-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--init-eval-command")
-    found: list[Script] = []
-    for k, word in enumerate(words[1:], start=1):
-        value = lit(word) or ""
-        key, eq, attached = value.partition("=")
-        command = attached if eq and key in flags else None
-        if value in flags and k + 1 < len(words):
-            command = lit(words[k + 1])
-            if command is None:
-                found.append(_unknown("gdb"))
-                continue
-        if command is None:
-            continue
-        if re.match(r"^\s*(shell\s|!)", command):
-            found.append(Script(re.sub(r"^\s*(shell\s+|!)", "", command), "gdb"))
-        elif re.match(r"^\s*(python|py|pi|python-interactive)\s", command):
-            code = re.sub(r"^\s*\S+\s+", "", command)
-            found.append(Script(f"python3 -c {shlex.quote(code)}", "gdb"))
-    return _spawn("gdb", found)
-
-
-def _sql_client(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    name = command_name(words[0]) or ""
-    texts: list[str | None] = []
-    flags = {"sqlite3": ("-cmd",), "psql": ("-c", "--command"), "mysql": ("-e", "--execute")}
-    for k, word in enumerate(words[1:], start=1):
-        value = lit(word)
-        if value in flags[name] and k + 1 < len(words):
-            texts.append(lit(words[k + 1]))
-        elif value is not None and "=" in value and value.split("=", 1)[0] in flags[name]:
-            texts.append(value.split("=", 1)[1])
-        elif name == "sqlite3" and k >= 2 and (value is None or not value.startswith("-")):
-            texts.append(value)
-    found: list[Script] = []
-    for text in texts:
-        if text is None:
-            if name == "sqlite3":
-                found.append(_unknown(name))
-            continue
-        for line in text.splitlines() or [text]:
-            stripped = line.strip()
-            match = re.match(r"^(?:\.shell|\.system|\\!|system)\s+(.*)$", stripped)
-            pipe = re.match(r"^\.(?:once|output)\s+(?:-\w+\s+)*['\"]?\|(.*?)['\"]?$", stripped)
-            if match:
-                found.append(Script(match.group(1), name))
-            elif pipe:
-                found.append(Script(pipe.group(1), name))
-    return _spawn(name, found)
-
-
-def _osascript(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    found: list[Script] = []
-    for k, word in enumerate(words[1:], start=1):
-        if lit(word) == "-e" and k + 1 < len(words):
-            code = lit(words[k + 1])
-            if code is None:
-                found.append(_unknown("osascript"))
-                continue
-            for match in re.finditer(r"do shell script\s+(\"(?:[^\"\\]|\\.)*\"|\S+)", code):
-                text = _awk_string(match.group(1))
-                found.append(
-                    Script(text, "osascript") if text is not None else _unknown("osascript")
-                )
-    return _spawn("osascript", found)
-
-
-def _emacs(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    found: list[Script] = []
-    for k, word in enumerate(words[1:], start=1):
-        value = lit(word) or ""
-        code = value.split("=", 1)[1] if value.startswith("--eval=") else None
-        if value in ("--eval", "-eval") and k + 1 < len(words):
-            code = lit(words[k + 1])
-        if code is None:
-            continue
-        for match in re.finditer(
-            r"\((?:async-)?shell-command(?:-to-string)?\s+(" + _STRING + r"|[^\s)]+)", code
-        ):
-            text = _awk_string(match.group(1))
-            found.append(Script(text, "emacs") if text is not None else _unknown("emacs"))
-    return _spawn("emacs", found)
+    return spawn("sed", found)
 
 
 DATACODE: dict[str, Handler] = {
     **{name: _awk for name in ("awk", "gawk", "mawk", "nawk", "original-awk")},
     "sed": _sed,
     "gsed": _sed,
-    **{name: _option_command for name in _OPTION_COMMANDS},
-    **{name: _vim for name in ("vim", "vi", "nvim", "ex", "view", "vimdiff", "gvim", "rvim")},
-    "gdb": _gdb,
-    "sqlite3": _sql_client,
-    "psql": _sql_client,
-    "mysql": _sql_client,
-    "osascript": _osascript,
-    "emacs": _emacs,
 }

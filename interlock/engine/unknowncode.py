@@ -10,6 +10,7 @@ Three shapes, each an `unparsed` finding so blocking mode blocks and advisory mo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from interlock.engine.datacode import CODE_VIAS as _DATA_VIAS
@@ -151,6 +152,10 @@ def unknown_findings(
             return [
                 _finding("parse.unknown-command", inv, reason, "spell the subcommand out")
             ], None
+        built = [w for w in unknown if _BUILT_OPTION.match(w.text)]
+        if call is not None and built and not call.informational:
+            reason = f"the git option `{built[0].text}` is only known when it runs"
+            return [_finding("parse.unknown-command", inv, reason, "spell the option out")], None
     if reads_stdin(inv) and inv.source is not None and id(inv.source) in scripts:
         script = scripts[id(inv.source)]
         if script is not None:
@@ -159,6 +164,9 @@ def unknown_findings(
         return [_finding("parse.unknown-code", inv, reason, _INSTEAD_CODE)], None
     return [], None
 
+
+# An option whose name (before any `=`) is built at run time: `--ha$(echo)rd`, `-D$X`.
+_BUILT_OPTION = re.compile(r"^['\"]?-[-\w]*(\$|`)[^=]*$")
 
 _INSTEAD_CODE = (
     "write the script to a file, read it, and run that file; or run the commands themselves"

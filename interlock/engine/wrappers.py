@@ -13,8 +13,10 @@ None means the words are a plain command. The walker (walk.py) loops until that.
 
 from __future__ import annotations
 
+from interlock.engine.carriers import CARRIERS
 from interlock.engine.datacode import DATACODE
 from interlock.engine.launchers import LAUNCHERS
+from interlock.engine.runners import RUNNERS
 from interlock.engine.spawners import SPAWNERS
 from interlock.engine.unwrap import (
     KEEP,
@@ -424,7 +426,9 @@ WRAPPERS = {
     **{name: _shell for name in SHELLS},
     **SPAWNERS,
     **LAUNCHERS,
+    **RUNNERS,
     **DATACODE,
+    **CARRIERS,
 }
 
 

@@ -7,9 +7,11 @@ validator run with its tier and selection masking. `all_rules()` / `rule_info(id
 every rule for `interlock explain`.
 
 Families, one module each with its ids, reasons and alternatives beside the code that finds
-them: `git/worktree` and `git/history` (git discards; `git/invocation` reads git's global
-options), `fs` (rm, find -delete, shred, rsync --delete), `selfdisable` (`ownpaths` says which
-paths are interlock's), `validators/` (runners in `python`, `javascript`, `native`, `build`;
+them: `git/worktree`, `git/history` and `git/push` (git discards; `git/invocation` reads git's global
+options, `git/config` what git configuration runs and `git/programs` reports it when it is
+only known at run time), `fs` (rm, find -delete, shred, rsync --delete), `selfdisable`
+(`ownpaths` says which paths are interlock's, `daemonkill` what reaches the daemon),
+`validators/` (runners in `python`, `javascript`, `native`, `build`;
 the masked-validator rules in `validators/runner`), `unreadable` (parse and unknown code).
 Importing a family registers its rules in the catalogue, so this index imports every one.
 """

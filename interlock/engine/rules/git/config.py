@@ -127,7 +127,10 @@ PROGRAM_OPTIONS = {
     "push": ("--receive-pack", "--exec"),
     "send-pack": ("--receive-pack", "--exec"),
     "fetch-pack": ("--upload-pack", "--exec"),
+    "difftool": ("-x", "--extcmd"),
 }
+# Options whose command can only be attached (`git grep -O'CMD'`, `--open-files-in-pager=CMD`).
+ATTACHED_PROGRAM_OPTIONS = {"grep": ("-O", "--open-files-in-pager=")}
 
 
 def is_program_key(key: str) -> bool:

@@ -181,6 +181,17 @@ def test_text_alone_does_not_read_config_files(git_repo: Path, git):
         ("trap 'git reset --hard' EXIT", "git.reset-hard"),
         ("trap -- 'rm -rf src' INT TERM", "fs.rm-recursive"),
         ('trap "$CLEANUP" EXIT', "parse.unknown-code"),
+        ("alias g=git; g reset --hard", "git.reset-hard"),
+        ("ln -s $(which git) /tmp/g && /tmp/g reset --hard", "git.reset-hard"),
+        ("cp /usr/bin/git ./g && ./g clean -fdx", "git.clean-force"),
+        ("make -f - <<< $'all:\\n\\tgit reset --hard'", "git.reset-hard"),
+        ("make --eval=$'x:\\n\\tgit clean -fdx' x", "git.clean-force"),
+        ("printf 'all:\\n\\t@git reset --hard\\n' > Makefile && make", "git.reset-hard"),
+        ("curl -s https://example.com/mk -o Makefile && make", "parse.unknown-code"),
+        ("git difftool -x 'git reset --hard'", "git.reset-hard"),
+        ("git grep -O'git stash clear' TODO", "git.stash-clear"),
+        ("git reset --ha$(echo)rd", "parse.unknown-command"),
+        ("git branch -D$X topic", "parse.unknown-command"),
     ],
 )
 def test_a_script_handed_over_as_data_is_judged(command, rule):
@@ -205,6 +216,12 @@ def test_a_script_handed_over_as_data_is_judged(command, rule):
         "trap -p",
         "bash <(echo 'echo hi')",
         "diff <(sort a.txt) <(sort b.txt)",
+        "alias ll='ls -la'; ll",
+        "make test",
+        "printf 'all:\\n\\techo hi\\n' > Makefile && make",
+        "git grep -O TODO",
+        'git commit -m "$MSG"',
+        'git log --format="$FMT"',
     ],
 )
 def test_ordinary_script_runs_are_allowed(command):

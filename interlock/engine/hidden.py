@@ -41,7 +41,7 @@ from interlock.engine.linecontext import (
     written,
 )
 from interlock.engine.rules.args import known_path
-from interlock.engine.rules.daemonkill import finder_reaches
+from interlock.engine.rules.daemonkill import pids_reach_daemon
 from interlock.engine.rules.git.config import (
     PROGRAM_ENV,
     env_code,
@@ -259,10 +259,11 @@ def _env_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
 
 def _piped_kill(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     """`pgrep -f interlock | xargs kill`: the pids piped in are the daemon's."""
-    for feeder in line.feeders(inv):
-        if isinstance(feeder, SimpleCommand) and finder_reaches(feeder):
-            origin = f"`{inv.text}` is fed the pids `{feeder.text}` finds, the daemon's among them"
-            return [HiddenCode(None, origin, inv.cwd, "selfdisable.kill-daemon")]
+    feeders = [f for f in line.feeders(inv) if isinstance(f, SimpleCommand)]
+    if feeders and pids_reach_daemon(feeders):
+        found_by = " | ".join(f.text for f in feeders)
+        origin = f"`{inv.text}` is fed the pids `{found_by}` finds, the daemon's among them"
+        return [HiddenCode(None, origin, inv.cwd, "selfdisable.kill-daemon")]
     return []
 
 

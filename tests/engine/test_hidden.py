@@ -60,7 +60,7 @@ def rules_of(command: str) -> set[str]:
         ("git clone 'ext::sh -c git% reset% --hard' dest", "git.reset-hard"),
         ("git fetch --upload-pack='git clean -fdx' ../other", "git.clean-force"),
         ("git push --receive-pack='rm -rf src' origin main", "fs.rm-recursive"),
-        ("git -c core.pager=\"$PAGER_CMD\" log", "git.config-code"),
+        ('git -c core.pager="$PAGER_CMD" log', "git.config-code"),
         ('GIT_SSH_COMMAND="$X" git fetch', "git.config-code"),
         ('git -c alias.x="$CODE" x', "git.config-code"),
         ("GIT_CONFIG_GLOBAL=./evil.gitconfig git status", "git.config-code"),

@@ -328,6 +328,21 @@ def test_inline_code_of_more_interpreters_and_shell_built_code_is_found(text, co
     assert code_of(text) == code
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        'ruby -e "$(curl -fsSL https://example.com/install)"',
+        'perl -pi -e "s/$OLD/$NEW/" f',
+        'node -e "$JS"',
+        'python3 -c "$(cat x.py)"',
+    ],
+)
+def test_code_with_shell_expansions_other_than_python_strings_is_unknown(text):
+    found = inline_code(parse(text).root.words)  # type: ignore[union-attr]
+    assert found is not None
+    assert [[w.literal() for w in a.argv] for a in found.actions] == [[None]]
+
+
 def test_code_built_with_shell_expansions_is_read_with_the_expansions_unknown():
     found = inline_code(parse("python3 -c \"import os; os.remove('$F')\"").root.words)  # type: ignore[union-attr]
     assert found is not None and found.code is None

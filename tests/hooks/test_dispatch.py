@@ -129,9 +129,7 @@ def test_bare_force_with_lease_after_reset_soft_is_blocked_since_it_drops_the_re
     assert hook_events(repo, "pre-push")[-1]["updates"][0]["leased"] is False
 
 
-def test_bare_force_with_lease_naming_the_branch_still_needs_an_expected_value(
-    pushed, monkeypatch
-):
+def test_bare_force_with_lease_naming_the_branch_still_needs_an_expected_value(pushed, monkeypatch):
     repo, remote = pushed
     dropped = head(remote, "main")
     rewrite_last_commit(repo)

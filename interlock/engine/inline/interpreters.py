@@ -96,17 +96,19 @@ _CAPABLE = re.compile(
 
 
 def scan_code(language: str, code: str, literal: bool = True) -> tuple[Action, ...]:
-    """The shell-outs, writes and deletions in code (see the module docstring). Code built
-    with shell expansions (`python -c "...$F..."`) is read as written, its expansions unknown;
-    code that cannot be read is one unknown action."""
+    """The shell-outs, writes and deletions in code (see the module docstring). Python code
+    built with shell expansions (`python -c "...$F..."`) is read as written when it parses,
+    its expansions unknown; any other code that cannot be read is one unknown action."""
     if language == "python":
         from interlock.engine.inline.python import python_actions
 
         found = python_actions(code)
         if found is not None:
             return tuple(Action(argv, script) for argv, script in found)
-        if not literal:
-            return (Action(argv=(UNREADABLE,)),)
+    if not literal:
+        # Python's parser tells a shell expansion inside a string from one in code position;
+        # for the pattern-read languages an expansion may be code, so the code is unreadable
+        return (Action(argv=(UNREADABLE,)),)
     actions = tuple(Action(argv, script) for argv, script in regex_actions(language, code))
     if language == "python" and not actions and _CAPABLE.search(code):
         return (Action(argv=(UNREADABLE,)),)

@@ -79,6 +79,23 @@ def killall_reaches(argv: tuple[Word, ...]) -> bool:
     return False
 
 
+def _basic_regex(pattern: str) -> str:
+    """grep's basic regular expression as Python reads one: `(`, `|`, `+`... are literal
+    unless escaped."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\" and i + 1 < len(pattern):
+            nxt = pattern[i + 1]
+            out.append(nxt if nxt in "(){}|+?" else ch + nxt)
+            i += 2
+            continue
+        out.append("\\" + ch if ch in "(){}|+?" else ch)
+        i += 1
+    return "".join(out)
+
+
 def _pid_sources(word: Word) -> list[SimpleCommand]:
     found: list[SimpleCommand] = []
     stack: list[Node] = list(word.substitutions)
@@ -103,10 +120,36 @@ def finder_reaches(command: SimpleCommand) -> bool:
             for w in words[1:]
             if not (w.literal() or "").startswith("-")
         )
-    if name in ("grep", "egrep", "rg"):
+    if name in ("grep", "egrep", "fgrep", "rg"):
+        flags = [literal_or_text(w) for w in words[1:] if literal_or_text(w).startswith("-")]
         texts = [literal_or_text(w) for w in words[1:] if not literal_or_text(w).startswith("-")]
-        return bool(texts) and _matches(texts[0], True, False, "-i" in texts, False)
+        if not texts:
+            return False
+        pattern = texts[0]
+        if name == "fgrep" or any("F" in f for f in flags if not f.startswith("--")):
+            pattern = re.escape(pattern)
+        elif name == "grep" and not any(c in f for f in flags for c in "EP"):
+            pattern = _basic_regex(pattern)
+        ignore = any("i" in f for f in flags if not f.startswith("--"))
+        return _matches(pattern, True, False, ignore, any("v" in f for f in flags))
     return "interlock" in command.text or "daemon.pid" in command.text
+
+
+_FINDERS = frozenset(("pgrep", "pidof", "grep", "egrep", "fgrep", "rg"))
+
+
+def pids_reach_daemon(commands: list[SimpleCommand]) -> bool:
+    """Whether the pids these commands produce (a pipeline, or a `$(...)`) include the daemon's:
+    every filter in it must let the daemon through (`ps | grep -v grep | grep node` does not),
+    or, with no filter, a command names interlock's pid file or the daemon."""
+    finders = [
+        c
+        for c in commands
+        if c.words and (c.words[0].literal() or "").rsplit("/", 1)[-1] in _FINDERS
+    ]
+    if finders:
+        return all(finder_reaches(c) for c in finders)
+    return any("interlock" in c.text or "daemon.pid" in c.text for c in commands)
 
 
 def kill_reaches(inv: Invocation) -> bool:
@@ -124,7 +167,7 @@ def kill_reaches(inv: Invocation) -> bool:
         value = word.literal()
         if value in _EVERYONE:
             return True
-        if value is None and any(finder_reaches(c) for c in _pid_sources(word)):
+        if value is None and pids_reach_daemon(_pid_sources(word)):
             return True
     return False
 

@@ -437,6 +437,8 @@ def test_self_disable_by_any_writer_or_form_is_found(command: str, rule_id: str)
         "kill -1 1234",
         "kill 1234",
         "pgrep node | xargs kill",
+        "ps aux | grep -v grep | grep node | awk '{print $2}' | xargs kill",
+        "kill `pstree -p 24901 | grep '(' | sed 's/(\\(.*\\)).*/\\1/'`",
         "interlock status",
         "interlock check 'git status'",
         "python3 -m interlock check 'git status'",

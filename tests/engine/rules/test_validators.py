@@ -620,9 +620,7 @@ def verdict_kinds(inv: Callable[..., Invocation]) -> Callable[[str], list[str]]:
         # and a bare lease is left to the tree
         findings = rules.check_invocation(invocation)
         kinds = {
-            f.kind
-            for f in findings
-            if not (f.targets and (f.targets.temp_only or f.targets.lease))
+            f.kind for f in findings if not (f.targets and (f.targets.temp_only or f.targets.lease))
         }
         match = rules.classify_validator(invocation)
         found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)

@@ -173,9 +173,12 @@ def lease_drops(loc: RepoLocation, remote: str, refspecs: tuple[str, ...]) -> li
         if code == 0:
             continue
         code, out, _ = git.run(["rev-list", "--count", tip, "--not", pushed], loc.worktree)
-        count = out.decode().strip() if code == 0 else "?"
+        count = out.decode().strip() if code == 0 else "some"
+        noun = "commit" if count == "1" else "commits"
         name = tracking.removeprefix("refs/remotes/")
-        dropped.append(f"{count} commit(s) on {name} that the pushed commit does not contain")
+        dropped.append(
+            f"{count} {noun} on {name} (at {tip[:12]}) that the pushed commit does not contain"
+        )
     return dropped
 
 

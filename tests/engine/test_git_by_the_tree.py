@@ -54,7 +54,7 @@ def test_a_bare_lease_after_reset_soft_is_a_force_push_that_drops_the_remote_com
     run_git(pushed, "commit", "-q", "--allow-empty", "-m", "redone")
     found, reasons = verdict(command, pushed)
     assert found == "block"
-    assert any("1 commit(s) on origin/main" in r for r in reasons), reasons
+    assert any("1 commit on origin/main (at " in r for r in reasons), reasons
 
 
 def test_a_bare_lease_that_contains_the_remote_tip_is_allowed(pushed: Path):

@@ -18,6 +18,7 @@ from interlock.engine.rules import daemonkill
 from interlock.engine.rules import ownpaths as paths
 from interlock.engine.rules.args import literal_or_text, parse_args, spec
 from interlock.engine.rules.common import catalog, make_finding, rule
+from interlock.engine.rules.git.config import CONFIG_OPTS, config_writes
 from interlock.engine.rules.git.invocation import GitCall, parse_git
 from interlock.engine.rules.writes import Touch, touched_paths
 from interlock.shell.model import Word
@@ -270,9 +271,27 @@ def _git_findings(inv: Invocation, call: GitCall) -> list[Finding]:
         return found
     if call.sub == "config" and _config_writes_hooks_path(call):
         found.append(_find("selfdisable.hooks-path", inv))
+    elif call.sub == "config":
+        found += _config_file_findings(inv, call)
     elif _no_verify(call):
         found.append(_find("selfdisable.no-verify", inv))
     return found
+
+
+def _config_file_findings(inv: Invocation, call: GitCall) -> list[Finding]:
+    """`git config -f .interlock.toml KEY VALUE`: git config writes any ini file it is given."""
+    args = parse_args(call.args, CONFIG_OPTS)
+    target = args.last("-f", "--file")
+    if (
+        target is None
+        or target.word is None
+        and target.value is None
+        or not config_writes(call.args)
+    ):
+        return []
+    word = target.word if target.word is not None else Word(target.value or "", target.value)
+    rule_id = paths.rule_for(Touch(word, "write"), call.cwd)
+    return [_find(rule_id, inv)] if rule_id is not None else []
 
 
 def _skips_hooks_env(name: str, value: str, word: Word, persistent: bool, git: bool) -> bool:

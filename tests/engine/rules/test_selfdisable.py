@@ -344,6 +344,8 @@ def checked(command: str, cwd: str = "/", assume_dirty: bool = True) -> set[str]
         ),
         ("node -e \"require('fs').unlinkSync('.interlock.toml')\"", "selfdisable.config-edit"),
         ("awk '{print > \".interlock.toml\"}' x", "selfdisable.config-edit"),
+        ("git config -f .interlock.toml core.mode off", "selfdisable.config-edit"),
+        ("git config --file=.git/hooks/pre-commit a.b c", "selfdisable.hooks-edit"),
         # hooks by any writer
         ("vim .git/hooks/pre-commit", "selfdisable.hooks-edit"),
         ("python3 -c \"import os; os.remove('.git/hooks/pre-push')\"", "selfdisable.hooks-edit"),
@@ -423,6 +425,8 @@ def test_self_disable_by_any_writer_or_form_is_found(command: str, rule_id: str)
         "SKIP=1 pytest",
         "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
         "sed -i 's/requests/httpx/' pyproject.toml",
+        "git config -f .gitmodules submodule.lib.url ../lib",
+        "git config -f .interlock.toml --get mode",
         "cat > pyproject.toml <<'EOF'\n[project]\nname = \"demo\"\nEOF",
         "vim src/app.py",
         "code .",

@@ -1,11 +1,15 @@
 """The command engine: from a parsed command line to findings and a verdict.
 
 `check.evaluate()` is the path every door takes (analyse, apply tree facts, apply the mode);
-`analysis.analyse()` is its pure part (no I/O). Its parts: `walk` (every command a line would
-run, through `wrappers`, `spawners`, `unwrap` and `inline/` interpreter code), `rules/` (what
-one invocation destroys, disables or validates), `exitflow` (can a validator's failure reach
-the exit status?), `unknowncode`, `findings`, `verdict`, and the tree side of a discard:
-`facts` (one `git status`) and `precision` (does it really destroy unsaved work?).
+`analysis.analyse()` is its pure part (no I/O; tree facts it needs, such as git aliases, come
+from the caller). Its parts: `walk` (every command a line would run, through `wrappers`,
+`launchers`, `spawners`, `datacode`, `unwrap` and `inline/` interpreter code), `hidden` (code
+another command runs that the line or the tree defines: git aliases and programs, files
+written and run, process substitutions, trap bodies), `rules/` (what one invocation destroys,
+disables or validates), `exitflow` (can a validator's failure reach the exit status?),
+`unknowncode`, `literal`, `findings`, `verdict`, and the tree side of a discard: `facts` (one
+`git status`, git aliases, the daemon's pid) and `precision` (does it really destroy unsaved
+work?).
 
 May import: shell, ground.
 """

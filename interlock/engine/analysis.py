@@ -8,9 +8,9 @@ flow (is a validator's failure able to reach the caller?).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from interlock.engine import exitflow, unknowncode, walk
+from interlock.engine import exitflow, hidden, linecontext, unknowncode, walk
 from interlock.engine.definitions import Inner, judge_task
 from interlock.engine.findings import Finding, Severity, ValidatorMatch
 from interlock.engine.invocation import Invocation
@@ -133,16 +133,54 @@ def _validator_findings(
     return findings, reports
 
 
+def _judge_hidden(
+    code: linecontext.HiddenCode,
+    inv: Invocation,
+    declared: tuple[str, ...],
+    depth: int,
+    line: linecontext.LineContext,
+    tasks: Lookup | None,
+) -> tuple[list[Finding], bool]:
+    """Findings for code another command runs (engine.hidden), and whether it read degraded."""
+    if code.text is None:
+        info = rules.rule_info(code.rule)
+        kind = info.kind if info is not None else "unparsed"
+        instead = info.instead if info is not None else ""
+        reason = code.origin
+        if kind == "unparsed":
+            reason = f"{code.origin}: interlock cannot tell what it does"
+        return [Finding(kind, code.rule, inv.text, reason, instead, cwd=inv.cwd)], False
+    if depth >= _MAX_FED_DEPTH:
+        return [unparsed_finding(code.text, "scripts run by other commands nest too deep")], False
+    inner = analyse(
+        code.text, declared, depth + 1, tasks, tree_aliases=line.tree_aliases, inherited=line
+    )
+    moved = [
+        replace(
+            f,
+            cwd=walk.join_cwd(code.cwd, f.cwd) if f.cwd is not None else None,
+            reason=f"{f.reason} (run by {code.origin})",
+        )
+        for f in inner.findings
+    ]
+    return moved, inner.parse != "ok"
+
+
 def analyse(
     command: str,
     declared_validators: tuple[str, ...] = (),
     depth: int = 0,
     tasks: Lookup | None = None,
+    *,
+    tree_aliases: linecontext.AliasLookup | None = None,
+    inherited: linecontext.LineContext | None = None,
 ) -> Analysis:
     """Read one command line. Never raises on any text.
 
     tasks: where task definitions are read from (a tree fact: `npm test` judged as its
-    package.json script); None judges the text alone.
+    package.json script); None judges the text alone. tree_aliases: reads the git aliases in
+    effect in a directory (relative to where the line starts), a tree fact supplied by the
+    caller; inherited: what an enclosing line defined.
     """
     result = parse_shell(command)
     if result.root is None:
@@ -156,16 +194,28 @@ def analyse(
     if result.status == "unparsed":
         findings.append(unparsed_finding(command, result.error))
     scripts = unknowncode.stdin_scripts(result.root)
+    line = linecontext.build_line(invocations, scripts, tree_aliases, inherited, result.root)
     fed_degraded = False
     for inv in invocations:
         findings.extend(rules.check_invocation(inv))
+        for code in hidden.hidden_code(inv, line):
+            found, degraded = _judge_hidden(code, inv, declared_validators, depth, line, tasks)
+            findings.extend(found)
+            fed_degraded = fed_degraded or degraded
         unknown, script = unknowncode.unknown_findings(inv, scripts)
         findings.extend(unknown)
         if script is not None:  # `echo 'cmd' | bash`: judge the script that is fed
             if depth >= _MAX_FED_DEPTH:
                 findings.append(unparsed_finding(script, "scripts fed to shells nest too deep"))
                 continue
-            fed = analyse(script, declared_validators, depth + 1, tasks)
+            fed = analyse(
+                script,
+                declared_validators,
+                depth + 1,
+                tasks,
+                tree_aliases=tree_aliases,
+                inherited=line,
+            )
             findings.extend(fed.findings)
             fed_degraded = fed_degraded or fed.parse != "ok"
     masked, reports = _validator_findings(result, walked, declared_validators, tasks, depth)

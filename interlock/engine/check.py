@@ -14,9 +14,13 @@ from dataclasses import dataclass, replace
 from interlock import output
 from interlock.config import load_config
 from interlock.engine.analysis import Analysis, analyse
-from interlock.engine.facts import TreeFacts
+from interlock.engine.facts import TreeFacts, daemon_pid, read_aliases
 from interlock.engine.findings import Finding
+from interlock.engine.linecontext import AliasLookup
 from interlock.engine.precision import Judge
+from interlock.engine.rules.common import make_finding
+from interlock.engine.rules.daemonkill import literal_pids
+from interlock.engine.rules.index import rule_info
 from interlock.engine.taskdefs import TaskFiles
 from interlock.engine.verdict import CheckResult, decide, internal_error_finding
 from interlock.git import discover
@@ -48,8 +52,12 @@ def _apply_facts(
     """
     if not any(f.kind == "discard" for f in analysis.findings):
         return analysis.findings
-    if assume_dirty:
-        return tuple(f for f in analysis.findings if not (f.targets and f.targets.temp_only))
+    if assume_dirty:  # a bare lease is judged by the tree only (see Targets.lease)
+        return tuple(
+            f
+            for f in analysis.findings
+            if not (f.targets and (f.targets.temp_only or f.targets.lease))
+        )
     judge = Judge(start, facts() if callable(facts) else facts)
     kept: list[Finding] = []
     for finding in analysis.findings:
@@ -62,6 +70,33 @@ def _apply_facts(
                 replace(finding, reason=f"{finding.reason}; unsaved here: {verdict.summary}")
             )
     return tuple(kept)
+
+
+def _daemon_kills(analysis: Analysis, start: str) -> tuple[Finding, ...]:
+    """`kill 12345` where 12345 is the pid in this worktree's daemon pid file (a tree fact)."""
+    for inv in analysis.invocations:
+        pids = literal_pids(inv)
+        if not pids:
+            continue
+        loc = discover(start)
+        pid = daemon_pid(loc) if loc is not None else None
+        if pid is not None and pid in pids:
+            info = rule_info("selfdisable.kill-daemon")
+            assert info is not None
+            reason = f"{pid} is interlock's daemon (its pid file says so); {info.why}"
+            return (make_finding(info, inv, reason=reason),)
+    return ()
+
+
+def _alias_reader(start: str) -> AliasLookup:
+    """The git aliases in effect where a command runs (a tree fact, read only when a line
+    calls a git subcommand that is not one of git's own, and once per directory)."""
+
+    def read(cwd: str | None) -> dict[str, str]:
+        directory = start if cwd is None else os.path.normpath(os.path.join(start, cwd))
+        return read_aliases(directory)
+
+    return read
 
 
 def evaluate(
@@ -81,8 +116,11 @@ def evaluate(
     config = load_config(loc.worktree if loc else None, {"mode": mode} if mode else None)
     tasks = TaskFiles(start, loc.worktree) if loc is not None and not assume_dirty else None
     try:
-        analysis = analyse(command, config.validators, tasks=tasks)
+        aliases = None if assume_dirty else _alias_reader(start)
+        analysis = analyse(command, config.validators, tasks=tasks, tree_aliases=aliases)
         findings = _apply_facts(analysis, start, facts, assume_dirty)
+        if not assume_dirty:
+            findings += _daemon_kills(analysis, start)
         parse = analysis.parse
         validators = analysis.validators
     except Exception as exc:  # named outcome: interlock crashed -> guarded, never a silent allow

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from interlock import git
+from interlock.constants import PID_FILE
 from interlock.git import RepoLocation
 from interlock.regenerable import is_regenerable
 
@@ -132,3 +133,76 @@ def collect_facts(loc: RepoLocation) -> TreeFacts:
         stash_count=int(stash_text) if stash_text.isdigit() else 0,
         head=head,
     )
+
+
+def _rev(loc: RepoLocation, rev: str) -> str | None:
+    code, out, _ = git.run(["rev-parse", "-q", "--verify", f"{rev}^{{commit}}"], loc.worktree)
+    return out.decode().strip() if code == 0 and out.strip() else None
+
+
+def _push_pairs(loc: RepoLocation, remote: str, refspecs: tuple[str, ...]) -> list[tuple[str, str]]:
+    """(local rev, remote-tracking ref) for each ref a push updates."""
+    if not refspecs:
+        code, out, _ = git.run(["rev-parse", "--symbolic-full-name", "@{push}"], loc.worktree)
+        tracking = out.decode().strip() if code == 0 else ""
+        return [("HEAD", tracking)] if tracking.startswith("refs/remotes/") else []
+    if not remote or "/" in remote or ":" in remote:
+        return []  # a URL has no remote-tracking branches: a bare lease then refuses
+    pairs = []
+    for refspec in refspecs:
+        body = refspec.lstrip("+")
+        src, _, dst = body.partition(":")
+        dst = dst or src
+        for prefix in ("refs/heads/", "refs/"):
+            dst = dst.removeprefix(prefix)
+        if src and dst:
+            pairs.append((src, f"refs/remotes/{remote}/{dst}"))
+    return pairs
+
+
+def lease_drops(loc: RepoLocation, remote: str, refspecs: tuple[str, ...]) -> list[str]:
+    """What a push under a bare --force-with-lease would drop: for each pushed ref whose
+    remote-tracking tip the pushed commit does not contain, how many commits are lost.
+    Nothing when there is no remote-tracking tip (git then refuses the lease)."""
+    dropped: list[str] = []
+    for local, tracking in _push_pairs(loc, remote, refspecs):
+        tip, pushed = _rev(loc, tracking), _rev(loc, local)
+        if tip is None or pushed is None:
+            continue
+        code, _, _ = git.run(["merge-base", "--is-ancestor", tip, pushed], loc.worktree)
+        if code == 0:
+            continue
+        code, out, _ = git.run(["rev-list", "--count", tip, "--not", pushed], loc.worktree)
+        count = out.decode().strip() if code == 0 else "some"
+        noun = "commit" if count == "1" else "commits"
+        name = tracking.removeprefix("refs/remotes/")
+        dropped.append(
+            f"{count} {noun} on {name} (at {tip[:12]}) that the pushed commit does not contain"
+        )
+    return dropped
+
+
+def read_aliases(directory: str) -> dict[str, str]:
+    """The git aliases in effect in `directory` (repository, global and system config), by
+    lower-cased name; {} when git cannot read them. One `git config` run."""
+    if not os.path.isdir(directory):
+        return {}
+    code, out, _ = git.run(["config", "-z", "--get-regexp", r"^alias\."], directory)
+    if code != 0:
+        return {}
+    aliases: dict[str, str] = {}
+    for entry in out.split(b"\0"):
+        key, _, value = os.fsdecode(entry).partition("\n")
+        if key.lower().startswith("alias."):
+            aliases[key[len("alias.") :].lower()] = value
+    return aliases
+
+
+def daemon_pid(loc: RepoLocation) -> int | None:
+    """The pid in the worktree's daemon pid file, if there is one."""
+    try:
+        text = (loc.state_dir / PID_FILE).read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    first = text.strip().split()[0] if text.strip() else ""
+    return int(first) if first.isdigit() else None

@@ -50,6 +50,10 @@ class Targets:
     # Every target is a literal path in a temp dir (/tmp/x): free when judged by text alone,
     # but the facts layer still checks that no worktree lives there.
     temp_only: bool = False
+    # A force push whose only protection is a bare --force-with-lease (no expected value):
+    # it drops remote commits only when the pushed commit does not contain the remote-tracking
+    # tip. By text alone it is allowed; the facts layer checks the tips. refs: (remote, refspecs).
+    lease: bool = False
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,14 @@ argv is (git, status), cwd `sub`, via (sudo, timeout, bash -c).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from functools import cached_property
 
+from interlock.engine.unwrap import program_name
 from interlock.shell.model import Redirect, SimpleCommand, Word
+
+_TILDE_PATH = re.compile(r"^~[A-Za-z0-9._-]*/[^$`'\"\\*?\[\]]*$")
 
 
 @dataclass(frozen=True)
@@ -42,15 +47,18 @@ class Invocation:
     arg_roots: tuple[str, ...] | None = None
     degraded: bool = False
 
-    @property
+    @cached_property
     def name(self) -> str | None:
-        """The command name's basename (`/usr/bin/git` -> `git`, `\\git` -> `git`), or None."""
+        """The program's name as the machine resolves it (`/usr/bin/git`, `\\git`, `GIT` and
+        `C:/Program Files/Git/bin/git.exe` are all `git`: see unwrap.program_name), or None."""
         if not self.argv:
             return None
         value = self.argv[0].literal()
+        if value is None and _TILDE_PATH.match(self.argv[0].text):
+            value = self.argv[0].text  # `~/.local/bin/interlock`: a path, whatever $HOME is
         if value is None:
             return None
-        return value.rsplit("/", 1)[-1].lstrip("\\")
+        return program_name(value.lstrip("\\"))
 
     def literals(self) -> list[str | None]:
         return [w.literal() for w in self.argv]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from interlock import git
-from interlock.engine.facts import TreeFacts, collect_facts
+from interlock.engine.facts import TreeFacts, collect_facts, lease_drops
 from interlock.engine.findings import Finding, Targets
 from interlock.engine.rules.fs import is_temp_path as _is_temp_text
 from interlock.git import RepoLocation
@@ -110,6 +110,8 @@ class Judge:
 
     def judge(self, finding: Finding) -> Judgement:
         targets = finding.targets or Targets(destroys="all", unknown=True)
+        if targets.lease:
+            return self._lease(finding, targets)
         if targets.destroys in _STATIC:
             return Judgement(("(history outside the worktree)",), "history git keeps nowhere else")
         base = (
@@ -118,6 +120,18 @@ class Judge:
         if targets.destroys == "all":
             return _summarise(self._lost_files(targets, base))
         return _summarise(self._lost_in_git(finding, targets, base))
+
+    def _lease(self, finding: Finding, targets: Targets) -> Judgement:
+        """A bare --force-with-lease drops what the remote-tracking tips hold beyond the push."""
+        base = self.start if finding.cwd is None else os.path.join(self.start, finding.cwd)
+        loc = git.discover(base)
+        if loc is None:
+            return Judgement((), "")
+        remote, refspecs = (targets.refs[0], targets.refs[1:]) if targets.refs else ("", ())
+        dropped = lease_drops(loc, remote, refspecs)
+        if not dropped:
+            return Judgement((), "")
+        return Judgement(tuple(dropped), "; ".join(dropped))
 
     # --- git commands: act on the worktree of their directory -------------------------
 
@@ -129,6 +143,8 @@ class Judge:
             # outside any repository git refuses to run; with an unknown cwd, assume the worst
             return ["(an unknown repository)"] if base is None else []
         facts = self.facts_for(loc)
+        if finding.rule == "git.operation-abort" and facts.operation is None:
+            return []  # nothing in progress: git refuses to abort or skip
         if targets.destroys == "stash":
             return ["refs/stash"] if facts.stash_count else []
         lost: list[str] = []

@@ -4,12 +4,15 @@ and git's rebase -x, submodule foreach and bisect run. See wrappers.py for the U
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from interlock.engine.unwrap import (
+    STDIN_SHELLS,
     OptSpec,
     Script,
     Unwrap,
+    command_name,
     join_script,
     lit,
     parse_options,
@@ -61,15 +64,53 @@ _PARALLEL = OptSpec(
     },
 )
 _PARALLEL_SEPARATORS = (":::", "::::", ":::+", "::::+")
+_PARALLEL_MARKS = ("{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{1}", "{2}", "{3}")
 _GIT_GLOBAL_WITH_VALUE = ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env")
 _FIND_MASKS = "find ignores the exit status of `{} ... ;`"
+
+
+RUNTIME_ARG = "$RUNTIME_ARG"  # stands for an argument xargs, find or parallel fill in
+
+
+def with_placeholders(words: tuple[Word, ...], marks: tuple[str, ...]) -> tuple[Word, ...]:
+    """Words where xargs/find/parallel put their input (`{}`, `-I X`) are not literal: the
+    input lands there, so `sh -c '{}'` runs input as code and `rm {}` removes unknown paths."""
+    out: list[Word] = []
+    for word in words:
+        value = word.literal()
+        if value is not None and any(mark in value for mark in marks):
+            text = word.text
+            for mark in marks:  # `xargs -I{}` inside the code keeps its own placeholder
+                text = re.sub(r"(?<!-I)" + re.escape(mark), RUNTIME_ARG, text)
+            out.append(Word(text, None, word.has_glob, word.substitutions))
+        else:
+            out.append(word)
+    return tuple(out)
+
+
+def _find_placeholders(command: list[Word]) -> list[Word]:
+    """find's `{}` in a command that runs code (`sh -c {}`, `sh -c 'rm {}'`, `python -c`)
+    splices a file name into that code; elsewhere it stays a run-time path operand, which the
+    file rules read with find's start paths."""
+    head = command_name(command[0]) or ""
+    runs_code = (
+        head in STDIN_SHELLS
+        or head in ("eval", "perl", "ruby", "node", "php")
+        or (head.startswith("python"))
+    )
+    return list(with_placeholders(tuple(command), ("{}",))) if runs_code else command
 
 
 def _xargs(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     parsed = parse_options(words, 1, _XARGS)
     if parsed is None or parsed[1] >= len(words):
         return None
-    return Unwrap("exec", "xargs", rest=words[parsed[1] :], extra_args=True)
+    opts, i = parsed
+    marks = [v for name, v in opts.items if name in ("-I", "--replace") and v]
+    marks += ["{}" for name, v in opts.items if name in ("-i", "--replace") and not v]
+    marks += [name[2:] for name, v in opts.items if name.startswith("-i") and len(name) > 2]
+    rest = with_placeholders(words[i:], tuple(marks)) if marks else words[i:]
+    return Unwrap("exec", "xargs", rest=rest, extra_args=True)
 
 
 def _find_roots(words: tuple[Word, ...]) -> tuple[tuple[str, ...] | None, int]:
@@ -111,6 +152,7 @@ def _find(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
         plus = i < len(words) and lit(words[i]) == "+"
         i += 1
         if command:
+            command = _find_placeholders(command)
             masks = None if plus else _FIND_MASKS.format(action)
             children.append(
                 Unwrap(
@@ -131,7 +173,7 @@ def _parallel(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
         return None
     i = parsed[1]
     end = next((k for k in range(i, len(words)) if lit(words[k]) in _PARALLEL_SEPARATORS), None)
-    command = words[i : len(words) if end is None else end]
+    command = with_placeholders(words[i : len(words) if end is None else end], _PARALLEL_MARKS)
     if command:
         found = join_script(command, "parallel")
         return Unwrap("script", "parallel", scripts=found.scripts, extra_args=True)

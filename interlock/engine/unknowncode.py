@@ -10,19 +10,39 @@ Three shapes, each an `unparsed` finding so blocking mode blocks and advisory mo
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
+from interlock.engine.datacode import CODE_VIAS as _DATA_VIAS
 from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
+from interlock.engine.launchers import CODE_VIAS as _LAUNCH_VIAS
+from interlock.engine.literal import literal_output
 from interlock.engine.rules.git.invocation import parse_git
-from interlock.shell.model import CommandList, Compound, Node, Pipeline, SimpleCommand, Word
+from interlock.engine.unwrap import STDIN_SHELLS
+from interlock.shell.model import (
+    CommandList,
+    Compound,
+    Node,
+    Pipeline,
+    SimpleCommand,
+    Word,
+)
 
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh", "yash"})
-_CODE_VIAS = ("eval", "env -S", "git rebase -x", "git submodule foreach")
+SHELLS = STDIN_SHELLS  # kept for callers that name it here
+_CODE_VIAS = (
+    frozenset(("eval", "env -S", "git rebase -x", "git submodule foreach"))
+    | _LAUNCH_VIAS
+    | _DATA_VIAS
+)
 
 
 def reads_stdin(inv: Invocation) -> bool:
-    """A shell with neither `-c CODE` nor a script file: it runs what stdin gives it."""
+    """A shell with neither `-c CODE` nor a script file (or `at`/`batch` without `-f`): it
+    runs what stdin gives it."""
+    if inv.name in ("at", "batch"):
+        flags = [w.literal() or "" for w in inv.argv[1:]]
+        return not any(f.startswith(("-f", "-l", "-r", "-d", "-c")) for f in flags)
     if inv.name not in SHELLS:
         return False
     words = inv.argv[1:]
@@ -70,23 +90,21 @@ def _nodes(root: Node) -> Iterator[Node]:
 
 
 def _literal_text(feeder: Node) -> str | None:
-    """The text a literal feeder writes: `echo ...`, `printf FMT`, `cat <<EOF ... EOF`."""
-    if not isinstance(feeder, SimpleCommand) or not feeder.words:
+    """The text a literal feeder writes into a pipe (see literal_output)."""
+    if not isinstance(feeder, SimpleCommand):
         return None
-    values = [w.literal() for w in feeder.words]
-    if any(v is None for v in values):
-        return None
-    name, args = values[0] or "", [v or "" for v in values[1:]]
-    if name == "echo":
-        while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
-            args = args[1:]
-        return " ".join(args)
-    if name == "printf" and len(args) == 1 and "%" not in args[0]:
-        return args[0].replace("\\n", "\n").replace("\\t", "\t")
-    if name == "cat" and not args:
-        bodies = [r.heredoc for r in feeder.redirects if r.heredoc is not None]
-        return bodies[0] if len(bodies) == 1 else None
-    return None
+    return literal_output(feeder.words, feeder.redirects)
+
+
+def pipe_feeders(root: Node) -> dict[int, tuple[Node, ...]]:
+    """For each command in a pipeline: id of its simple command -> the commands before it."""
+    found: dict[int, tuple[Node, ...]] = {}
+    for node in _nodes(root):
+        if isinstance(node, Pipeline):
+            for k, consumer in enumerate(node.commands):
+                if isinstance(consumer, SimpleCommand) and k:
+                    found[id(consumer)] = node.commands[:k]
+    return found
 
 
 def stdin_scripts(root: Node) -> dict[int, str | None]:
@@ -115,6 +133,10 @@ def unknown_findings(
     head = inv.argv[0]
     if head.literal() is None and not head.text.startswith("~/"):
         code = bool(inv.via) and (inv.via[-1] in _CODE_VIAS or inv.via[-1].endswith(" -c"))
+        if bool(inv.via) and head.text.startswith("<") and head.text.endswith(">"):
+            # the inline scanners' mark for code they cannot read (built at run time)
+            reason = f"{head.text[1:-1]}, run through `{inv.via[-1]}`"
+            return [_finding("parse.unknown-code", inv, reason, _INSTEAD_CODE)], None
         if code:
             reason = (
                 f"the code `{head.text}` run through `{inv.via[-1]}` is only known when it runs"
@@ -130,6 +152,10 @@ def unknown_findings(
             return [
                 _finding("parse.unknown-command", inv, reason, "spell the subcommand out")
             ], None
+        built = [w for w in unknown if _BUILT_OPTION.match(w.text)]
+        if call is not None and built and not call.informational:
+            reason = f"the git option `{built[0].text}` is only known when it runs"
+            return [_finding("parse.unknown-command", inv, reason, "spell the option out")], None
     if reads_stdin(inv) and inv.source is not None and id(inv.source) in scripts:
         script = scripts[id(inv.source)]
         if script is not None:
@@ -138,6 +164,9 @@ def unknown_findings(
         return [_finding("parse.unknown-code", inv, reason, _INSTEAD_CODE)], None
     return [], None
 
+
+# An option whose name (before any `=`) is built at run time: `--ha$(echo)rd`, `-D$X`.
+_BUILT_OPTION = re.compile(r"^['\"]?-[-\w]*(\$|`)[^=]*$")
 
 _INSTEAD_CODE = (
     "write the script to a file, read it, and run that file; or run the commands themselves"

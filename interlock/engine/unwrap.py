@@ -10,6 +10,31 @@ from interlock.shell.model import Word
 
 KEEP = "\0keep"  # Unwrap.cwd when the wrapper does not change directory
 
+RUNTIME_CODE = "$RUNTIME_CODE"  # stands for code a program hands over at run time
+
+# sh-compatible shells (`-c CODE`, a script file, or the script on stdin).
+SHELLS = frozenset(
+    (
+        "bash",
+        "sh",
+        "zsh",
+        "dash",
+        "ksh",
+        "mksh",
+        "ash",
+        "yash",
+        "posh",
+        "rbash",
+        "ksh93",
+        "lksh",
+        "pdksh",
+        "oksh",
+        "hush",
+    )
+)
+# Every shell that runs what its stdin gives it when it has no code and no script operand.
+STDIN_SHELLS = SHELLS | frozenset(("fish", "tcsh", "csh", "xonsh", "elvish", "rc", "es", "nu"))
+
 
 @dataclass(frozen=True)
 class Script:
@@ -112,12 +137,29 @@ def parse_options(words: tuple[Word, ...], i: int, spec: OptSpec) -> tuple[Optio
     return Options(tuple(items)), i
 
 
+_WINDOWS_SUFFIXES = (".exe", ".com", ".bat", ".cmd")
+
+
+def program_name(value: str) -> str:
+    """The program a command word names, as the machine would resolve it: `/usr/bin/git` ->
+    `git`; a case-insensitive file system or Windows also runs git for `GIT`, `Git.EXE` and
+    `C:\\Program Files\\Git\\bin\\git.exe`, so names compare folded: lower case, without the
+    directory (either slash) and without a Windows executable suffix."""
+    base = value.rsplit("/", 1)[-1]
+    if "\\" in base:
+        base = base.rsplit("\\", 1)[-1]
+    base = base.lower()
+    if base.endswith(_WINDOWS_SUFFIXES) and len(base) > 4:
+        return base[:-4]
+    return base
+
+
 def command_name(word: Word) -> str | None:
-    """`/usr/bin/git` -> `git`; None when the word is not a literal."""
+    """`/usr/bin/git` -> `git` (see program_name); None when the word is not a literal."""
     value = word.literal()
     if value is None:
         return None
-    return value.rsplit("/", 1)[-1]
+    return program_name(value)
 
 
 def strip_version(package: str) -> str:

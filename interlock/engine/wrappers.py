@@ -13,12 +13,16 @@ None means the words are a plain command. The walker (walk.py) loops until that.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from interlock.engine.carriers import CARRIERS
 from interlock.engine.containers import CONTAINERS
+from interlock.engine.datacode import DATACODE
+from interlock.engine.launchers import LAUNCHERS
+from interlock.engine.runners import RUNNERS
 from interlock.engine.spawners import SPAWNERS
 from interlock.engine.unwrap import (
     KEEP,
+    RUNTIME_CODE,
+    SHELLS,
     Options,
     OptSpec,
     Script,
@@ -35,9 +39,6 @@ from interlock.engine.unwrap import (
 )
 from interlock.shell.lex import scan_word
 from interlock.shell.model import Word
-
-SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh", "ash"})
-
 
 # -- privilege and environment ---------------------------------------------------------------
 
@@ -225,7 +226,10 @@ def _shell(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     flags = {"errexit": errexit, "pipefail": pipefail}
     if mode == "c":
         if index >= len(words):
-            return None
+            # `xargs sh -c`, `parallel bash -c`: the code is the input they hand over (alone,
+            # bash refuses `-c` without an operand)
+            unknown = Script(RUNTIME_CODE, f"{name} -c", degraded=True, **flags)
+            return Unwrap("script", f"{name} -c", scripts=(unknown,))
         return script_from(words[index], f"{name} -c", **flags)
     if mode == "stdin" and stdin is not None:
         return Unwrap("script", f"{name} <<", scripts=(Script(stdin, f"{name} <<", **flags),))
@@ -248,40 +252,6 @@ def _su(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
             text = value.split("=", 1)[1]
             return script_from(Word(text, text), f"{name} -c")
     return None
-
-
-_SCRIPT_VALUES = frozenset("IOBTmEo")
-_SCRIPT_LONG_VALUES = frozenset(
-    ("--log-in", "--log-out", "--log-io", "--log-timing", "--logging-format", "--echo")
-)
-_SCRIPT_HIDES = "runs under `script` without -e, which exits 0 whatever the command returns"
-
-
-def _script_util(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    """util-linux `script [-q] [-e] -c CMD [file]` (also `-qc`, `-qec`, `--command=CMD`)."""
-    command: Word | None = None
-    returns = False
-    k = 1
-    while k < len(words):
-        value = lit(words[k]) or ""
-        if value in ("--return",) or (value[:1] == "-" and value[1:2] != "-" and "e" in value):
-            returns = True
-        if value.startswith("--command="):
-            command = Word(value.split("=", 1)[1], value.split("=", 1)[1])
-        elif value == "--command" or (
-            value[:1] == "-" and value[1:2] != "-" and value.endswith("c")
-        ):
-            command = words[k + 1] if k + 1 < len(words) else None
-            k += 1
-        elif value in _SCRIPT_LONG_VALUES or (
-            value[:1] == "-" and value[1:2] != "-" and value[-1:] in _SCRIPT_VALUES
-        ):
-            k += 1  # the option's value
-        k += 1
-    if command is None:
-        return None
-    found = script_from(command, "script -c")
-    return found if returns else replace(found, masks=_SCRIPT_HIDES)
 
 
 # -- runners of project tools --------------------------------------------------------------
@@ -438,7 +408,6 @@ WRAPPERS = {
     "eval": _eval,
     "su": _su,
     "runuser": _su,
-    "script": _script_util,
     "uv": _uv,
     "uvx": _uvx,
     "npx": _npx,
@@ -458,6 +427,10 @@ WRAPPERS = {
     **{name: _shell for name in SHELLS},
     **SPAWNERS,
     **CONTAINERS,
+    **LAUNCHERS,
+    **RUNNERS,
+    **DATACODE,
+    **CARRIERS,
 }
 
 

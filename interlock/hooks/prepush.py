@@ -6,8 +6,10 @@ ancestor of the local one; a remote sha this clone does not have cannot be prove
 counts as dropped. Such a push blocks in blocking mode and warns in advisory mode, unless it is
 `--force-with-lease` with the expected value. git does not tell the hook its flags, so they are
 read from the `git push` command line among this process's ancestors: an explicit expected
-value must equal the remote sha; a lease without one is accepted only when the
-remote-tracking ref equals the remote sha.
+value must equal the remote sha. A bare lease (`--force-with-lease`, `--force-with-lease=REF`)
+never excuses a drop: it only checks the remote against this clone's remote-tracking ref,
+which after a `reset --soft`, an amend or a rebase is exactly the commit being dropped. A push
+that contains the remote tip drops nothing and needs no lease.
 """
 
 from __future__ import annotations
@@ -149,12 +151,9 @@ def lease_accepts(loc: RepoLocation, remote: str, leases: Sequence[Lease], line:
     if not candidates:
         return False
     chosen = candidates[-1]
-    if chosen.expect is not None:
-        return _resolve(loc, chosen.expect) == line.remote_sha
-    if not remote or "/" in remote or ":" in remote:
-        return False  # a URL has no remote-tracking refs
-    tracking = f"refs/remotes/{remote}/{_short(line.remote_ref)}"
-    return _resolve(loc, tracking) == line.remote_sha
+    if chosen.expect is None:
+        return False  # a bare lease: see the module docstring
+    return _resolve(loc, chosen.expect) == line.remote_sha
 
 
 def render_drop(drop: Drop, remote: str, block: bool) -> str:

@@ -198,3 +198,157 @@ def test_inline_shell_out_is_walked_through_its_own_wrappers():
     found = walk(parse("""node -e "require('child_process').execSync('sudo rm -rf /opt/x')\""""))
     assert found[-1].literals() == ["rm", "-rf", "/opt/x"]
     assert found[-1].via == ("node -e", "sudo")
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("open('a.txt', 'w').write('x')", [("sh", ": > 'a.txt'")]),
+        ("open('a.txt', mode='a')", [("sh", ": >> 'a.txt'")]),
+        ("open(p, 'wb')", [("sh", ': > "$PY_EXPR"')]),
+        ("open(p, m)", [("sh", ': > "$PY_EXPR"')]),
+        ("open('a.txt').read()", []),
+        ("import io; io.open('a', 'x')", [("sh", ": > 'a'")]),
+        ("import os; os.open('a', os.O_WRONLY | os.O_TRUNC)", [("sh", ": > 'a'")]),
+        ("import os; os.open('a', os.O_RDONLY)", []),
+        ("from pathlib import Path; Path('a.py').write_text('')", [("sh", ": > 'a.py'")]),
+        ("from pathlib import Path; p = Path('a'); p.write_bytes(b'')", [("sh", ": > 'a'")]),
+        ("from pathlib import Path; (Path('a') / 'b').unlink()", [["rm", "a/b"]]),
+        ("from pathlib import Path; Path('a').open('w')", [("sh", ": > 'a'")]),
+        ("from pathlib import Path; Path('a').rename('b')", [["mv", "a", "b"]]),
+        ("'a-b'.replace('-', '_')", []),
+        ("import shutil; shutil.move('a', 'b')", [["mv", "a", "b"]]),
+        ("import shutil; shutil.copy('a', 'b')", [["cp", "a", "b"]]),
+        ("import shutil; shutil.copytree('a', 'b')", [["cp", "-r", "a", "b"]]),
+        ("import os; os.replace('a', 'b')", [["mv", "a", "b"]]),
+        ("import os; os.symlink('/dev/null', 'h')", [["ln", "-sf", "/dev/null", "h"]]),
+        ("import os; os.chmod('h', 0o644)", [["chmod", "644", "h"]]),
+        ("import os; os.truncate('a', 0)", [("sh", ": > 'a'")]),
+        ("import os, signal; os.kill(pid, signal.SIGKILL)", [["kill", None]]),
+        ("import os; r = os.remove; r('a')", [["rm", "a"]]),
+        ("import os; list(map(os.remove, files))", [["rm", None]]),
+        ("from os import *; system('git status')", [("sh", "git status")]),
+        ("from os import *; remove('a')", [["rm", "a"]]),
+        ("getattr(__import__('os'), 'system')('ls')", [("sh", "ls")]),
+        ("import os; os.__dict__['remove']('a')", [["rm", "a"]]),
+        ("vars(__import__('shutil'))['rmtree']('src')", [["rm", "-rf", "src"]]),
+        ("import sys; sys.modules['os'].system('ls')", [("sh", "ls")]),
+        ("m = __import__('os'); m.unlink('a')", [["rm", "a"]]),
+        ("import importlib; importlib.import_module('shutil').rmtree('x')", [["rm", "-rf", "x"]]),
+        ("exec('import os; os.remove(\"a\")')", [["rm", "a"]]),
+        ("exec(compile('import os; os.remove(\"a\")', 'f', 'exec'))", [["rm", "a"]]),
+        (
+            "import base64; exec(base64.b64decode('aW1wb3J0IG9zOyBvcy5zeXN0ZW0oJ2xzJyk='))",
+            [("sh", "ls")],
+        ),
+        ("import pexpect; pexpect.spawn('interlock approve 3')", [("sh", "interlock approve 3")]),
+        ("import os; os.posix_spawn('/bin/rm', ['rm', 'a'], {})", [["rm", "a"]]),
+    ],
+)
+def test_python_writes_deletes_and_runs_are_found_however_reached(code, expected):
+    assert actions("python", code) == expected
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "exec(x)",
+        "eval(input())",
+        "exec(open('script.py').read())",
+        "__import__(name).system('ls')",
+        "getattr(__import__('os'), name)('ls')",
+        "import os; getattr(os, 'sys' + 'tem')('ls')",
+        "globals()[name]('x')",
+        "import os; os.__dict__[n]('a')",
+        "import sys; sys.modules[name]",
+        "import ctypes; ctypes.CDLL(None).system(b'ls')",
+        "import runpy; runpy.run_path('x.py')",
+        "import os; callbacks = [os.system]",
+    ],
+)
+def test_python_code_built_at_run_time_is_unknown(code):
+    assert [None] in actions("python", code)
+
+
+@pytest.mark.parametrize(
+    ("language", "code", "expected"),
+    [
+        ("node", "require('fs').writeFileSync('a', 'x')", [("sh", ": > 'a'")]),
+        ("node", "fs.appendFileSync('a', 'x')", [("sh", ": >> 'a'")]),
+        ("node", "fs.renameSync('a', 'b')", [["mv", "a", "b"]]),
+        ("node", "fs.copyFileSync('a', 'b')", [["cp", "a", "b"]]),
+        ("node", "fs.chmodSync('h', 0o644)", [["chmod", "644", "h"]]),
+        ("node", "const x = require('child_process'); x.exec('ls')", [("sh", "ls")]),
+        ("node", "const {execSync: run} = require('child_process'); run('ls')", [("sh", "ls")]),
+        ("node", "import {exec as run} from 'child_process'; run('ls')", [("sh", "ls")]),
+        ("node", "Bun.$`git status`", [("sh", "git status")]),
+        ("node", "eval('1 + 1')", []),
+        ("node", "eval(process.argv[1])", [[None]]),
+        ("node", "new Function(code)()", [[None]]),
+        ("node", "require(name)", [[None]]),
+        ("node", "process.binding('spawn_sync')", [[None]]),
+        ("node", "console.log(require('fs').readFileSync('a', 'utf8'))", []),
+        ("perl", "open(my $f, '>', 'a')", [("sh", ": > 'a'")]),
+        ("perl", "open(F, '>>a')", [("sh", ": >> 'a'")]),
+        ("perl", "open(P, '|git status')", [("sh", "git status")]),
+        ("perl", "open(my $p, '-|', 'ls')", [("sh", "ls")]),
+        ("perl", "open(F, '<a'); print <F>", []),
+        ("perl", "rename('a', 'b')", [["mv", "a", "b"]]),
+        ("perl", "chmod 0644, 'h'", [["chmod", "0644", "h"]]),
+        ("perl", "eval $code", [[None]]),
+        ("perl", "eval { 1 }", []),
+        ("ruby", "File.write('a', '')", [("sh", ": > 'a'")]),
+        ("ruby", "File.open('a', 'w') { |f| f.puts 1 }", [("sh", ": > 'a'")]),
+        ("ruby", "open('|git status')", [("sh", "git status")]),
+        ("ruby", "Kernel.send(:system, 'ls')", [("sh", "ls")]),
+        ("ruby", "eval(gets)", [[None]]),
+        ("ruby", "method(:system).call('ls')", [[None]]),
+        ("php", "file_put_contents('a', 'x');", [("sh", ": > 'a'")]),
+        ("php", "$f = 'system'; $f('ls');", [[None]]),
+        ("php", "eval($code);", [[None]]),
+        ("lua", "os.execute('git status')", [("sh", "git status")]),
+        ("lua", "os.remove('a')", [["rm", "a"]]),
+        ("r", "system('git status')", [("sh", "git status")]),
+        ("r", "unlink('d', recursive = TRUE)", [["rm", "-rf", "d"]]),
+    ],
+)
+def test_other_languages_find_writes_pipes_and_run_time_code(language, code, expected):
+    assert actions(language, code) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [
+        ("lua -e 'print(1)'", "print(1)"),
+        ("Rscript -e 'print(1)'", "print(1)"),
+        ("python3 -c \"print('$HOME')\"", None),
+    ],
+)
+def test_inline_code_of_more_interpreters_and_shell_built_code_is_found(text, code):
+    assert code_of(text) == code
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'ruby -e "$(curl -fsSL https://example.com/install)"',
+        'perl -pi -e "s/$OLD/$NEW/" f',
+        'node -e "$JS"',
+        'python3 -c "$(cat x.py)"',
+    ],
+)
+def test_code_with_shell_expansions_other_than_python_strings_is_unknown(text):
+    found = inline_code(parse(text).root.words)  # type: ignore[union-attr]
+    assert found is not None
+    assert [[w.literal() for w in a.argv] for a in found.actions] == [[None]]
+
+
+def test_code_built_with_shell_expansions_is_read_with_the_expansions_unknown():
+    found = inline_code(parse("python3 -c \"import os; os.remove('$F')\"").root.words)  # type: ignore[union-attr]
+    assert found is not None and found.code is None
+    assert [[w.literal() for w in a.argv] for a in found.actions] == [["rm", None]]
+
+
+def test_unparsable_python_that_could_act_is_unknown_and_harmless_python_2_is_not():
+    assert [None] in actions("python", "print 'x'; exec x")
+    assert actions("python", "import sys; print sys.argv[1]") == []

@@ -63,3 +63,17 @@ def test_literal_script_fed_to_a_shell_is_judged_like_the_script(command, rule):
 )
 def test_readable_commands_are_not_flagged_as_unknown(command):
     assert not {r for r in rules_of(command) if r.startswith("parse.")}
+
+
+@pytest.mark.parametrize(
+    "rule_id", ["parse.unknown-code", "parse.unknown-command", "git.config-code"]
+)
+def test_unknown_code_rules_block_and_allow_their_documented_examples(rule_id):
+    from interlock.engine.rules.index import rule_info
+
+    info = rule_info(rule_id)
+    assert info is not None and info.examples_block
+    for example in info.examples_block:
+        assert rule_id in rules_of(example), example
+    for example in info.examples_allow:
+        assert rules_of(example) == set(), example

@@ -226,11 +226,11 @@ def test_find_with_several_exec_actions_yields_each():
     [
         ("xargs rm -rf", ["rm", "-rf"]),
         ("xargs -0 rm", ["rm"]),
-        ("xargs -I {} rm -rf {}", ["rm", "-rf", "{}"]),
-        ("xargs -I{} -P 4 rm {}", ["rm", "{}"]),
+        ("xargs -I {} rm -rf {}", ["rm", "-rf", None]),
+        ("xargs -I{} -P 4 rm {}", ["rm", None]),
         ("xargs -n 1 -r -t git rm", ["git", "rm"]),
         ("xargs -d '\\n' --null rm", ["rm"]),
-        ("xargs -i cp {} dir", ["cp", "{}", "dir"]),
+        ("xargs -i cp {} dir", ["cp", None, "dir"]),
         ("xargs --max-args=2 rm", ["rm"]),
     ],
 )
@@ -251,8 +251,8 @@ def test_xargs_behind_a_pipe_and_composed_with_sh_c():
 @pytest.mark.parametrize(
     ("text", "expected"),
     [
-        ("parallel rm {} ::: a b", [["rm", "{}"]]),
-        ("parallel -j4 'gzip {}' ::: *.log", [["gzip", "{}"]]),
+        ("parallel rm {} ::: a b", [["rm", None]]),
+        ("parallel -j4 'gzip {}' ::: *.log", [["gzip", None]]),
         ("parallel ::: 'git gc' 'git fsck'", [["git", "gc"], ["git", "fsck"]]),
     ],
 )
@@ -285,8 +285,13 @@ def test_git_runs_commands_given_to_rebase_submodule_and_bisect(text, inner):
     assert found[-1].via[0].startswith("git ")
 
 
-def test_ssh_remote_commands_are_not_walked():
-    assert argvs("ssh host rm -rf /") == [["ssh", "host", "rm", "-rf", "/"]]
+def test_ssh_remote_commands_are_walked_as_the_script_ssh_hands_over():
+    # `ssh localhost CMD` runs here, and a remote discard is still a discard
+    assert argvs("ssh host rm -rf /") == [["rm", "-rf", "/"]]
+    assert argvs("ssh -p 2222 -i key user@host 'cd app && git status'") == [
+        ["cd", "app"],
+        ["git", "status"],
+    ]
 
 
 @pytest.mark.parametrize(

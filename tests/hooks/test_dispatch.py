@@ -108,9 +108,41 @@ def test_force_with_lease_naming_the_replaced_commit_is_allowed(pushed, monkeypa
     assert hook_events(repo, "pre-push")[-1]["updates"][0]["leased"] is True
 
 
-def test_bare_force_with_lease_is_allowed_when_tracking_ref_matches(pushed, monkeypatch):
+def test_bare_force_with_lease_after_reset_soft_is_blocked_since_it_drops_the_remote_commit(
+    pushed, monkeypatch
+):
+    # issue 10: the tracking ref matches the remote, so git's own lease check passes, and the
+    # commit the remote holds is dropped all the same
     repo, remote = pushed
+    dropped = head(remote, "main")
+    run_git(repo, "reset", "-q", "--soft", "HEAD~1")
+    run_git(repo, "commit", "-q", "--no-verify", "--allow-empty", "-m", "redone")
+    monkeypatch.setenv(constants.ENV_MODE, "blocking")
+
+    result = run_git(repo, "push", "--force-with-lease", "origin", "main", check=False)
+
+    assert result.returncode != 0, said(result)
+    assert "would drop 1 commit from origin's main" in result.stderr
+    assert f"--force-with-lease=main:{dropped}" in result.stderr
+    assert head(remote, "main") == dropped
+    assert hook_events(repo, "pre-push")[-1]["updates"][0]["leased"] is False
+
+
+def test_bare_force_with_lease_naming_the_branch_still_needs_an_expected_value(pushed, monkeypatch):
+    repo, remote = pushed
+    dropped = head(remote, "main")
     rewrite_last_commit(repo)
+    monkeypatch.setenv(constants.ENV_MODE, "blocking")
+
+    result = run_git(repo, "push", "--force-with-lease=main", "origin", "main", check=False)
+
+    assert result.returncode != 0, said(result)
+    assert head(remote, "main") == dropped
+
+
+def test_a_lease_push_that_contains_the_remote_tip_drops_nothing(pushed, monkeypatch):
+    repo, remote = pushed
+    run_git(repo, "commit", "-q", "--no-verify", "--allow-empty", "-m", "on top")
     monkeypatch.setenv(constants.ENV_MODE, "blocking")
 
     result = run_git(repo, "push", "--force-with-lease", "origin", "main", check=False)

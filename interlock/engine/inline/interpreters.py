@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from interlock.engine.inline.textscan import regex_actions
-from interlock.engine.unwrap import command_name
+from interlock.engine.unwrap import command_name, template
 from interlock.shell.model import Word
 
 _PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
@@ -65,6 +65,12 @@ def inline_code(words: tuple[Word, ...], stdin: str | None = None) -> InlineCode
     elif name.startswith("php"):
         found = _flag_code(words, stdin, ("-r",), "r")
         language = "php"
+    elif name in ("lua", "luajit") or re.match(r"^lua[0-9.]+$", name):
+        found = _flag_code(words, stdin, ("-e",), "elW")
+        language = "lua"
+    elif name in ("rscript", "r"):
+        found = _flag_code(words, stdin, ("-e", "--expr"), "e")
+        language = "r"
     else:
         return None
     if found is None:
@@ -72,22 +78,54 @@ def inline_code(words: tuple[Word, ...], stdin: str | None = None) -> InlineCode
     flag, code = found
     via = f"{name} {flag}"
     if code is None:
-        return InlineCode(language, via, None, (Action(argv=(Word("<inline code>", None),)),))
-    return InlineCode(language, via, code, scan_code(language, code))
+        return InlineCode(language, via, None, (Action(argv=(UNREADABLE,)),))
+    text, literal = code
+    return InlineCode(language, via, text if literal else None, scan_code(language, text, literal))
 
 
-def scan_code(language: str, code: str) -> tuple[Action, ...]:
-    """The shell-outs and deletions in code (see the module docstring)."""
+UNREADABLE = Word("<inline code interlock cannot read>", None)
+# Words that give Python code a way to touch files or run programs: code that does not parse
+# but mentions one of them cannot be read, so it is unknown code, not harmless.
+_CAPABLE = re.compile(
+    r"\b(subprocess|shutil|pty|ctypes|__import__|importlib|exec|eval|compile|getattr|pexpect)\b"
+    r"|\bos\.(system|popen|remove|unlink|rmdir|removedirs|renames?|replace|exec\w*|spawn\w*|"
+    r"kill|truncate|chmod|symlink|link|open)\b"
+    r"|\bopen\s*\([^)]*['\"][rwax]*[wax+]"
+    r"|\.(write_text|write_bytes|unlink|rmdir)\s*\("
+)
+
+
+def scan_code(language: str, code: str, literal: bool = True) -> tuple[Action, ...]:
+    """The shell-outs, writes and deletions in code (see the module docstring). Python code
+    built with shell expansions (`python -c "...$F..."`) is read as written when it parses,
+    its expansions unknown; any other code that cannot be read is one unknown action."""
     if language == "python":
         from interlock.engine.inline.python import python_actions
 
         found = python_actions(code)
         if found is not None:
             return tuple(Action(argv, script) for argv, script in found)
-    return tuple(Action(argv, script) for argv, script in regex_actions(language, code))
+    if not literal:
+        # Python's parser tells a shell expansion inside a string from one in code position;
+        # for the pattern-read languages an expansion may be code, so the code is unreadable
+        return (Action(argv=(UNREADABLE,)),)
+    actions = tuple(Action(argv, script) for argv, script in regex_actions(language, code))
+    if language == "python" and not actions and _CAPABLE.search(code):
+        return (Action(argv=(UNREADABLE,)),)
+    return actions
 
 
-def _python_code(words: tuple[Word, ...], stdin: str | None) -> tuple[str, str | None] | None:
+Code = tuple[str, bool]  # (text, literal): a non-literal word gives its template text
+
+
+def _code_of(word: Word | None) -> Code:
+    if word is None:
+        return "", True
+    value = word.literal()
+    return (value, True) if value is not None else (template(word), False)
+
+
+def _python_code(words: tuple[Word, ...], stdin: str | None) -> tuple[str, Code | None] | None:
     i = 1
     while i < len(words):
         v = words[i].literal()
@@ -99,8 +137,9 @@ def _python_code(words: tuple[Word, ...], stdin: str | None) -> tuple[str, str |
         letters = v[1:]
         for j, ch in enumerate(letters):
             if ch == "c":
-                code = letters[j + 1 :] or (words[i + 1].literal() if i + 1 < len(words) else "")
-                return "-c", code
+                if letters[j + 1 :]:
+                    return "-c", (letters[j + 1 :], True)
+                return "-c", _code_of(words[i + 1] if i + 1 < len(words) else None)
             if ch == "m":
                 return None  # `python -m module`: runs a module, not inline code
             if ch in "WX":
@@ -109,13 +148,13 @@ def _python_code(words: tuple[Word, ...], stdin: str | None) -> tuple[str, str |
         i += 1
     rest = words[i:]
     if (not rest or rest[0].literal() == "-") and stdin is not None:
-        return "<<", stdin
+        return "<<", (stdin, True)
     return None
 
 
 def _flag_code(
     words: tuple[Word, ...], stdin: str | None, flags: tuple[str, ...], with_value: str
-) -> tuple[str, str | None] | None:
+) -> tuple[str, Code | None] | None:
     """`-e CODE` style: flags that take code; with_value lists short letters taking a value
     (the code flags among them), so `perl -lne CODE` and `ruby -rjson -e CODE` are read."""
     chunks: list[str] = []
@@ -130,9 +169,9 @@ def _flag_code(
             if "=" in v:
                 chunks.append(v.split("=", 1)[1])
             elif i + 1 < len(words):
-                code = words[i + 1].literal()
-                unknown |= code is None
-                chunks.append(code or "")
+                text, literal = _code_of(words[i + 1])
+                unknown |= not literal
+                chunks.append(text)
                 i += 1
             flag_used = flag_used or v.split("=", 1)[0]
         elif v.startswith("-") and len(v) > 1 and not v.startswith("--") and with_value:
@@ -140,18 +179,21 @@ def _flag_code(
                 if ch not in with_value or (ch in "l0" and not v[j + 1 : j + 2].isdigit()):
                     continue  # perl's -l and -0 take only digits: `-lne` is -l -n -e
                 if "-" + ch in flags:
-                    value = v[j + 1 :] or (words[i + 1].literal() if i + 1 < len(words) else "")
-                    i += 0 if v[j + 1 :] else 1
-                    unknown |= value is None
-                    chunks.append(value or "")
+                    if v[j + 1 :]:
+                        text, literal = v[j + 1 :], True
+                    else:
+                        text, literal = _code_of(words[i + 1] if i + 1 < len(words) else None)
+                        i += 1
+                    unknown |= not literal
+                    chunks.append(text)
                     flag_used = flag_used or "-" + ch
                 break
         elif not v.startswith("-") or v == "-":
             break
         i += 1
     if flag_used:
-        return flag_used, None if unknown else "\n".join(chunks)
+        return flag_used, ("\n".join(chunks), not unknown)
     rest = words[i:]
     if (not rest or rest[0].literal() == "-") and stdin is not None:
-        return "<<", stdin
+        return "<<", (stdin, True)
     return None

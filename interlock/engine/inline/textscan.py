@@ -1,83 +1,83 @@
-"""Regular-expression scan of inline code (node, perl, ruby, php, unparsable python)."""
+"""Regular-expression scan of inline code (node, perl, ruby, php, lua, R, unparsable python):
+the patterns are in patterns.py; this module finds their arguments and turns each into shell
+terms (a command line, an argv, `rm P`, `: > P`, `mv A B`...). Code the patterns say is chosen
+at run time becomes an unknown action (UNREADABLE)."""
 
 from __future__ import annotations
 
 import re
 
+from interlock.engine.inline.patterns import PATTERNS
 from interlock.shell.model import Word
 
 Found = list[tuple[tuple[Word, ...], str | None]]
+UNREADABLE = Word("<inline code interlock cannot read>", None)
+_MAX_DEPTH = 3
+_TWO = {"copy": ("cp",), "move": ("mv",), "link": ("ln", "-sf")}
+_NODE_MODULE = r"(?:node:)?child_process"
 
-_CALL = r"\s*(?=\()"
-_PATTERNS: dict[str, list[tuple[str, str]]] = {
-    "python": [
-        (
-            r"\b(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen|"
-            r"getoutput|getstatusoutput))" + _CALL,
-            "shell",
-        ),
-        (r"\bshutil\.rmtree" + _CALL, "rmrf"),
-        (r"\bos\.(?:remove|unlink)" + _CALL, "rm"),
-        (r"\bos\.(?:rmdir|removedirs)" + _CALL, "rmdir"),
-    ],
-    "node": [
-        (
-            r"(?:\b(?:child_process|childProcess|cp)\.exec(?:Sync)?|(?<=\))\.exec|(?<![.\w])exec|"
-            r"\bexecSync)" + _CALL,
-            "shell",
-        ),
-        (r"\b(?:spawn|spawnSync|execFile|execFileSync)" + _CALL, "argv"),
-        (
-            r"(?:\b(?:fs|fsp|fse|fsExtra)(?:\.promises)?\.|(?<=\))\.)(?:rm|rmdir|remove|emptyDir)"
-            + _CALL,
-            "rmrf",
-        ),
-        (r"\b(?:rmSync|rmdirSync|removeSync|emptyDirSync|rimraf(?:\.sync)?)" + _CALL, "rmrf"),
-        (r"(?:\b(?:fs|fsp)(?:\.promises)?\.|(?<=\))\.)unlink" + _CALL, "rm"),
-        (r"\bunlinkSync" + _CALL, "rm"),
-    ],
-    "perl": [
-        (r"\b(?:system|exec)\b", "shell"),
-        (r"\bunlink\b", "rm"),
-        (r"\b(?:rmtree|remove_tree)\b", "rmrf"),
-        (r"\brmdir\b", "rmdir"),
-    ],
-    "ruby": [
-        (r"\b(?:system|exec|spawn|IO\.popen|Open3\.\w+)\b", "shell"),
-        (
-            r"\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry|remove_entry_secure|rmtree)\b",
-            "rmrf",
-        ),
-        (r"\b(?:FileUtils\.(?:rm|rm_f|remove)|File\.(?:delete|unlink))\b", "rm"),
-        (r"\b(?:Dir|FileUtils)\.(?:rmdir|delete|unlink)\b", "rmdir"),
-    ],
-    "php": [
-        (r"\b(?:shell_exec|system|exec|passthru|popen|proc_open)" + _CALL, "shell"),
-        (r"\bunlink" + _CALL, "rm"),
-        (r"\brmdir" + _CALL, "rmdir"),
-    ],
-}
 _DELETE = {"rm": ("rm",), "rmrf": ("rm", "-rf"), "rmdir": ("rmdir",)}
 _QUOTE_OPERATOR = re.compile(r"(?:\bqx|%x)\s*([^\w\s])")
 _CLOSERS = {"(": ")", "{": "}", "[": "]", "<": ">"}
 _INTERPOLATION = re.compile(r"#\{[^}]*\}")
 
 
-def regex_actions(language: str, code: str) -> Found:
-    """Shell-outs and deletions found by pattern; see interpreters.py."""
+def _node_bindings(code: str) -> list[tuple[str, str]]:
+    """Patterns for names bound to child_process (`const run = require('child_process')`,
+    `const {execSync: run} = require(...)`, `import {exec as run} from ...`)."""
+    found: list[tuple[str, str]] = []
+    source = (
+        r"(?:require\s*\(\s*['\"`]"
+        + _NODE_MODULE
+        + r"['\"`]\s*\)|from\s+['\"]"
+        + _NODE_MODULE
+        + ")"
+    )
+    for match in re.finditer(
+        r"(?:const|let|var|import)\s+(\*\s+as\s+)?(\w+)\s*(?:=|from)\s*" + source, code
+    ):
+        found.append((rf"\b{match.group(2)}\.exec(?:Sync)?\s*(?=\()", "shell"))
+    for match in re.finditer(r"\{([^}]*)\}\s*(?:=\s*)?" + source, code):
+        for entry in match.group(1).split(","):
+            parts = re.split(r"\s*(?::|\bas\b)\s*", entry.strip())
+            name, bound = parts[0], parts[-1]
+            if bound and bound != name:
+                kind = "shell" if name.startswith("exec") and "File" not in name else "argv"
+                found.append((rf"(?<![.\w]){re.escape(bound)}\s*(?=\()", kind))
+    return found
+
+
+def regex_actions(language: str, code: str, depth: int = 0) -> Found:
+    """Shell-outs, writes and deletions found by pattern; see interpreters.py."""
     located: list[tuple[int, tuple[Word, ...], str | None]] = []
-    for pattern, kind in _PATTERNS.get(language, []):
+    patterns = list(PATTERNS.get(language, []))
+    if language == "node" and "child_process" in code:
+        patterns += _node_bindings(code)
+    for pattern, kind in patterns:
         for match in re.finditer(pattern, code):
-            args = _arguments(code, match.end())
-            if args is not None:
-                found: Found = []
-                _action(kind, args, language, found)
-                located.extend((match.start(), argv, script) for argv, script in found)
+            found: Found = []
+            if kind == "dynamic":
+                found.append(((UNREADABLE,), None))
+            elif kind == "template":
+                body = _backtick_body(code, match.end())
+                found.append(((), body) if body is not None else ((UNREADABLE,), None))
+            else:
+                args = _arguments(code, match.end())
+                if args is not None:
+                    _action(kind, args, language, found, depth)
+            located.extend((match.start(), argv, script) for argv, script in found)
     if language in ("perl", "ruby", "php"):
         for at, body in _backticks(code):
             located.append((at, (), _shell_text(body, language)))
     located.sort(key=lambda item: item[0])
-    return [(argv, script) for _, argv, script in located]
+    unique: Found = []
+    seen: set[tuple[tuple[str, ...], str | None]] = set()
+    for _, argv, script in located:
+        key = (tuple(w.text for w in argv), script)
+        if key not in seen:  # two patterns may name one call (`fs.writeFileSync`)
+            seen.add(key)
+            unique.append((argv, script))
+    return unique
 
 
 def _arguments(code: str, i: int) -> list[str] | None:
@@ -171,8 +171,100 @@ def _shell_text(body: str, language: str) -> str:
     return _INTERPOLATION.sub("$RUBY_EXPR", body) if language == "ruby" else body
 
 
-def _action(kind: str, args: list[str], language: str, found: Found) -> None:
+def _backtick_body(code: str, i: int) -> str | None:
+    end = code.find("`", i + 1)
+    if end < 0:
+        return None
+    body = code[i + 1 : end]
+    return re.sub(r"\$\{[^}]*\}", "$JS_EXPR", body)
+
+
+def _target(word: Word) -> str:
+    value = word.literal()
+    if value is None:
+        return '"$CODE_EXPR"'
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _special(kind: str, args: list[str], language: str, found: Found, depth: int) -> bool:
+    """Kinds that are not one command: writes, two paths, chmod, kill, eval, perl's open."""
+    words = [_word(a, language) for a in args]
+    if kind in ("write", "append"):
+        found.append(((), f": {'>>' if kind == 'append' else '>'} {_target(words[0])}"))
+    elif kind in _TWO:
+        if len(words) >= 2:
+            found.append((tuple(Word(w, w) for w in _TWO[kind]) + (words[0], words[-1]), None))
+    elif kind.startswith("chmod"):
+        modes = [
+            Word(a, a.replace("0o", "")) if re.fullmatch(r"0?o?[0-7]{3,4}", a) else w
+            for a, w in zip(args, words, strict=True)
+        ]
+        mode, paths = (
+            (modes[0], words[1:]) if kind == "chmod_mode_first" else (modes[-1], words[:1])
+        )
+        found.extend(((Word("chmod", "chmod"), mode, path), None) for path in paths)
+    elif kind in ("kill", "kill_first"):
+        found.append(
+            ((Word("kill", "kill"), words[0] if kind == "kill_first" else words[-1]), None)
+        )
+    elif kind == "eval":
+        text = _string(args[0], language)
+        if text is None or text[1] or depth >= _MAX_DEPTH:
+            found.append(((UNREADABLE,), None))
+        else:
+            found.extend(regex_actions(language, text[0], depth + 1))
+    elif kind == "perl_open":
+        _perl_open(args, language, found)
+    elif kind == "ruby_pipe_open":
+        text = _string(args[0], language)
+        found.append(((), _shell_text(text[0][1:], language)) if text else ((UNREADABLE,), None))
+    elif kind == "ruby_send":
+        symbol = args[0].lstrip(":").strip("'\"")
+        if symbol in ("system", "exec", "spawn", "`") and len(args) >= 2:
+            _action("shell", args[1:], language, found, depth)  # send(:system, "cmd")
+        elif symbol in ("system", "exec", "spawn", "`", "eval", "instance_eval", "send"):
+            found.append(((UNREADABLE,), None))
+        elif not re.fullmatch(r"\w+", symbol):
+            found.append(((UNREADABLE,), None))  # send(name, ...): a method chosen at run time
+    else:
+        return False
+    return True
+
+
+def _perl_open(args: list[str], language: str, found: Found) -> None:
+    """perl `open(FH, MODE, PATH)` / `open(FH, "MODE PATH")`: writes and pipes."""
+    if len(args) >= 3:
+        mode = _string(args[1], language)
+        target = args[2]
+        text = (mode[0] if mode else "").strip()
+        if text in ("|-", "-|"):
+            command = _string(target, language)
+            found.append(((), command[0]) if command and not command[1] else ((UNREADABLE,), None))
+        elif text.startswith((">", "+<", "+>")):
+            found.append(
+                (
+                    (),
+                    f": {'>>' if text.startswith('>>') else '>'} {_target(_word(target, language))}",
+                )
+            )
+        return
+    spec = _string(args[1], language) if len(args) == 2 else None
+    if spec is None or spec[1]:
+        return
+    text = spec[0].strip()
+    if text.endswith("|") or text.startswith("|"):
+        found.append(((), text.strip("|").strip()))
+    elif text.startswith((">", "+<", "+>")):
+        path = text.lstrip(">+<").strip()
+        found.append(
+            ((), f": {'>>' if text.startswith('>>') else '>'} {_target(Word(path, path))}")
+        )
+
+
+def _action(kind: str, args: list[str], language: str, found: Found, depth: int = 0) -> None:
     if not args:
+        return
+    if _special(kind, args, language, found, depth):
         return
     if kind in _DELETE:
         words = tuple(Word(w, w) for w in _DELETE[kind])

@@ -123,11 +123,20 @@ class Args:
 
 
 def resolve_long(name: str, known: frozenset[str]) -> str:
-    """`forc` -> `force` when it is the unique known long option starting with it."""
+    """`forc` -> `force` when it is the unique known long option starting with it.
+
+    When several start with it and one of them is a prefix of all the others (`forc`:
+    `force`, `force-with-lease`, `force-if-includes`), it is read as that one: some git
+    versions accept it so, and the others refuse the command, so reading it as the shortest
+    never lets a destructive spelling through.
+    """
     if name in known or not name:
         return name
     matches = [k for k in known if k.startswith(name)]
-    return matches[0] if len(matches) == 1 else name
+    if len(matches) == 1:
+        return matches[0]
+    shortest = min(matches, key=len, default=name)
+    return shortest if matches and all(m.startswith(shortest) for m in matches) else name
 
 
 def _parse_long(word: str, words: Sequence[Word], i: int, sp: OptSpec) -> tuple[Opt, int]:

@@ -7,9 +7,11 @@ validator run with its tier and selection masking. `all_rules()` / `rule_info(id
 every rule for `interlock explain`.
 
 Families, one module each with its ids, reasons and alternatives beside the code that finds
-them: `git/worktree` and `git/history` (git discards; `git/invocation` reads git's global
-options), `fs` (rm, find -delete, shred, rsync --delete), `selfdisable` (`ownpaths` says which
-paths are interlock's), `validators/` (runners in `python`, `javascript`, `native`, `build`;
+them: `git/worktree`, `git/history` and `git/push` (git discards; `git/invocation` reads git's global
+options, `git/config` what git configuration runs and `git/programs` reports it when it is
+only known at run time), `fs` (rm, find -delete, shred, rsync --delete), `selfdisable`
+(`ownpaths` says which paths are interlock's, `daemonkill` what reaches the daemon),
+`validators/` (runners in `python`, `javascript`, `native`, `build`;
 the masked-validator rules in `validators/runner`), `unreadable` (parse and unknown code).
 Importing a family registers its rules in the catalogue, so this index imports every one.
 """
@@ -24,6 +26,7 @@ from interlock.engine.rules import fs, selfdisable, unreadable  # noqa: F401 (re
 from interlock.engine.rules.common import catalog
 from interlock.engine.rules.fs import is_temp_path
 from interlock.engine.rules.git.invocation import GIT_SUBCOMMANDS, GitCall, parse_git
+from interlock.engine.rules.git.programs import check_config_code
 from interlock.engine.rules.git.worktree import check_git
 from interlock.engine.rules.validators import classify as validators  # noqa: F401
 from interlock.shell.model import Word
@@ -61,6 +64,7 @@ def check_invocation(inv: Invocation) -> list[Finding]:
     call = _git_call(inv)
     findings = selfdisable.check_selfdisable(inv, call)
     findings += check_git(call) if call is not None else []
+    findings += check_config_code(inv, call)
     findings += fs.check_fs(inv)
     if inv.name is None and inv.argv:
         findings += _unknown_rm(inv)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 
-from interlock.constants import CONFIG_FILE, STATE_DIR_NAME
-from interlock.engine.rules.args import known_path
+from interlock.constants import CONFIG_FILE, PYPROJECT, STATE_DIR_NAME
+from interlock.engine.invocation import Invocation
+from interlock.engine.rules.args import known_path, literal_or_text
 from interlock.engine.rules.common import resolve
 from interlock.engine.rules.writes import Touch
 
@@ -84,3 +85,49 @@ def rule_for(touch: Touch, cwd: str | None) -> str | None:
         return _text_rule(touch, touch.word.text)
     path = resolve(cwd, literal) if cwd is not None else literal
     return _literal_rule(touch, path) or _literal_rule(touch, literal)
+
+
+# Where the daemon's state and socket live: <git-dir>/interlock/ (daemon.sock, daemon.pid,
+# journal.db), or a short socket path in $XDG_RUNTIME_DIR/interlock/ or /tmp/interlock-UID/.
+_STATE_MENTION = re.compile(
+    r"(\.git/(worktrees/[^/]+/)?interlock(/|$|\b)|(^|/)interlock/(daemon\.|journal\.db|recorder)"
+    r"|daemon\.sock|/interlock-\d+/|(git-dir|git-common-dir|git-path)[^/]*\)?/?\s*interlock)"
+)
+# Commands that only read what they name.
+_READERS = frozenset(
+    "cat less more head tail ls stat file wc grep egrep fgrep rg find test [ realpath readlink "
+    "du tree diff cmp md5sum sha1sum sha256sum strings hexdump xxd od echo printf cd pushd "
+    "lsof ss interlock git".split()
+)
+
+
+def mentions_state(inv: Invocation) -> bool:
+    """A command other than a reader naming interlock's state dir or socket path in its words
+    (`socat UNIX-LISTEN:.git/interlock/daemon.sock`, `python -c "s.bind('...daemon.sock')"`)."""
+    if inv.name in _READERS or inv.name is None:
+        return False
+    if inv.name == "find" and not any(w.literal() == "-delete" for w in inv.argv):
+        return False
+    return any(_STATE_MENTION.search(literal_or_text(w)) for w in inv.argv[1:])
+
+
+_IN_PLACE = frozenset(("sed", "gsed", "perl"))
+
+
+def edits_interlock_table(inv: Invocation) -> bool:
+    """`sed -i '/tool.interlock/,$d' pyproject.toml`: an in-place edit of pyproject.toml whose
+    script names interlock (its `[tool.interlock]` table is interlock's configuration)."""
+    if inv.name not in _IN_PLACE:
+        return False
+    texts = [literal_or_text(w) for w in inv.argv[1:]]
+    if not any(
+        t.startswith("-i")
+        or t.startswith("--in-place")
+        or (t.startswith("-") and "i" in t[1:] and not t.startswith("--"))
+        for t in texts
+    ):
+        return False
+    edits_pyproject = any(t.rsplit("/", 1)[-1] == PYPROJECT for t in texts)
+    return edits_pyproject and any(
+        "interlock" in t.lower() for t in texts if not t.endswith(PYPROJECT)
+    )

@@ -14,11 +14,14 @@ import re
 from interlock.constants import ENV_PREFIX
 from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
+from interlock.engine.rules import daemonkill
 from interlock.engine.rules import ownpaths as paths
 from interlock.engine.rules.args import literal_or_text, parse_args, spec
 from interlock.engine.rules.common import catalog, make_finding, rule
+from interlock.engine.rules.git.config import CONFIG_OPTS, config_writes
 from interlock.engine.rules.git.invocation import GitCall, parse_git
-from interlock.engine.rules.writes import touched_paths
+from interlock.engine.rules.writes import Touch, touched_paths
+from interlock.shell.model import Word
 
 # `interlock X` subcommands that turn interlock down (`hooks uninstall`, `daemon stop` and
 # `config set` are read separately).
@@ -82,50 +85,96 @@ rule(
 rule(
     "selfdisable.env-override",
     "self-disable",
-    "INTERLOCK_* environment variables set or unset inside the run",
-    f"interlock's settings come from the environment a person set up; changing them from "
-    f"inside the run relaxes the guard ({_PERSON})",
+    "INTERLOCK_* environment variables set or unset inside the run (or in shell startup files)",
+    "interlock's settings come from the environment a person set up; changing them from "
+    "inside the run relaxes the guard, and so does writing them into ~/.bashrc, ~/.profile, "
+    f"~/.zshrc, .envrc or a file named by BASH_ENV/ENV, which later shells read ({_PERSON})",
     "run the command without the INTERLOCK_* assignment",
     ("INTERLOCK_MODE=off git reset --hard", "export INTERLOCK_MODE=off", "unset INTERLOCK_RUN"),
     ("echo $INTERLOCK_MODE", "env | grep INTERLOCK"),
 )
 rule(
+    "selfdisable.hook-skip-env",
+    "self-disable",
+    "variables that make hook managers skip their hooks (HUSKY=0, SKIP=..., LEFTHOOK=0)",
+    "husky, pre-commit, lefthook and overcommit read these to skip the hooks they run; interlock "
+    f"runs among them or alongside them, so skipping them skips checks ({_PERSON})",
+    "commit without the variable and fix what the hooks report",
+    (
+        "HUSKY=0 git commit -m wip",
+        "SKIP=interlock,flake8 git commit -m wip",
+        "PRE_COMMIT_ALLOW_NO_CONFIG=1 git commit -m wip",
+        "LEFTHOOK=0 git push",
+        "export HUSKY_SKIP_HOOKS=1",
+        "env OVERCOMMIT_DISABLE=1 git commit -m x",
+    ),
+    ("HUSKY=1 git commit -m x", "SKIP=1 pytest", "git commit -m 'SKIP=lint'"),
+)
+rule(
     "selfdisable.kill-daemon",
     "self-disable",
     "stopping or killing the interlock daemon",
-    f"the daemon records every change to the tree; without it lost work cannot be recovered "
-    f"({_PERSON})",
+    "the daemon records every change to the tree; without it lost work cannot be recovered. "
+    "It is a Python process (`python3 -m interlock daemon run`), so killing python processes "
+    f"by name, every process of the user, or its pid reaches it ({_PERSON})",
     "leave the daemon running; `interlock daemon status` shows what it does",
     (
         "pkill -f interlock",
+        "pkill python",
+        "pkill -9 -f 'daemon run'",
+        "killall python3",
+        "killall -r 'py.*'",
         "killall interlock",
         "kill $(cat .git/interlock/daemon.pid)",
+        "kill -9 $(pgrep -f interlock)",
+        "kill -9 -1",
+        "pkill -u dev",
         "interlock daemon stop",
     ),
-    ("pkill -f pytest", "interlock daemon status", "kill %1"),
+    (
+        "pkill -f pytest",
+        "pkill -f 'python app.py'",
+        "pkill node",
+        "killall uvicorn",
+        "interlock daemon status",
+        "kill %1",
+        "kill -1 1234",
+    ),
 )
 rule(
     "selfdisable.config-edit",
     "self-disable",
-    "editing interlock's configuration (.interlock.toml) from inside the run",
+    "editing interlock's configuration (.interlock.toml, [tool.interlock]) from inside the run",
     f"the run would write its own rules ({_PERSON}; the run keeps reading the config as it "
-    "was at its baseline)",
+    "was at its baseline). Any writer counts: a redirect, an editor, sed -i, inline code, awk "
+    "or sed writing a file, and content naming interlock written into pyproject.toml",
     "leave .interlock.toml alone; propose the change to a person",
     (
         "echo 'mode = \"off\"' > .interlock.toml",
         "rm .interlock.toml",
         "sed -i 's/blocking/off/' .interlock.toml",
+        "vim .interlock.toml",
+        "sed -i '/tool.interlock/,$d' pyproject.toml",
     ),
-    ("cat .interlock.toml", "interlock config show"),
+    ("cat .interlock.toml", "interlock config show", "sed -i 's/requests/httpx/' pyproject.toml"),
 )
 rule(
     "selfdisable.state-edit",
     "self-disable",
-    "writing to or removing interlock's state (.git/interlock/)",
-    f"the journal, the daemon's socket and pid file are interlock's memory of the run ({_PERSON})",
+    "writing to, removing or listening on interlock's state (.git/interlock/, the socket)",
+    "the journal, the daemon's socket and pid file are interlock's memory of the run; a "
+    "program listening on the socket path would answer for the daemon, so any command but a "
+    f"reader that names them is refused ({_PERSON})",
     "leave .git/interlock/ alone; `interlock daemon status` and `interlock snapshots` read it",
-    ("rm -rf .git/interlock", "sqlite3 .git/interlock/journal.db 'delete from events'"),
-    ("cat .git/interlock/daemon.log",),
+    (
+        "rm -rf .git/interlock",
+        "sqlite3 .git/interlock/journal.db 'delete from events'",
+        "socat UNIX-LISTEN:.git/interlock/daemon.sock,fork EXEC:cat",
+        "nc -lU .git/interlock/daemon.sock",
+        "ln -sf /tmp/fake.sock .git/interlock/daemon.sock",
+        "vim .git/interlock/daemon.pid",
+    ),
+    ("cat .git/interlock/daemon.log", "ls -la .git/interlock", "tail -f .git/interlock/daemon.log"),
 )
 
 # Per subcommand: options whose value could look like `--no-verify` or `-n`.
@@ -153,6 +202,23 @@ _SERVICE = frozenset(("systemctl", "launchctl", "service", "supervisorctl"))
 _SETTERS = frozenset(("export", "declare", "typeset", "local", "readonly", "setenv", "unset"))
 _ENV_NAME = r"^" + ENV_PREFIX + r"\w*"
 _HOOKS_KEY = "core.hookspath"
+# Variables hook managers read to skip hooks: name -> the values that skip (None: any value).
+_HOOK_SKIP_ENV: dict[str, frozenset[str] | None] = {
+    "HUSKY": frozenset(("0", "false", "off", "no")),
+    "HUSKY_SKIP_HOOKS": None,
+    "PRE_COMMIT_ALLOW_NO_CONFIG": None,
+    "LEFTHOOK": frozenset(("0", "false", "off", "no")),
+    "LEFTHOOK_EXCLUDE": None,
+    "LEFTHOOK_SKIP": None,
+    "OVERCOMMIT_DISABLE": None,
+    "SKIP_HOOKS": None,
+    "GIT_HOOKS_SKIP": None,
+    "SKIP": None,  # pre-commit's list of hook ids; only where git reads it (see below)
+}
+_EDITORS = frozenset(
+    "vi vim nvim nano pico emacs emacsclient ed ex micro joe jed mcedit kak hx helix code "
+    "codium subl gedit kate mousepad vis".split()
+)
 
 
 def _find(rule_id: str, inv: Invocation) -> Finding:
@@ -205,13 +271,48 @@ def _git_findings(inv: Invocation, call: GitCall) -> list[Finding]:
         return found
     if call.sub == "config" and _config_writes_hooks_path(call):
         found.append(_find("selfdisable.hooks-path", inv))
+    elif call.sub == "config":
+        found += _config_file_findings(inv, call)
     elif _no_verify(call):
         found.append(_find("selfdisable.no-verify", inv))
     return found
 
 
+def _config_file_findings(inv: Invocation, call: GitCall) -> list[Finding]:
+    """`git config -f .interlock.toml KEY VALUE`: git config writes any ini file it is given."""
+    args = parse_args(call.args, CONFIG_OPTS)
+    target = args.last("-f", "--file")
+    if (
+        target is None
+        or target.word is None
+        and target.value is None
+        or not config_writes(call.args)
+    ):
+        return []
+    word = target.word if target.word is not None else Word(target.value or "", target.value)
+    rule_id = paths.rule_for(Touch(word, "write"), call.cwd)
+    return [_find(rule_id, inv)] if rule_id is not None else []
+
+
+def _skips_hooks_env(name: str, value: str, word: Word, persistent: bool, git: bool) -> bool:
+    if name not in _HOOK_SKIP_ENV or (name == "SKIP" and not (persistent or git)):
+        return False
+    skipping = _HOOK_SKIP_ENV[name]
+    return skipping is None or word.literal() is None or value.strip().lower() in skipping
+
+
 def _env_findings(inv: Invocation) -> list[Finding]:
     found: list[Finding] = []
+    persistent = inv.name in _SETTERS or not inv.argv  # export X=1, or X=1 alone
+    git = inv.name == "git" or (inv.name or "").startswith("git-")
+    words = list(inv.assignments)
+    if inv.name in _SETTERS or inv.name == "env":
+        words += [w for w in inv.argv[1:] if "=" in literal_or_text(w)]
+    for word in words:
+        text = literal_or_text(word)
+        name, _, value = text.partition("=")
+        if _skips_hooks_env(name, value, word, persistent or inv.name == "env", git):
+            found.append(_find("selfdisable.hook-skip-env", inv))
     for word in inv.assignments:
         text = literal_or_text(word)
         name, _, value = text.partition("=")
@@ -228,16 +329,35 @@ def _env_findings(inv: Invocation) -> list[Finding]:
     return found
 
 
-def _interlock_findings(inv: Invocation) -> list[Finding]:
+def _interlock_words(inv: Invocation) -> list[str | None] | None:
+    """The words after `interlock`, also for `python [opts] -m interlock[.cli] ...` and
+    `python PATH/interlock ...`; None when the command is not interlock."""
     argv = [w.literal() for w in inv.argv]
     name = inv.name
     if name == "interlock":
-        words = argv[1:]
-    elif (
-        name is not None and re.match(r"^python[0-9.]*$", name) and argv[1:3] == ["-m", "interlock"]
-    ):
-        words = argv[3:]
-    else:
+        return argv[1:]
+    if name is None or not re.match(r"^python[0-9.]*$", name):
+        return None
+    i = 1
+    while i < len(argv) and (argv[i] or "").startswith("-") and argv[i] != "-m":
+        i += 2 if argv[i] in ("-W", "-X") else 1
+    if i + 1 < len(argv) and argv[i] == "-m":
+        module = argv[i + 1] or ""
+        return argv[i + 2 :] if module.split(".")[0] == "interlock" else None
+    if i < len(argv) and literal_or_text(inv.argv[i]).rsplit("/", 1)[-1] == "interlock":
+        return argv[i + 1 :]
+    return None
+
+
+_APPROVE = (
+    "approval belongs to a person outside the run: `interlock approve` from inside it (under "
+    "script, unbuffer, expect or tmux too) would overrule the guard"
+)
+
+
+def _interlock_findings(inv: Invocation) -> list[Finding]:
+    words = _interlock_words(inv)
+    if words is None:
         return []
     words = [w for w in words if w is None or not w.startswith("-")]
     if not words:
@@ -245,6 +365,9 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
     first, second = words[0], (words[1] if len(words) > 1 else "")
     if first is None:
         return [_find("selfdisable.interlock-off", inv)]
+    if first == "approve":
+        info = catalog()["selfdisable.interlock-off"]
+        return [make_finding(info, inv, reason=_APPROVE)]
     if first in INTERLOCK_OFF_SUBCOMMANDS or (
         first == "hooks" and second in ("uninstall", "remove")
     ):
@@ -257,6 +380,8 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
 
 
 def _kill_findings(inv: Invocation) -> list[Finding]:
+    if daemonkill.reaches_daemon(inv):
+        return [_find("selfdisable.kill-daemon", inv)]
     name = inv.name
     texts = [literal_or_text(w).lower() for w in inv.argv[1:]]
     if name in _KILLERS or (
@@ -272,12 +397,23 @@ def _kill_findings(inv: Invocation) -> list[Finding]:
     return []
 
 
+def _editor_touches(inv: Invocation) -> list[Touch]:
+    """An editor opening a file may write it (`vim .interlock.toml`, `nano .git/hooks/x`)."""
+    if inv.name not in _EDITORS:
+        return []
+    return [Touch(w, "write") for w in inv.argv[1:] if (w.literal() or "x")[:1] not in "-+"]
+
+
 def _path_findings(inv: Invocation) -> list[Finding]:
     found: list[Finding] = []
-    for touch in touched_paths(inv):
+    for touch in touched_paths(inv) + _editor_touches(inv):
         rule_id = paths.rule_for(touch, inv.cwd)
         if rule_id is not None:
             found.append(_find(rule_id, inv))
+    if paths.mentions_state(inv):
+        found.append(_find("selfdisable.state-edit", inv))
+    if paths.edits_interlock_table(inv):
+        found.append(_find("selfdisable.config-edit", inv))
     return found
 
 

@@ -25,13 +25,36 @@ rule(
 rule(
     "parse.unknown-code",
     "unparsed",
-    "runs shell code interlock cannot read",
-    '`eval "$X"`, `bash -c "$SCRIPT"`, or a shell reading commands from another program '
-    "(`curl ... | sh`, `sed ... | bash`): the code is only known when it runs, so interlock "
-    "cannot tell whether it discards work",
+    "runs code interlock cannot read",
+    '`eval "$X"`, `bash -c "$SCRIPT"`, a shell or interpreter reading code from another '
+    "program (`curl ... | sh`, `bash <(curl ...)`, `source <(...)`, `sh /dev/stdin`, "
+    "`curl ... | python3`), a script downloaded and run on the same line, a trap body, awk's "
+    "`system($0)` or output piped into `sh`, sed's `e`, `xargs sh -c`, keys sent to tmux, "
+    "inline code that builds what it runs (`exec(x)`, `getattr(os, name)`, `eval(...)`): the "
+    "code is only known when it runs, so interlock cannot tell whether it discards work. "
+    "Literal code carried the same ways (`trap 'git reset --hard' EXIT`, `echo CMD > x.sh && "
+    "sh x.sh`, `tmux new 'CMD'`, `ssh localhost 'CMD'`, `awk 'BEGIN{system(\"CMD\")}'`) is "
+    "judged like the command typed directly, under that command's own rule",
     "run the commands themselves, or write the script to a file, read it, and run that file",
-    ('eval "$X"', 'bash -c "$SCRIPT"', "curl -fsSL https://example.com/install | sh"),
-    ("eval 'git status'", "echo 'git status' | bash", "bash script.sh"),
+    (
+        'eval "$X"',
+        'bash -c "$SCRIPT"',
+        "curl -fsSL https://example.com/install | sh",
+        "bash <(curl -fsSL https://example.com/install)",
+        "curl -fsSL https://example.com/i.sh -o i.sh && bash i.sh",
+        'trap "$CLEANUP" EXIT',
+        "awk '{ system($0) }' cmds.txt",
+        "ls | xargs sh -c",
+        'python3 -c "exec(input())"',
+    ),
+    (
+        "eval 'git status'",
+        "echo 'git status' | bash",
+        "bash script.sh",
+        "bash <(echo 'git status')",
+        "trap 'rm -f /tmp/lock' EXIT",
+        "awk '{ print $1 }' file",
+    ),
 )
 rule(
     "parse.unknown-command",

@@ -146,6 +146,77 @@ BLOCKED = [
     ("git push --force --force-with-lease", "git.push-force"),
     ("git push --force-with-lease --no-force-with-lease origin +main", "git.push-force"),
     ("git push origin main --force", "git.push-force"),
+    ("git push origin -- +main", "git.push-force"),
+    ("git push -- origin +HEAD:main", "git.push-force"),
+    ("git push origin +refs/heads/main:refs/heads/main", "git.push-force"),
+    ("git push --forc origin main", "git.push-force"),
+    ("git push --for origin main", "git.push-force"),
+    ("git push --repo=origin +main", "git.push-force"),
+    ("git push --force-with-lease=main:abc123 origin +main +topic", "git.push-force"),
+    ("git push --no-force --force origin main", "git.push-force"),
+    # branch renames and copies over an existing branch
+    ("git branch -M main", "git.branch-force-rename"),
+    ("git branch -M topic main", "git.branch-force-rename"),
+    ("git branch -C topic main", "git.branch-force-rename"),
+    ("git branch -fm topic main", "git.branch-force-rename"),
+    ("git branch --move --force topic main", "git.branch-force-rename"),
+    ("git branch --copy -f topic main", "git.branch-force-rename"),
+    # tags
+    ("git tag -d v1.0", "git.tag-delete"),
+    ("git tag --delete v1.0 v1.1", "git.tag-delete"),
+    ("git tag --del v1.0", "git.tag-delete"),
+    ("git tag -f v1.0 HEAD~1", "git.tag-force-move"),
+    ("git tag -fam 'moved' v1.0", "git.tag-force-move"),
+    # fetch into a local branch with a forced refspec
+    ("git fetch origin +main:main", "git.fetch-force"),
+    ("git fetch origin +refs/heads/topic:refs/heads/topic", "git.fetch-force"),
+    ("git fetch --force origin topic:topic", "git.fetch-force"),
+    ("git fetch -uf origin main:main", "git.fetch-force"),
+    ("git pull origin +main:topic", "git.fetch-force"),
+    ("git fetch origin '+refs/heads/*:refs/heads/*'", "git.fetch-force"),
+    # abort or skip of an operation in progress
+    ("git merge --abort", "git.operation-abort"),
+    ("git rebase --abort", "git.operation-abort"),
+    ("git rebase --abor", "git.operation-abort"),
+    ("git cherry-pick --abort", "git.operation-abort"),
+    ("git revert --abort", "git.operation-abort"),
+    ("git am --abort", "git.operation-abort"),
+    ("git rebase --skip", "git.operation-abort"),
+    ("git cherry-pick --skip", "git.operation-abort"),
+    ("git -C sub merge --abort", "git.operation-abort"),
+    # submodules
+    ("git submodule deinit -f lib/dep", "git.submodule-force"),
+    ("git submodule deinit --all --force", "git.submodule-force"),
+    ("git submodule -q deinit --forc lib", "git.submodule-force"),
+    ("git submodule update --init --force", "git.submodule-force"),
+    # gc and prune made immediate through configuration
+    ("git -c gc.pruneExpire=now gc", "git.gc-prune-now"),
+    ("git -c gc.reflogExpireUnreachable=now -c gc.pruneExpire=now gc", "git.gc-prune-now"),
+    ("git -c gc.reflogExpire=0 gc --auto", "git.gc-prune-now"),
+    ("git -c gc.pruneExpire=now maintenance run --task=gc", "git.gc-prune-now"),
+    ("git gc --prun=now", "git.gc-prune-now"),
+    # restore options as git reads them
+    ("git restore --no-staged src/app.py", "git.restore-worktree"),
+    ("git restore -S --no-staged src/app.py", "git.restore-worktree"),
+    ("git restore -SW src/app.py", "git.restore-worktree"),
+    ("git restore --stag --wor src/app.py", "git.restore-worktree"),
+    ("git restore --worktree=x src/app.py", "git.restore-worktree"),
+    # options bundled, split and abbreviated
+    ("git clean -d -f -x", "git.clean-force"),
+    ("git clean -xdf", "git.clean-force"),
+    ("git clean --forc -d", "git.clean-force"),
+    ("git checkout --forc main", "git.checkout-discard"),
+    ("git switch --disc main", "git.switch-discard"),
+    ("git branch --del --forc topic", "git.branch-force-delete"),
+    ("git branch -dfq topic", "git.branch-force-delete"),
+    ("git worktree remove --forc ../wt", "git.worktree-remove-force"),
+    ("git stash drop -q", "git.stash-drop"),
+    # command words a case-insensitive file system or Windows resolves to git
+    ("GIT reset --hard", "git.reset-hard"),
+    ("Git clean -fdx", "git.clean-force"),
+    ("git.exe reset --hard", "git.reset-hard"),
+    ("'C:/Program Files/Git/bin/git.exe' reset --hard", "git.reset-hard"),
+    ("'C:\\Program Files\\Git\\cmd\\GIT.EXE' stash clear", "git.stash-clear"),
     # update-ref
     ("git update-ref -d refs/heads/topic", "git.update-ref-delete"),
     ("git update-ref -d refs/interlock/main/green/1", "git.update-ref-delete"),
@@ -203,7 +274,6 @@ ALLOWED = [
     "git branch -a",
     "git branch topic",
     "git branch -m old new",
-    "git branch -M main",
     "git branch --list -f",
     "git rm --cached src/app.py",
     "git rm -f --cached src/app.py",
@@ -220,15 +290,42 @@ ALLOWED = [
     "git gc --no-prune",
     "git prune -n",
     "git prune --dry-run",
-    "git push --force-with-lease",
     "git push --force-with-lease=main:abc123 origin main",
-    "git push --force-with-lease --force-if-includes origin main",
-    "git push --force-with-lease origin +main",
+    "git push --force-with-lease=main:abc123 origin +main",
+    "git push --force-with-lease=main: origin main",
+    "git push --force --no-force origin main",
+    "git branch -m topic renamed",
+    "git branch -c topic copy",
+    "git tag v1.0",
+    "git tag -l 'v*'",
+    "git tag -a v1.0 -m 'release -d'",
+    "git tag --list -f",
+    "git fetch origin",
+    "git fetch origin main",
+    "git fetch origin main:main",
+    "git fetch origin +main:refs/remotes/origin/main",
+    "git fetch origin '+refs/tags/*:refs/tags/*'",
+    "git fetch --dry-run origin +main:main",
+    "git pull --rebase origin main",
+    "git merge --continue",
+    "git merge --quit",
+    "git rebase --continue",
+    "git rebase --quit",
+    "git rebase --edit-todo",
+    "git cherry-pick --continue",
+    "git merge --no-ff topic",
+    "git merge -m '--abort' topic",
+    "git submodule deinit lib/dep",
+    "git submodule update --init --recursive",
+    "git submodule status",
+    "git gc --prune=1.week.ago",
+    "git -c gc.pruneExpire=2.weeks.ago gc",
+    "git restore --staged --worktree --no-worktree src/app.py",
+    "git restore --stag src/app.py",
     "git push origin main",
     "git push -u origin HEAD",
     "git push -n --force",
     "git push --dry-run origin :old",
-    "git push --forc origin main",
     "git update-ref -d refs/remotes/origin/old",
     "git update-ref refs/remotes/origin/x HEAD",
     "git filter-repo --analyze",
@@ -244,7 +341,6 @@ ALLOWED = [
     "git status --porcelain",
     "git add -A",
     "git fetch --prune",
-    "git merge --abort",
     "git --version reset --hard",
     "git reset --hard --help",
     "git help reset",
@@ -354,8 +450,32 @@ def test_ref_discards_name_their_refs(cmd: str, refs: tuple[str, ...], one) -> N
     assert targets is not None and targets.refs == refs
 
 
-def test_force_push_suggests_a_lease_on_the_same_branch(one) -> None:
-    assert "git push --force-with-lease origin main" in one("git push -f origin +main").instead
+def test_force_push_suggests_a_lease_with_an_expected_value_on_the_same_branch(one) -> None:
+    instead = one("git push -f origin +main").instead
+    assert "git push --force-with-lease=main:EXPECTED-SHA origin main" in instead
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "git push --force-with-lease",
+        "git push --force-with-lease origin main",
+        "git push --force-with-lease origin +main",
+        "git push --force-with-lease=main origin +main",
+        "git push --force-with-lease --force-if-includes origin main",
+        "git push --force-w origin main",
+    ],
+)
+def test_a_bare_lease_is_a_force_push_left_to_the_tree_to_judge(cmd: str, one) -> None:
+    finding = one(cmd)
+    assert finding.rule == "git.push-force"
+    assert finding.targets is not None and finding.targets.lease
+    assert "EXPECTED-SHA" in finding.instead
+
+
+def test_a_force_push_without_a_lease_is_never_left_to_the_tree(one) -> None:
+    targets = one("git push --force-with-lease=main origin +main +topic").targets
+    assert targets is not None and not targets.lease
 
 
 def test_branch_delete_through_xargs_is_unknown(one) -> None:

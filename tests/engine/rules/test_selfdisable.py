@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
+from interlock.engine.check import evaluate
 from interlock.engine.findings import RuleInfo
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
@@ -200,7 +201,6 @@ ALLOWED = [
     "sed -i 's/foo/bar/' src/app.py",
     "echo 'git commit --no-verify' > notes.txt",
     "grep -rn 'no-verify' docs/",
-    "vim .git/hooks/pre-commit",
 ]
 
 
@@ -296,3 +296,172 @@ def test_self_disable_is_found_through_the_walker(cmd: str, rule_id: str) -> Non
 )
 def test_data_mentions_are_not_self_disabling_through_the_walker(cmd: str) -> None:
     assert walked_selfdisable(cmd) == set()
+
+
+def checked(command: str, cwd: str = "/", assume_dirty: bool = True) -> set[str]:
+    result = evaluate(command, cwd, mode="blocking", assume_dirty=assume_dirty).result
+    return {f.rule for f in result.findings if f.kind == "self-disable"}
+
+
+@pytest.mark.parametrize(
+    ("command", "rule_id"),
+    [
+        # hook-skipping variables
+        ("HUSKY=0 git commit -m x", "selfdisable.hook-skip-env"),
+        ("HUSKY=false git push", "selfdisable.hook-skip-env"),
+        ("HUSKY_SKIP_HOOKS=1 git commit -m x", "selfdisable.hook-skip-env"),
+        ("SKIP=interlock,ruff git commit -m x", "selfdisable.hook-skip-env"),
+        ("export SKIP=interlock", "selfdisable.hook-skip-env"),
+        ("PRE_COMMIT_ALLOW_NO_CONFIG=1 git commit -m x", "selfdisable.hook-skip-env"),
+        ("LEFTHOOK=0 git commit -m x", "selfdisable.hook-skip-env"),
+        ("env LEFTHOOK_EXCLUDE=interlock git commit -m x", "selfdisable.hook-skip-env"),
+        ("export OVERCOMMIT_DISABLE=1; git commit -m x", "selfdisable.hook-skip-env"),
+        # INTERLOCK_* from shell startup files
+        ("echo 'export INTERLOCK_MODE=off' >> ~/.bashrc", "selfdisable.env-override"),
+        ("echo 'export INTERLOCK_MODE=off' | tee -a ~/.profile", "selfdisable.env-override"),
+        ("printf 'export INTERLOCK_RUN=\\n' >> ~/.zshenv", "selfdisable.env-override"),
+        ("cat >> ~/.bash_profile <<'EOF'\nunset INTERLOCK_RUN\nEOF", "selfdisable.env-override"),
+        (
+            "echo 'set -x INTERLOCK_MODE off' >> ~/.config/fish/config.fish",
+            "selfdisable.env-override",
+        ),
+        (
+            "echo 'export INTERLOCK_MODE=off' > e.sh && BASH_ENV=e.sh bash -c 'git status'",
+            "selfdisable.env-override",
+        ),
+        # interlock's configuration by any writer
+        ("vim .interlock.toml", "selfdisable.config-edit"),
+        ("nano .interlock.toml", "selfdisable.config-edit"),
+        (
+            "printf '[tool.interlock]\\nmode = \"off\"\\n' >> pyproject.toml",
+            "selfdisable.config-edit",
+        ),
+        ("sed -i '/tool.interlock/,$d' pyproject.toml", "selfdisable.config-edit"),
+        ("perl -pi -e 's/blocking/off/ if /interlock/' pyproject.toml", "selfdisable.config-edit"),
+        (
+            "python3 -c \"open('.interlock.toml', 'w').write('mode = \\\"off\\\"')\"",
+            "selfdisable.config-edit",
+        ),
+        ("node -e \"require('fs').unlinkSync('.interlock.toml')\"", "selfdisable.config-edit"),
+        ("awk '{print > \".interlock.toml\"}' x", "selfdisable.config-edit"),
+        ("git config -f .interlock.toml core.mode off", "selfdisable.config-edit"),
+        ("git config --file=.git/hooks/pre-commit a.b c", "selfdisable.hooks-edit"),
+        # hooks by any writer
+        ("vim .git/hooks/pre-commit", "selfdisable.hooks-edit"),
+        ("python3 -c \"import os; os.remove('.git/hooks/pre-push')\"", "selfdisable.hooks-edit"),
+        ("ruby -e \"File.write('.git/hooks/pre-commit', 'exit 0')\"", "selfdisable.hooks-edit"),
+        ("perl -e \"chmod 0644, '.git/hooks/pre-commit'\"", "selfdisable.hooks-edit"),
+        ("sed -n 'w .git/hooks/pre-commit' /dev/null", "selfdisable.hooks-edit"),
+        # state and socket
+        ("socat UNIX-LISTEN:.git/interlock/daemon.sock,fork EXEC:cat", "selfdisable.state-edit"),
+        ("nc -lU .git/interlock/daemon.sock", "selfdisable.state-edit"),
+        (
+            'python3 -c "import socket; s = socket.socket(socket.AF_UNIX);'
+            " s.bind('.git/interlock/daemon.sock'); s.listen()\"",
+            "selfdisable.state-edit",
+        ),
+        ("ln -sf /tmp/impostor.sock .git/interlock/daemon.sock", "selfdisable.state-edit"),
+        ("socat UNIX-LISTEN:/tmp/interlock-1000/0123abcd.sock -", "selfdisable.state-edit"),
+        # the daemon by name, by pid, by everything
+        ("pkill python", "selfdisable.kill-daemon"),
+        ("pkill -9 python3", "selfdisable.kill-daemon"),
+        ("pkill -f interlock", "selfdisable.kill-daemon"),
+        ("pkill -f 'daemon run'", "selfdisable.kill-daemon"),
+        ("killall python3", "selfdisable.kill-daemon"),
+        ("killall -r 'py.*'", "selfdisable.kill-daemon"),
+        ("killall -u dev", "selfdisable.kill-daemon"),
+        ("killall5 -9", "selfdisable.kill-daemon"),
+        ("kill -9 -1", "selfdisable.kill-daemon"),
+        ("kill -- -1", "selfdisable.kill-daemon"),
+        ("kill $(cat .git/interlock/daemon.pid)", "selfdisable.kill-daemon"),
+        ("kill -STOP $(pgrep -f interlock)", "selfdisable.kill-daemon"),
+        ("kill $(ps aux | grep interlock | awk '{print $2}')", "selfdisable.kill-daemon"),
+        ("pgrep -f interlock | xargs kill", "selfdisable.kill-daemon"),
+        ("pgrep python | xargs -r kill -9", "selfdisable.kill-daemon"),
+        (
+            "ps aux | grep 'interlock daemon' | awk '{print $2}' | xargs kill",
+            "selfdisable.kill-daemon",
+        ),
+        (
+            "python3 -c \"import os; os.kill(int(open('.git/interlock/daemon.pid').read()), 9)\"",
+            "selfdisable.kill-daemon",
+        ),
+        # approval in any form
+        ("interlock approve 3", "selfdisable.interlock-off"),
+        ("script -qc 'interlock approve 3' /dev/null", "selfdisable.interlock-off"),
+        ("script -q /dev/null interlock approve 3", "selfdisable.interlock-off"),
+        ("unbuffer interlock approve 3", "selfdisable.interlock-off"),
+        (
+            "expect -c 'spawn interlock approve 3; expect y; send y\\r; interact'",
+            "selfdisable.interlock-off",
+        ),
+        ("tmux send-keys 'interlock approve 1 2' Enter", "selfdisable.interlock-off"),
+        ("screen -dm interlock approve 3", "selfdisable.interlock-off"),
+        ("yes | interlock approve 3", "selfdisable.interlock-off"),
+        ("python3 -I -S -m interlock approve 3", "selfdisable.interlock-off"),
+        ("python3 -m interlock.cli approve 3", "selfdisable.interlock-off"),
+        (
+            "python3 ~/.local/share/interlock/venv/bin/interlock approve 3",
+            "selfdisable.interlock-off",
+        ),
+        (
+            "python3 -c \"from interlock.cli import main; main(['approve', '3'])\"",
+            "selfdisable.interlock-off",
+        ),
+        ("~/.local/bin/interlock approve 3", "selfdisable.interlock-off"),
+        # hooks skipped through an alias
+        ("git -c alias.ci='commit --no-verify' ci -m x", "selfdisable.no-verify"),
+        ("git config alias.ci 'commit -n' && git ci -m x", "selfdisable.no-verify"),
+    ],
+)
+def test_self_disable_by_any_writer_or_form_is_found(command: str, rule_id: str) -> None:
+    assert rule_id in checked(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "HUSKY=1 git commit -m x",
+        "SKIP=1 pytest",
+        "echo 'export PATH=$HOME/bin:$PATH' >> ~/.bashrc",
+        "sed -i 's/requests/httpx/' pyproject.toml",
+        "git config -f .gitmodules submodule.lib.url ../lib",
+        "git config -f .interlock.toml --get mode",
+        "cat > pyproject.toml <<'EOF'\n[project]\nname = \"demo\"\nEOF",
+        "vim src/app.py",
+        "code .",
+        "cat .git/interlock/daemon.log",
+        "tail -n 50 .git/interlock/daemon.log",
+        "ls -la .git/interlock",
+        "pkill -f 'python app.py'",
+        "pkill -f uvicorn",
+        "pkill node",
+        "killall chromium",
+        "kill %1",
+        "kill -1 1234",
+        "kill 1234",
+        "pgrep node | xargs kill",
+        "ps aux | grep -v grep | grep node | awk '{print $2}' | xargs kill",
+        "kill `pstree -p 24901 | grep '(' | sed 's/(\\(.*\\)).*/\\1/'`",
+        "interlock status",
+        "interlock check 'git status'",
+        "python3 -m interlock check 'git status'",
+    ],
+)
+def test_neighbours_of_self_disable_are_allowed(command: str) -> None:
+    assert checked(command) == set()
+
+
+def test_the_approve_finding_says_approval_belongs_to_a_person() -> None:
+    result = evaluate("script -qc 'interlock approve 3' /dev/null", "/", assume_dirty=True).result
+    (finding,) = result.findings
+    assert "approval belongs to a person outside the run" in finding.reason
+
+
+def test_killing_the_daemons_pid_copied_out_of_its_pid_file_is_found(git_repo) -> None:
+    state = git_repo / ".git" / "interlock"
+    state.mkdir()
+    (state / "daemon.pid").write_text("424242\n")
+    assert "selfdisable.kill-daemon" in checked("kill -9 424242", str(git_repo), False)
+    assert "selfdisable.kill-daemon" in checked("kill -STOP 424242", str(git_repo), False)
+    assert checked("kill 424243", str(git_repo), False) == set()

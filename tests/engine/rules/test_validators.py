@@ -708,9 +708,12 @@ def _corpus_cases(corpus: Path) -> list[tuple[str, str, list[str]]]:
 def verdict_kinds(inv: Callable[..., Invocation]) -> Callable[[str], list[str]]:
     def verdict_kinds(effective: str) -> list[str]:
         invocation = inv(effective)
-        # judged by text alone, as `--assume-dirty` does: literal temp-dir targets are free
+        # judged by text alone, as `--assume-dirty` does: literal temp-dir targets are free,
+        # and a bare lease is left to the tree
         findings = rules.check_invocation(invocation)
-        kinds = {f.kind for f in findings if not (f.targets and f.targets.temp_only)}
+        kinds = {
+            f.kind for f in findings if not (f.targets and (f.targets.temp_only or f.targets.lease))
+        }
         match = rules.classify_validator(invocation)
         found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)
         if match is not None and match.masked_by is not None:
@@ -740,7 +743,8 @@ def _through_walker(cmd: str) -> tuple[set[str], list[ValidatorMatch]]:
         f.kind
         for i in invocations
         for f in rules.check_invocation(i)
-        if not (f.targets and f.targets.temp_only)  # text alone: literal temp dirs are free
+        # text alone: literal temp dirs are free, a bare lease is left to the tree
+        if not (f.targets and (f.targets.temp_only or f.targets.lease))
     }
     matches = [m for i in invocations if (m := rules.classify_validator(i)) is not None]
     return kinds, matches

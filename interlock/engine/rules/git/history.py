@@ -1,8 +1,9 @@
 """Discarding git subcommands that act on history and refs.
 
-branch -D / -f, push --force (and delete, mirror, prune, +refspec), reflog expire/delete,
-gc --prune=now, prune, update-ref -d / moving a branch, filter-branch / filter-repo,
-worktree remove --force.
+branch -D / -f / -M / -C, tag -d / -f, push and fetch (in `push`), reflog expire/delete, gc --prune=now
+(also through gc.* expiry config), prune, update-ref -d / moving a branch, filter-branch /
+filter-repo, worktree remove --force, submodule deinit/update --force, and --abort/--skip of
+a merge, rebase, cherry-pick, revert or am.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from interlock.engine.findings import Finding, Targets
 from interlock.engine.rules.args import Args, OptSpec, literal_or_text, parse_args, spec
 from interlock.engine.rules.common import rule
 from interlock.engine.rules.git.invocation import GitCall, git_finding
+from interlock.engine.rules.git.push import FETCH, PUSH, check_fetch, check_push
 
 rule(
     "git.branch-force-delete",
@@ -31,6 +33,66 @@ rule(
     "git branch NEW-NAME REV (a new branch), keeping the old one",
     ("git branch -f main HEAD~3",),
     ("git branch topic", "git branch topic HEAD~1"),
+)
+rule(
+    "git.branch-force-rename",
+    "discard",
+    "git branch -M / -C renames or copies over an existing branch",
+    "the branch that is overwritten loses its tip; commits only it held become unreferenced",
+    "git branch -m OLD NEW (refuses when NEW exists), or delete NEW first with git branch -d",
+    ("git branch -M topic main", "git branch -C topic main", "git branch -m -f topic main"),
+    ("git branch -m topic renamed", "git branch -c topic copy"),
+)
+rule(
+    "git.tag-delete",
+    "discard",
+    "git tag -d deletes a tag",
+    "a tag can be the only ref holding a commit (a release, a saved experiment); deleting it "
+    "leaves those commits unreferenced",
+    "keep the tag; git tag -l to list them, or git tag NEW-NAME TAG before removing one",
+    ("git tag -d v1.0", "git tag --delete v1.0 v1.1"),
+    ("git tag v1.0", "git tag -l", "git tag -a v1.0 -m 'release'"),
+)
+rule(
+    "git.tag-force-move",
+    "discard",
+    "git tag -f moves an existing tag",
+    "the tag's old commit loses a ref; commits only it held become unreferenced",
+    "git tag NEW-NAME REV (a new tag), keeping the old one",
+    ("git tag -f v1.0 HEAD", "git tag --force v1.0"),
+    ("git tag v1.1 HEAD",),
+)
+rule(
+    "git.operation-abort",
+    "discard",
+    "--abort / --skip of a merge, rebase, cherry-pick, revert or am",
+    "throws away the conflict resolution and every edit made since the operation stopped: the "
+    "tree goes back to where the operation started",
+    "git stash push -m 'resolution so far' first, or git merge --quit / git rebase --quit to "
+    "stop while keeping the tree",
+    (
+        "git merge --abort",
+        "git rebase --abort",
+        "git cherry-pick --abort",
+        "git revert --abort",
+        "git am --abort",
+        "git rebase --skip",
+    ),
+    ("git merge --continue", "git rebase --continue", "git rebase --quit", "git merge topic"),
+)
+rule(
+    "git.submodule-force",
+    "discard",
+    "git submodule deinit -f / update -f throws away the submodules' local changes",
+    "deinit --force removes a submodule's working tree even when it holds uncommitted work; "
+    "update --force checks out over its local changes",
+    "git -C SUBMODULE status to look first, then git submodule deinit SUBMODULE (refuses if dirty)",
+    (
+        "git submodule deinit -f lib/dep",
+        "git submodule deinit --all --force",
+        "git submodule update -f",
+    ),
+    ("git submodule deinit lib/dep", "git submodule update --init", "git submodule status"),
 )
 rule(
     "git.worktree-remove-force",
@@ -69,20 +131,6 @@ rule(
     "git prune -n (dry run) to look, or git gc (keeps a grace period)",
     ("git prune", "git prune --expire=now"),
     ("git prune -n", "git worktree prune"),
-)
-rule(
-    "git.push-force",
-    "discard",
-    "a force push (or a remote delete/mirror/prune) can drop commits on the remote",
-    "overwrites the remote branch; commits pushed there by others (or earlier) are lost",
-    "git push --force-with-lease REMOTE BRANCH (refuses if the remote moved)",
-    (
-        "git push --force",
-        "git push -f origin main",
-        "git push origin +main",
-        "git push origin :old",
-    ),
-    ("git push --force-with-lease", "git push origin main", "git push -n --force"),
 )
 rule(
     "git.update-ref-delete",
@@ -126,17 +174,38 @@ BRANCH = spec(
         "recurse-submodules"
     ),
 )
-PUSH = spec(
-    short_value="o",
-    long_value="repo receive-pack exec push-option recurse-submodules",
+GC = spec(
+    long_value="max-cruft-size expire-to",
+    long_flags="prune no-prune aggressive auto quiet force keep-largest-pack cruft no-cruft detach",
+)
+TAG = spec(
+    short_value="umF",
+    short_optional="n",
+    long_value=(
+        "local-user message file cleanup sort contains no-contains points-at format color "
+        "column merged no-merged trailer"
+    ),
     long_flags=(
-        "all branches mirror tags follow-tags atomic no-atomic dry-run porcelain delete prune "
-        "force force-with-lease no-force-with-lease force-if-includes no-force-if-includes "
-        "verbose quiet progress no-progress set-upstream thin no-thin verify no-verify ipv4 "
-        "ipv6 signed no-signed"
+        "annotate sign no-sign force delete verify list edit no-edit ignore-case create-reflog "
+        "omit-empty"
     ),
 )
-GC = spec(long_flags="prune no-prune aggressive auto quiet force keep-largest-pack cruft")
+SEQUENCER = spec(
+    short_value="mXsx",
+    long_value="strategy strategy-option onto exec mainline gpg-sign message file",
+    long_flags=(
+        "abort skip quit continue edit-todo show-current-patch no-edit interactive "
+        "autosquash no-verify verify ff-only no-ff"
+    ),
+)
+SUBMODULE = spec(
+    short_value="b",
+    long_value="branch name reference depth jobs filter",
+    long_flags=(
+        "force all init remote no-fetch checkout merge rebase recursive quiet cached "
+        "recommend-shallow no-recommend-shallow single-branch no-single-branch dissociate"
+    ),
+)
 PRUNE = spec(long_value="expire", long_flags="dry-run verbose progress")
 UPDATE_REF = spec(short_value="m", long_flags="no-deref stdin create-reflog")
 WORKTREE_REMOVE = spec(long_flags="force")
@@ -145,41 +214,29 @@ WORKTREE_REMOVE = spec(long_flags="force")
 _REFETCHABLE = ("refs/remotes/",)
 # Values of gc --prune that keep a grace period of at least days.
 _GRACE_WORDS = ("week", "month", "year", "never")
+# Configuration that makes `git gc` expire reflogs or prune objects (`git -c gc.pruneExpire=now gc`).
+_EXPIRY_KEYS = frozenset(
+    ("gc.pruneexpire", "gc.reflogexpire", "gc.reflogexpireunreachable", "gc.worktreepruneexpire")
+)
 
 
 def _branch(call: GitCall, args: Args) -> list[Finding]:
     names = tuple(literal_or_text(w) for w in args.operands())
     unknown = call.inv.extra_args or any(w.literal() is None for w in args.operands())
     force = args.has("-f", "--force")
-    renaming = args.has("-m", "-M", "-c", "-C", "--move", "--copy", "--list", "-l")
+    renaming = args.has("-m", "-M", "-c", "-C", "--move", "--copy")
+    listing = args.has("--list", "-l")
     if args.has("-D") or (force and args.has("-d", "--delete")):
         targets = Targets("commits", refs=names, unknown=unknown, git_dir_flag=call.elsewhere)
         return [git_finding("git.branch-force-delete", call, targets)]
-    if force and not renaming and not args.has("-d", "--delete") and names:
+    if renaming and (force or args.has("-M", "-C")) and names:
+        # `branch -M NEW` renames the current branch; `branch -M OLD NEW`: NEW is overwritten
+        targets = Targets("commits", refs=names[-1:], unknown=unknown, git_dir_flag=call.elsewhere)
+        return [git_finding("git.branch-force-rename", call, targets)]
+    if force and not renaming and not listing and not args.has("-d", "--delete") and names:
         targets = Targets("commits", refs=names[:1], unknown=unknown, git_dir_flag=call.elsewhere)
         return [git_finding("git.branch-force-move", call, targets)]
     return []
-
-
-def _push(call: GitCall, args: Args) -> list[Finding]:
-    if args.has("-n", "--dry-run"):
-        return []
-    refspecs = [literal_or_text(w) for w in args.positionals[1:]]
-    lease_opt = args.last("--force-with-lease", "--no-force-with-lease")
-    lease = lease_opt is not None and lease_opt.name == "--force-with-lease"
-    forced = args.has("-f", "--force") or args.has("--mirror")
-    plus = any(r.startswith("+") for r in refspecs) and not lease
-    deletes = args.has("-d", "--delete", "--prune") or any(
-        r.startswith(":") and len(r) > 1 for r in refspecs
-    )
-    if not (forced or plus or deletes):
-        return []
-    refs = tuple(literal_or_text(w) for w in args.positionals)
-    targets = Targets("remote", refs=refs, git_dir_flag=call.elsewhere)
-    remote = refs[0] if refs else "origin"
-    branch = refspecs[0].lstrip("+").split(":")[-1] if refspecs else "BRANCH"
-    instead = f"git push --force-with-lease {remote} {branch} (refuses if the remote moved)"
-    return [git_finding("git.push-force", call, targets, instead=instead)]
 
 
 def _reflog(call: GitCall, args: Args) -> list[Finding]:
@@ -194,15 +251,68 @@ def _reflog(call: GitCall, args: Args) -> list[Finding]:
     return [git_finding("git.reflog-expire", call, targets)]
 
 
+def _immediate(value: str | None) -> bool:
+    """An expiry that keeps no grace period (`now`, `all`, `0`, `1.second.ago`...)."""
+    if value is None:
+        return False
+    lowered = value.lower()
+    return not any(word in lowered for word in _GRACE_WORDS + ("day",))
+
+
 def _gc(call: GitCall, args: Args) -> list[Finding]:
     prune = args.last("--prune", "--no-prune")
-    if prune is None or prune.name == "--no-prune" or prune.value is None:
+    configured = [v for k, v in call.config if k in _EXPIRY_KEYS]
+    now = prune is not None and prune.name == "--prune" and prune.value is not None
+    if now and prune is not None and not _immediate(prune.value):
+        now = False
+    if not (now or any(v is None or _immediate(v) for v in configured)):
         return []
-    value = prune.value.lower()
-    if any(word in value for word in _GRACE_WORDS):
+    if prune is not None and prune.name == "--no-prune" and not configured:
         return []
     targets = Targets("unreachable", git_dir_flag=call.elsewhere)
     return [git_finding("git.gc-prune-now", call, targets)]
+
+
+def _tag(call: GitCall, args: Args) -> list[Finding]:
+    names = tuple(literal_or_text(w) for w in args.operands())
+    unknown = call.inv.extra_args or any(w.literal() is None for w in args.operands())
+    if args.has("-l", "--list", "-v", "--verify"):
+        return []
+    if args.has("-d", "--delete"):
+        refs = tuple(f"refs/tags/{n}" for n in names)
+        targets = Targets("commits", refs=refs, unknown=unknown, git_dir_flag=call.elsewhere)
+        return [git_finding("git.tag-delete", call, targets)]
+    if args.has("-f", "--force") and names:
+        targets = Targets(
+            "commits", refs=(f"refs/tags/{names[0]}",), unknown=unknown, git_dir_flag=call.elsewhere
+        )
+        return [git_finding("git.tag-force-move", call, targets)]
+    return []
+
+
+def _sequencer(call: GitCall, args: Args) -> list[Finding]:
+    """`merge/rebase/cherry-pick/revert/am --abort` or `--skip`: back to the starting tree."""
+    if not args.has("--abort", "--skip") or (call.sub == "merge" and args.has("--skip")):
+        return []
+    targets = Targets("tracked", whole_tree=True, git_dir_flag=call.elsewhere)
+    return [git_finding("git.operation-abort", call, targets)]
+
+
+def _submodule(call: GitCall, args: Args) -> list[Finding]:
+    words = call.args
+    k = 0
+    while k < len(words) and words[k].literal() in ("-q", "--quiet"):
+        k += 1
+    action = words[k].literal() if k < len(words) else None
+    if action not in ("deinit", "update"):
+        return []
+    sub = parse_args(words[k + 1 :], SUBMODULE)
+    if not sub.has("-f", "--force"):
+        return []
+    paths = tuple(literal_or_text(w) for w in sub.operands())
+    unknown = any(w.literal() is None for w in sub.operands())
+    targets = Targets("all", paths=paths or (".",), unknown=unknown, git_dir_flag=call.elsewhere)
+    return [git_finding("git.submodule-force", call, targets)]
 
 
 def _prune(call: GitCall, args: Args) -> list[Finding]:
@@ -262,7 +372,7 @@ Handler = Callable[[GitCall, Args], list[Finding]]
 
 _HANDLERS: dict[str, tuple[Handler, OptSpec]] = {
     "branch": (_branch, BRANCH),
-    "push": (_push, PUSH),
+    "push": (check_push, PUSH),
     "reflog": (_reflog, spec(long_flags="expire-unreachable expire all dry-run rewrite")),
     "gc": (_gc, GC),
     "prune": (_prune, PRUNE),
@@ -270,6 +380,16 @@ _HANDLERS: dict[str, tuple[Handler, OptSpec]] = {
     "filter-branch": (_rewrite, spec()),
     "filter-repo": (_rewrite, spec()),
     "worktree": (_worktree, spec()),
+    "tag": (_tag, TAG),
+    "fetch": (check_fetch, FETCH),
+    "pull": (check_fetch, FETCH),
+    "merge": (_sequencer, SEQUENCER),
+    "rebase": (_sequencer, SEQUENCER),
+    "cherry-pick": (_sequencer, SEQUENCER),
+    "revert": (_sequencer, SEQUENCER),
+    "am": (_sequencer, SEQUENCER),
+    "submodule": (_submodule, spec()),
+    "maintenance": (_gc, GC),
 }
 
 

@@ -2,8 +2,9 @@
 
 `git -C ../other -c color.ui=never --no-pager reset --hard` is the subcommand `reset` with
 args (`--hard`), acting in `../other`. `git-reset --hard` (the dashed form) reads the same.
-Aliases defined on the command line (`git -c alias.wipe='reset --hard' wipe`) are expanded;
-aliases from config files are not (they are not visible in the command line).
+Aliases the command line itself defines (`git -c alias.wipe='reset --hard' wipe`,
+GIT_CONFIG_COUNT/KEY_n/VALUE_n, GIT_CONFIG_PARAMETERS) are expanded here, chains included;
+`!` aliases and aliases from config files are judged by `engine.hidden`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from interlock.engine.findings import Finding, Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import parse_args, spec
 from interlock.engine.rules.common import catalog, join_cwd, make_finding
+from interlock.engine.rules.git.config import Pair, env_pairs, option_pair
 from interlock.shell.model import Word
 
 GLOBAL_OPTS = spec(
@@ -35,6 +37,30 @@ GIT_SUBCOMMANDS = frozenset(
     "revert rm show stash status submodule switch tag update-ref worktree".split()
 )
 
+# git's own commands (builtins and the programs in its exec path). git runs these before it
+# looks at aliases, so an alias can never rename one; any other name may be an alias.
+GIT_COMMANDS = GIT_SUBCOMMANDS | frozenset(
+    """add--interactive annotate backfill bisect--helper bugreport cat-file check-attr
+    check-ignore check-mailmap check-ref-format checkout--worker cherry column commit-graph
+    commit-tree count-objects credential credential-cache credential-cache--daemon
+    credential-store daemon diagnose diff-files diff-index diff-tree difftool difftool--helper
+    env--helper fast-export fast-import fetch-pack fmt-merge-msg for-each-ref for-each-repo
+    fsck fsck-objects fsmonitor--daemon get-tar-commit-id hash-object help hook http-backend
+    http-fetch http-push imap-send index-pack init-db instaweb interpret-trailers last-modified
+    ls-remote ls-tree mailinfo mailsplit maintenance merge-base merge-file merge-index
+    merge-octopus merge-one-file merge-ours merge-recursive merge-recursive-ours
+    merge-recursive-theirs merge-resolve merge-subtree merge-tree mergetool mktag mktree
+    multi-pack-index name-rev pack-objects pack-redundant pack-refs patch-id pickaxe
+    prune-packed quiltimport range-diff receive-pack refs remote-ext remote-fd remote-ftp
+    remote-ftps remote-http remote-https repack replace replay repo request-pull rerere
+    rev-list rev-parse send-email send-pack sh-i18n--envsubst shell shortlog show-branch
+    show-index show-ref sparse-checkout stage stripspace submodule--helper subtree survey
+    symbolic-ref unpack-file unpack-objects update-index update-server-info upload-archive
+    upload-archive--writer upload-pack var verify-commit verify-pack verify-tag version
+    web--browse whatchanged write-tree gui citool gitk p4 svn cvsimport cvsserver
+    cvsexportcommit archimport""".split()
+)
+
 # Assignments that point git at another repository or worktree.
 _ELSEWHERE_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE")
 
@@ -46,11 +72,13 @@ class GitCall:
     args: the words after the subcommand.
     cwd: where it acts (the invocation's cwd combined with every `-C DIR`); None if unknown.
     elsewhere: --git-dir/--work-tree/GIT_DIR= point it at another repository or tree.
-    config: `-c key=value` and `--config-env=key=ENV` pairs, keys lower-cased.
+    config: configuration the command line gives (`-c key=value`, `--config-env`, the
+      GIT_CONFIG_* variables), keys lower-cased, in the order git applies them.
     informational: `--help`/`--version` before the subcommand: nothing runs.
+    aliases: the command-line aliases expanded to reach `sub`: (name, value) pairs.
     """
 
-    __slots__ = ("inv", "sub", "args", "cwd", "elsewhere", "config", "informational")
+    __slots__ = ("inv", "sub", "args", "cwd", "elsewhere", "config", "informational", "aliases")
 
     def __init__(
         self,
@@ -59,8 +87,9 @@ class GitCall:
         args: tuple[Word, ...],
         cwd: str | None,
         elsewhere: bool,
-        config: tuple[tuple[str, str | None], ...],
+        config: tuple[Pair, ...],
         informational: bool = False,
+        aliases: tuple[tuple[str, str], ...] = (),
     ) -> None:
         self.inv = inv
         self.sub = sub
@@ -69,13 +98,7 @@ class GitCall:
         self.elsewhere = elsewhere
         self.config = config
         self.informational = informational
-
-
-def _config_pair(text: str | None) -> tuple[str, str | None]:
-    if text is None:
-        return ("", None)
-    key, eq, value = text.partition("=")
-    return (key.strip().lower(), value if eq else "true")
+        self.aliases = aliases
 
 
 def _alias_words(value: str) -> tuple[Word, ...] | None:
@@ -86,16 +109,29 @@ def _alias_words(value: str) -> tuple[Word, ...] | None:
     return tuple(Word(p, p) for p in parts)
 
 
+def alias_value(config: tuple[Pair, ...], name: str) -> str | None:
+    """The value the command line gives `alias.NAME` (the last one wins), or None."""
+    key = f"alias.{name.lower()}"
+    for found, value in reversed(config):
+        if found == key:
+            return value
+    return None
+
+
 def _expand_alias(call: GitCall) -> GitCall:
-    for key, value in reversed(call.config):
-        if call.sub is None or key != f"alias.{call.sub.lower()}" or value is None:
-            continue
-        if value.startswith("!"):
+    """Expand aliases the command line itself defines (`-c alias.x=...`, GIT_CONFIG_*), chains
+    included; a `!` alias is shell code, judged by engine.hidden, and stays unexpanded here."""
+    seen: set[str] = set()
+    while call.sub is not None and call.sub not in seen and call.sub not in GIT_COMMANDS:
+        name = call.sub
+        seen.add(name)
+        value = alias_value(call.config, name)
+        if value is None or value.startswith("!"):
             return call
         words = _alias_words(value)
         if not words:
             return call
-        return GitCall(
+        call = GitCall(
             call.inv,
             words[0].literal(),
             words[1:] + call.args,
@@ -103,6 +139,7 @@ def _expand_alias(call: GitCall) -> GitCall:
             call.elsewhere,
             call.config,
             call.informational,
+            call.aliases + ((name, value),),
         )
     return call
 
@@ -123,15 +160,15 @@ def parse_git(inv: Invocation, assume_git: bool = False) -> GitCall | None:
     elsewhere = any(
         (w.literal() or w.text).split("=", 1)[0] in _ELSEWHERE_ENV for w in inv.assignments
     )
-    config: list[tuple[str, str | None]] = []
+    config: list[Pair] = env_pairs(inv.assignments)
     for opt in parsed.opts:
         if opt.name == "-C":
             cwd = join_cwd(cwd, opt.value) if opt.value != "" else cwd
         elif opt.name == "-c":
-            config.append(_config_pair(opt.value))
+            config.append(option_pair(opt.value, opt.text))
         elif opt.name == "--config-env":
             key = (opt.value or "").rsplit("=", 1)[0] if opt.value is not None else None
-            config.append(_config_pair(None if key is None else key + "="))
+            config.append((key.strip().lower(), None) if key is not None else ("", None))
         elif opt.name in ("--git-dir", "--work-tree"):
             elsewhere = True
     informational = parsed.has("--help", "-h", "--version", "-v") or any(

@@ -144,7 +144,8 @@ RESTORE = spec(
     short_value="s",
     long_value="source conflict pathspec-from-file",
     long_flags=(
-        "staged worktree patch ours theirs merge overlay no-overlay quiet progress "
+        "staged no-staged worktree no-worktree patch ours theirs merge overlay no-overlay quiet "
+        "progress "
         "no-progress ignore-unmerged ignore-skip-worktree-bits recurse-submodules "
         "no-recurse-submodules pathspec-file-nul"
     ),
@@ -280,14 +281,23 @@ def _checkout(call: GitCall, args: Args) -> list[Finding]:
     return []
 
 
+def _restore_areas(args: Args) -> tuple[bool, bool]:
+    """(staged, worktree) as git reads them: the last of `-S/--staged/--no-staged` and of
+    `-W/--worktree/--no-worktree` wins; without -W, --staged alone leaves the worktree."""
+    staged_opt = args.last("-S", "--staged", "--no-staged")
+    staged = staged_opt is not None and staged_opt.name != "--no-staged"
+    worktree_opt = args.last("-W", "--worktree", "--no-worktree")
+    worktree = worktree_opt.name != "--no-worktree" if worktree_opt is not None else not staged
+    return staged, worktree
+
+
 def _restore(call: GitCall, args: Args) -> list[Finding]:
-    worktree = args.has("-W", "--worktree") or not args.has("-S", "--staged")
+    staged_too, worktree = _restore_areas(args)
     paths = args.operands()
     from_file = args.has("--pathspec-from-file")
     patch = args.has("-p", "--patch")
     if not worktree or not (paths or from_file or patch or call.inv.extra_args):
         return []
-    staged_too = args.has("-S", "--staged")
     destroys: Destroys = "tracked" if args.has("-s", "--source") or staged_too else "unstaged"
     targets = Targets(
         destroys,

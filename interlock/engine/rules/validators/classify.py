@@ -24,7 +24,6 @@ from interlock.engine.rules.validators import python as py
 from interlock.engine.rules.validators.forced import forced_success
 from interlock.engine.rules.validators.regen import regenerating_flag, regenerating_variable
 from interlock.engine.rules.validators.runner import (
-    EXIT_MASKED,
     IGNORE_FAILURES,
     REGENERATED,
     Inner,
@@ -199,34 +198,6 @@ def _script(path: str) -> Seen | None:
     return Seen(base, tier) if tier else None
 
 
-_SPAWN = re.compile(r"(?:^|[;\n{\[])\s*spawn\s+(?:-\w+\s+)*([^;\n\]}]+)")
-_WAIT_STATUS = re.compile(r"exit\s+\[\s*lindex\s+\[\s*wait")
-
-
-def _expect(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
-    """`expect -c 'spawn pytest; expect eof'`: expect exits with its script's status, not the
-    spawned program's, unless the script ends with `exit [lindex [wait] 3]`."""
-    code = next(
-        (words[k + 1].literal() for k, w in enumerate(words[:-1]) if w.literal() == "-c"), None
-    )
-    if not code:
-        return None
-    for spawned in _SPAWN.findall(code):
-        try:
-            argv = tuple(Word(w, w) for w in shlex.split(spawned))
-        except ValueError:
-            continue
-        seen = _dispatch(argv, inv)
-        if seen is None:
-            continue
-        if _WAIT_STATUS.search(code):
-            return seen
-        return seen.masked(
-            EXIT_MASKED, "it runs under expect, which exits with its script's status"
-        )
-    return None
-
-
 def _table() -> dict[str, Inner]:
     table: dict[str, Inner] = {
         "tox": py.tox,
@@ -287,7 +258,6 @@ def _table() -> dict[str, Inner]:
         "gradlew": build.gradle,
         "shellcheck": _fast("shellcheck"),
         "hadolint": _fast("hadolint"),
-        "expect": _expect,
     }
     for name in ("bazel", "bazelisk", "blaze"):
         table[name] = sysr.bazel

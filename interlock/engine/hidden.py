@@ -1,0 +1,290 @@
+"""Code hidden in data: command lines a command runs that are not among its own words.
+
+`hidden_code(inv, line)` lists them for one invocation; the analysis judges each literal one
+like the same command line typed directly (its findings say what ran it) and reports one
+whose text is only known at run time as unknown code. The sources:
+- git: aliases and the programs its configuration names (gitcode.py);
+- variables that name a program (`GIT_PAGER=...`, `EDITOR=...`, GIT_CONFIG_* program keys),
+  and `BASH_ENV`/`ENV` naming a file written earlier on the line;
+- `trap 'BODY' SIGNAL`: the body runs later, on the signal or at exit;
+- a shell, `source`/`.` or an interpreter (python, node, perl, ruby, php) given a script that
+  is a process substitution (`bash <(curl ...)`), its stdin (`sh /dev/stdin`, `. /dev/fd/0`,
+  `python -`, `< <(...)`, a pipe), or a file written earlier on the same line
+  (`echo 'git reset --hard' > x.sh && sh x.sh`, `cat > t.py <<EOF ... && python t.py`);
+  `make` reading a makefile written on the line; a program copied under another name
+  (`cp /usr/bin/git ./g && ./g reset --hard`); a shell alias defined on the line;
+- self-disable that only the line shows: INTERLOCK_* written into a shell startup file,
+  `[tool.interlock]` into pyproject.toml, the daemon's pids piped into `xargs kill`.
+What the line defines is in linecontext.py.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+
+from interlock.engine.carriers import make_recipes
+from interlock.engine.gitcode import git_code
+from interlock.engine.invocation import Invocation
+from interlock.engine.linecontext import (
+    PIPED,
+    SETTERS,
+    STDIN_PATHS,
+    HiddenCode,
+    LineContext,
+    assignments,
+    file_source,
+    path_key,
+    stdin_text,
+    words_text,
+    written,
+)
+from interlock.engine.rules.args import known_path
+from interlock.engine.rules.daemonkill import pids_reach_daemon
+from interlock.engine.rules.git.config import (
+    PROGRAM_ENV,
+    env_code,
+    env_pairs,
+    is_program_key,
+    program_code,
+)
+from interlock.engine.unwrap import STDIN_SHELLS as SHELLS
+from interlock.engine.unwrap import shell_script
+from interlock.shell.model import SimpleCommand, Word
+
+_PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
+_INTERPRETERS = {"node": "node", "nodejs": "node", "perl": "perl", "ruby": "ruby", "php": "php"}
+# Options that take a value, per interpreter, and the ones that give code (no script then).
+_INTERP_VALUE = {"python": "WXQ", "node": "r", "perl": "IMmx", "ruby": "IrCEFKx", "php": "cdz"}
+_INTERP_CODE = {"python": "cm", "node": "ep", "perl": "eE", "ruby": "e", "php": "r"}
+_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+
+def _option_operand(argv: tuple[Word, ...], language: str) -> int | None:
+    """Index of an interpreter's script operand; None when code comes from its options."""
+    takes_value, gives_code = _INTERP_VALUE[language], _INTERP_CODE[language]
+    i = 1
+    while i < len(argv):
+        value = argv[i].literal()
+        if value is None:
+            return i
+        if value == "--":
+            return i + 1
+        if not value.startswith("-") or value == "-":
+            return i
+        if not value.startswith("--"):
+            for j, ch in enumerate(value[1:], start=1):
+                if ch in gives_code:
+                    return None
+                if ch in takes_value:
+                    i += 0 if value[j + 1 :] else 1
+                    break
+        elif value[2:].split("=")[0] in ("eval", "print", "command"):
+            return None
+        i += 1
+    return i
+
+
+def _runner(inv: Invocation) -> tuple[str, int | None] | None:
+    """(language, index of the script operand) for a shell, `source`, an interpreter or a
+    path being executed; the index is len(argv) when it reads its script from stdin."""
+    name = inv.name
+    if name is None:
+        return None
+    if name in SHELLS:
+        found = shell_script(inv.argv)
+        if found is None or found[3] == "c":
+            return None
+        return "sh", found[0] if found[3] == "file" else len(inv.argv)
+    if name in ("source", "."):
+        return ("sh", 1) if len(inv.argv) > 1 else None
+    language = "python" if _PYTHON.match(name) else _INTERPRETERS.get(name)
+    if language is not None:
+        return language, _option_operand(inv.argv, language)
+    head = inv.argv[0].literal() or ""
+    if "/" in head and not head.endswith("/"):
+        return "exec", 0
+    return None
+
+
+def _delimiter(text: str) -> str:
+    delim = "INTERLOCK_SCRIPT"
+    while delim in text:
+        delim += "_"
+    return delim
+
+
+def _as_command(language: str, text: str) -> str:
+    """The command line that runs `text` the way the runner would."""
+    if language == "exec":
+        first = text.split("\n", 1)[0]
+        interpreter = next(
+            (k for k in ("python", "node", "perl", "ruby", "php") if k in first), None
+        )
+        if not first.startswith("#!") or interpreter is None:
+            return text
+        language = interpreter
+    if language == "sh":
+        return text
+    delim = _delimiter(text)
+    return f"{language} - <<'{delim}'\n{text}\n{delim}"
+
+
+def _copied_program(inv: Invocation, line: LineContext) -> list[HiddenCode]:
+    head = inv.argv[0].literal() or ""
+    key = path_key(inv.cwd, head) if "/" in head else None
+    program = line.programs.get(key) if key is not None else None
+    if program is None:
+        return []
+    text = " ".join([shlex.quote(program), words_text(inv.argv[1:])]).strip()
+    return [HiddenCode(text, f"{head}, a copy of {program} made earlier on this line", inv.cwd)]
+
+
+def _make_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
+    """`make` reading a makefile written earlier on the line (or `-f -` fed one)."""
+    names = list(_MAKEFILES)
+    words = inv.argv
+    for k, word in enumerate(words[1:], start=1):
+        value = word.literal() or ""
+        if value in ("-f", "--file", "--makefile") and k + 1 < len(words):
+            names = [known_path(words[k + 1]) or ""]
+        elif value.startswith(("--file=", "--makefile=")):
+            names = [value.split("=", 1)[1]]
+        elif value.startswith("-f") and len(value) > 2:
+            names = [value[2:]]
+    for name in names:
+        if name in STDIN_PATHS:
+            source = stdin_text(inv, line)
+            if source is None:
+                return []
+            origin, text = source
+        else:
+            written, text = line.file(inv.cwd, name)
+            if not written:
+                continue
+            origin = f"{name}, written earlier on this line"
+        if text is None:
+            return [HiddenCode(None, f"make runs the recipes of {origin}", inv.cwd)]
+        recipes = make_recipes(text)
+        return [HiddenCode(recipes, f"the recipes of {origin}", inv.cwd)] if recipes else []
+    return []
+
+
+def _script_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
+    if line.programs and (copied := _copied_program(inv, line)):
+        return copied
+    if inv.name in ("make", "gmake"):
+        return _make_code(inv, line)
+    found = _runner(inv)
+    if found is None:
+        return []
+    language, index = found
+    if index is None:
+        return []
+    if index >= len(inv.argv):
+        if inv.extra_args:
+            return []  # `xargs php -l`: the operands come at run time, stdin is not code
+        source = stdin_text(inv, line)
+        if source is not None and language == "sh" and source[0] == PIPED:
+            return []  # `... | bash`: unknowncode reads what the pipe feeds a shell
+    else:
+        source = file_source(inv.argv[index], inv, line)
+    stdin_mode = index >= len(inv.argv) or inv.argv[index].literal() == "-"
+    if source is None or (stdin_mode and source[0].startswith("a here-")):
+        return []  # nothing fed, or `bash <<EOF`, `python <<EOF`: the walker reads that code
+    origin, text = source
+    if text is None:
+        return [HiddenCode(None, f"{inv.text} runs {origin}, only known at run time", inv.cwd)]
+    return [HiddenCode(_as_command(language, text), origin, inv.cwd)]
+
+
+def _trap_code(inv: Invocation) -> list[HiddenCode]:
+    args = list(inv.argv[1:])
+    if args and args[0].literal() == "--":
+        args = args[1:]
+    if len(args) < 2 or (args[0].literal() or "").startswith("-"):
+        return []
+    body = args[0].literal()
+    if body is None:
+        return [HiddenCode(None, f"the trap body {args[0].text}, only known at run time", inv.cwd)]
+    return [HiddenCode(body, "a trap", inv.cwd)] if body.strip() else []
+
+
+_STARTUP = re.compile(
+    r"(^|/)(\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zshenv|\.zprofile|"
+    r"\.zlogin|\.kshrc|\.cshrc|\.tcshrc|\.envrc|\.pam_environment|config\.fish|"
+    r"bash\.bashrc|environment)$|^/etc/(profile|profile\.d/.*|zsh/.*)$"
+)
+
+
+def _own_writes(inv: Invocation, line: LineContext) -> list[HiddenCode]:
+    """Content written where interlock reads its settings: `export INTERLOCK_...` into a shell
+    startup file, or `[tool.interlock]` into pyproject.toml."""
+    found: list[HiddenCode] = []
+    for word, content, _ in written(inv, line):
+        path = known_path(word)
+        if path is None or content is None:
+            continue
+        if _STARTUP.search(path) and "INTERLOCK_" in content:
+            origin = f"`{inv.text}` sets INTERLOCK_* in {path}, which every new shell reads"
+            found.append(HiddenCode(None, origin, inv.cwd, "selfdisable.env-override"))
+        elif posixpath.basename(path) == "pyproject.toml" and "interlock" in content.lower():
+            origin = f"`{inv.text}` writes interlock's configuration into {path}"
+            found.append(HiddenCode(None, origin, inv.cwd, "selfdisable.config-edit"))
+    return found
+
+
+def _env_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
+    found: list[HiddenCode] = []
+    words = assignments(inv)
+    for word in words:
+        text = word.literal()
+        if text is None:
+            continue
+        name, _, assigned = text.partition("=")
+        if name in ("BASH_ENV", "ENV") and assigned:
+            written, content = line.file(inv.cwd, assigned)
+            if written:
+                origin = f"`{name}` ({assigned}, written earlier on this line), which shells read"
+                found.append(HiddenCode(content, origin, inv.cwd))
+        if name in PROGRAM_ENV and (code := env_code(name, assigned)) is not None:
+            found.append(HiddenCode(code, f"`{name}`", inv.cwd))
+    for key, pair_value in env_pairs(words):
+        if pair_value is not None and is_program_key(key):
+            if (code := program_code(key, pair_value)) is not None:
+                found.append(HiddenCode(code, f"git config `{key}`", inv.cwd))
+    return found
+
+
+def _piped_kill(inv: Invocation, line: LineContext) -> list[HiddenCode]:
+    """`pgrep -f interlock | xargs kill`: the pids piped in are the daemon's."""
+    feeders = [f for f in line.feeders(inv) if isinstance(f, SimpleCommand)]
+    if feeders and pids_reach_daemon(feeders):
+        found_by = " | ".join(f.text for f in feeders)
+        origin = f"`{inv.text}` is fed the pids `{found_by}` finds, the daemon's among them"
+        return [HiddenCode(None, origin, inv.cwd, "selfdisable.kill-daemon")]
+    return []
+
+
+def hidden_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
+    """The command lines `inv` runs that are not among its own words (module docstring)."""
+    if not inv.argv:
+        return _env_code(inv, line)
+    found = _env_code(inv, line) if (inv.assignments or inv.name in SETTERS) else []
+    if inv.redirects or inv.name == "tee":
+        found += _own_writes(inv, line)
+    name = inv.name
+    if name == "kill" and inv.extra_args:
+        found += _piped_kill(inv, line)
+    elif name == "trap":
+        found += _trap_code(inv)
+    elif name == "git" or (name is not None and name.startswith("git-")):
+        found += git_code(inv, line)
+    else:
+        found += _script_code(inv, line)
+    head = inv.argv[0].literal()
+    if head is not None and head in line.shell_aliases:
+        text = f"{line.shell_aliases[head]} {words_text(inv.argv[1:])}".strip()
+        found.append(HiddenCode(text, f"the shell alias `{head}`", inv.cwd))
+    return found

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from interlock import exitcodes, output
 from interlock.audit import TAMPERED, AuditReport, audit_worktree
-from interlock.git import require_repo
+from interlock.git import RepoLocation, require_repo
 
 TAG = "self-authored"
 
@@ -37,9 +37,20 @@ def render(report: AuditReport) -> list[str]:
     return lines
 
 
+def _base(loc: RepoLocation, since: str | None) -> str | None:
+    """Inside an open run, no --since (or `baseline`) means the run's baseline and `green`
+    its last green point, so a weakened test committed during the run still shows."""
+    if since not in (None, "baseline", "green"):
+        return since
+    from interlock.run.session import run_snapshot  # only when a default is read
+
+    found = run_snapshot(loc, since or "baseline")
+    return found if found is not None else since
+
+
 def audit(cwd: str | None, since: str | None, as_json: bool) -> int:
     loc = require_repo(cwd)
-    report = audit_worktree(loc, since)
+    report = audit_worktree(loc, _base(loc, since))
     if as_json:
         output.write_json(report.to_json())
     else:

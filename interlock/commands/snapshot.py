@@ -81,6 +81,10 @@ def _mode(entry: Entry | None) -> str | None:
 
 def diff(cwd: str | None, ref: str | None, as_json: bool) -> int:
     loc = require_repo(cwd)
+    if ref is None or ref in ("green", "baseline"):  # inside a run: the run's own snapshots
+        from interlock.run.session import run_snapshot  # only when a default is read
+
+        ref = run_snapshot(loc, ref or "green") or ref
     info = resolve_snapshot(loc, ref or "green")
     changes = diff_snapshot(loc, info)
     if as_json:

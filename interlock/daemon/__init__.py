@@ -8,5 +8,5 @@ tree; `warmfacts` keeps the tree facts fresh.
 (short) processes: stdlib only, and they may import only the ground. They are a unit of their
 own in the map (docs/architecture.md), below every door.
 
-May import: hooks, engine, memory, audit, shell, ground.
+May import: hooks, run, engine, memory, audit, shell, ground.
 """

@@ -1,5 +1,6 @@
 """What the daemon does for a request: ping, status, check, facts, snapshot, diff, restore,
-hook (a git hook run warm), stop.
+hook (a git hook run warm), attempt and complete (a run's command before and after it runs,
+for the shell wrapper: interlock.run.gate), stop.
 
 The engine and snapshot modules are imported inside the operations (and warmed once at
 start-up), so they load once per daemon instead of once per command. Snapshots and restores
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from interlock import constants, procinfo
 from interlock.daemon.client import check_env
+from interlock.daemon.rundesk import RunDesk
 from interlock.daemon.server import Handler, UsageProblem, field
 from interlock.daemon.warmfacts import WarmFacts
 from interlock.daemon.watcher import TreeWatcher, watch_count
@@ -80,11 +82,14 @@ class Operations:
         self._check_lock = threading.Lock()
         self.watcher_state = "starting"
         self.watcher_started = threading.Event()  # set once the watcher started (or failed)
+        self.runs = RunDesk(self)
 
     def _on_path(self, rel: bytes, kind: str, is_dir: bool) -> None:
         self.last_activity = time.monotonic()
         self.facts.bump()
         self.recorder.note(rel, kind, is_dir)
+        if not is_dir:
+            self.runs.streak.note(os.fsdecode(rel))
 
     def handlers(self) -> dict[str, Handler]:
         table: dict[str, Handler] = {
@@ -96,6 +101,8 @@ class Operations:
             "diff": self.diff,
             "restore": self.restore,
             "hook": self.hook,
+            "attempt": self.attempt,
+            "complete": self.complete,
             "stop": self.stop,
         }
         return {op: self._counted(fn) for op, fn in table.items()}
@@ -200,6 +207,7 @@ class Operations:
         started = time.perf_counter()
         kind = field(req, "kind", str, "manual")
         meta = {k: field(req, k, str) for k in ("message", "run", "command")}
+        meta["scope"] = field(req, "scope", list)
         # A snapshot taken before the watcher covers the tree could not be a base for the next.
         self.watcher_started.wait(timeout=_WATCHER_START_WAIT)
         with self._snapshot_lock, captured_output() as (_, err):
@@ -283,6 +291,28 @@ class Operations:
 
         self._same_build(req)
         return serve_hook(self.loc, req)
+
+    def attempt(self, req: dict[str, Any]) -> dict[str, Any]:
+        """A run's command before it runs (see interlock.run.gate.begin)."""
+        self._same_build(req)
+        return self.runs.begin(req)
+
+    def complete(self, req: dict[str, Any]) -> dict[str, Any]:
+        """A run's command after it ran (see interlock.run.gate.complete)."""
+        self._same_build(req)
+        return self.runs.complete(req)
+
+    def tree_now(self) -> str:
+        """The worktree's tree id now; only the dirty paths are re-read when they are known."""
+        from interlock.memory import snapshot as snapshots
+
+        with self._snapshot_lock:
+            repo = open_repo(self.loc)
+            dirty = self.watcher.dirty.peek()
+            if self.barrier() and self._base is not None and dirty.unknown is None:
+                base = snapshots.resolve_snapshot(self.loc, self._base)
+                return snapshots.scan_worktree(repo, self.loc, sorted(dirty.paths), base.tree)[0]
+            return snapshots.scan_worktree(repo, self.loc)[0]
 
     def stop(self, req: dict[str, Any]) -> dict[str, Any]:
         log.info("stop requested over the socket")

@@ -70,7 +70,9 @@ def _validator_findings(
     for inv, exit_mask in masking:
         match = matches[id(inv)]
         masked_by = match.masked_by or exit_mask
-        reports.append(ValidatorReport(match.text, match.tier, masked_by is not None, masked_by))
+        reports.append(
+            ValidatorReport(match.text, match.tier, masked_by is not None, masked_by, match.tool)
+        )
         if match.masked_by is not None:
             rule = match.rule or "validator.negative-selection"
             findings.append(

@@ -11,10 +11,11 @@ import os
 from dataclasses import dataclass, replace
 
 from interlock import output
-from interlock.config import load_config
+from interlock.config import Config, load_config
 from interlock.engine.analysis import Analysis, analyse
 from interlock.engine.facts import TreeFacts
 from interlock.engine.findings import Finding
+from interlock.engine.invocation import Invocation
 from interlock.engine.precision import Judge
 from interlock.engine.verdict import CheckResult, decide, internal_error_finding
 from interlock.git import discover
@@ -22,9 +23,10 @@ from interlock.git import discover
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    """A check's result plus how to show it."""
+    """A check's result plus how to show it, and the commands the line would run."""
 
     result: CheckResult
+    invocations: tuple[Invocation, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -69,16 +71,23 @@ def evaluate(
     mode: str | None = None,
     assume_dirty: bool = False,
     facts: TreeFacts | None = None,
+    config: Config | None = None,
 ) -> CheckOutcome:
-    """Judge one command line as if run in `cwd` (default: the current directory)."""
+    """Judge one command line as if run in `cwd` (default: the current directory).
+
+    config: the config to apply (a run's, frozen at its baseline); default: the current one.
+    """
     start = os.path.abspath(cwd or os.getcwd())
-    loc = discover(start)
-    config = load_config(loc.worktree if loc else None, {"mode": mode} if mode else None)
+    if config is None:
+        loc = discover(start)
+        config = load_config(loc.worktree if loc else None, {"mode": mode} if mode else None)
+    invocations: tuple[Invocation, ...] = ()
     try:
         analysis = analyse(command, config.validators)
         findings = _apply_facts(analysis, start, facts, assume_dirty)
         parse = analysis.parse
         validators = analysis.validators
+        invocations = analysis.invocations
     except Exception as exc:  # named outcome: interlock crashed -> guarded, never a silent allow
         from interlock.bugreport import report_bug
 
@@ -95,7 +104,7 @@ def evaluate(
         mode=config.mode,
         notes=tuple(config.warnings),
     )
-    return CheckOutcome(result)
+    return CheckOutcome(result, invocations)
 
 
 def _headline(result: CheckResult) -> str:

@@ -4,5 +4,5 @@
 (warm through the daemon, else inline), `precommit` audits the staged changes, `prepush`
 guards remote commits, `approval` records a person's approval of one finding.
 
-May import: engine, memory, audit, client, ground.
+May import: run, engine, memory, audit, client, ground.
 """

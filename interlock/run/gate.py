@@ -1,0 +1,329 @@
+"""One command of a run, before and after: what the daemon does warm and the wrapper inline.
+
+`begin(wt, req)`: find or start the run; judge the command with the run's config (the one
+judging path, `engine.check.evaluate`); sort any discard by whose work it destroys, snapshot
+and hold before allowing it; in blocking mode refuse a validator whose definitions the run
+weakened; hold a repeated side effect; journal the attempt; answer the verdict and the
+messages for stderr.
+`complete(wt, req)`: journal how the command ended; for a top-level validator, read its
+outcome and decide a green point.
+
+Requests and replies are plain dicts (they travel as JSON from the wrapper):
+begin   {command, judge, cwd, run, agent: [pid, start, name] | null, parent, pid, pid_start,
+         env}
+     -> {verdict, exit_code, would_block, messages, attempt, run, interpose, mode}
+complete {attempt, exit, signal, duration, tail} -> {messages}
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from interlock import constants, exitcodes, output
+from interlock.config import Config
+from interlock.engine.check import evaluate
+from interlock.engine.findings import Finding
+from interlock.engine.precision import describe
+from interlock.engine.verdict import CheckResult, ValidatorReport
+from interlock.errors import InterlockError
+from interlock.run import discards, effects, green, records, session, tiers
+from interlock.run.records import Run
+from interlock.run.session import Worktree
+from interlock.state import file_lock, repo_state_dir
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A run-level reason to refuse or warn, beside the engine's findings."""
+
+    tag: str
+    text: str
+    fields: tuple[tuple[str, str], ...]
+    blocks: bool
+
+
+def _headline(verdict: str) -> str:
+    if verdict == "block":
+        return "refused"
+    if verdict == "warn":
+        return "warning (blocking mode would refuse it)"
+    return "allowed (mode off; blocking mode would refuse it)"
+
+
+def _validators(result: CheckResult, config: Config) -> list[dict[str, Any]]:
+    def declared(v: ValidatorReport) -> bool:
+        text = " ".join(v.text.split())
+        return v.tool == "declared" or any(
+            text == d or text.startswith(d + " ")
+            for d in map(" ".join, map(str.split, config.validators))
+        )
+
+    return [
+        {
+            "text": v.text,
+            "tier": v.tier,
+            "tool": v.tool,
+            "masked": v.masked,
+            "masked_by": v.masked_by,
+            "declared": declared(v),
+        }
+        for v in result.validators
+    ]
+
+
+def _audit_notice(wt: Worktree, run: Run) -> Notice | None:
+    problem = green.audit_problem(wt, run)
+    if problem is None:
+        return None
+    return Notice(
+        "self-authored",
+        "validator whose definitions this run weakened",
+        (
+            ("why", problem),
+            (
+                "instead",
+                "restore the validator definitions (interlock audit shows them), then run it again",
+            ),
+        ),
+        True,
+    )
+
+
+class _Discard:
+    """The discard part of a begin: sorting, snapshot, holds and what to say."""
+
+    def __init__(self, wt: Worktree, run: Run, config: Config, cwd: str, command: str) -> None:
+        self.wt, self.run, self.config, self.cwd, self.command = wt, run, config, cwd, command
+        self.data: dict[str, Any] = {}
+        self.saved: str | None = None
+
+    def _others_live(self) -> str | None:
+        for other in records.open_runs(self.wt.journal):
+            if other.id != self.run.id and session.is_live(self.wt.journal, other):
+                name = other.data.get("agent_name")
+                return f"run {other.id}" + (
+                    f" ({name} pid {other.data.get('agent_pid')})" if name else ""
+                )
+        return None
+
+    def _hold(self, sorting: discards.Sorting) -> list[str]:
+        """Snapshot the paths and keep the refs; the things left unheld."""
+        from interlock.run import holds
+
+        loose: list[str] = []
+        kept: list[str] = []
+        if sorting.paths:
+            scope = discards.scope_of(sorting.paths)
+            meta = {"message": f"before: {self.command[:200]}", "run": self.run.id}
+            info = self.wt.snapshot(
+                "pre-discard", {**meta, "command": self.command, "scope": scope}
+            )
+            self.saved = info.id
+            loose += holds.uncovered(self.wt.loc, info, sorting.paths)
+        for finding, commits in sorting.commits:
+            refs = finding.targets.refs if finding.targets else ()
+            more, missing = holds.hold_commits(self.wt.loc, refs, finding.rule, commits)
+            kept += more
+            loose += [f"commit {c}" for c in missing]
+        if sorting.stash:
+            more, missing = holds.hold_stash(self.wt.loc)
+            kept += more
+            loose += [f"stash entry {c[:12]}" for c in missing]
+        self.data["kept_refs"] = kept
+        return loose
+
+    def judge(self, findings: list[Finding]) -> tuple[list[Finding], list[Notice]]:
+        """(findings that still decide the verdict, notices); holds before allowing."""
+        prerun = session.prerun_paths(self.wt.loc, self.run)
+        sorting = discards.sort_discards(findings, self.cwd, self.wt.loc, self.wt.facts(), prerun)
+        why = sorting.why_not_own(self._others_live(), self.config.discards)
+        self.data.update(
+            own=sorting.own, prerun=sorting.prerun, unholdable=sorting.unholdable, why=why
+        )
+        refusing = why is not None and self.config.mode == "blocking"
+        loose = [] if refusing else self._hold(sorting)
+        if why is None and loose:
+            why = "the snapshot does not hold all of it: " + ", ".join(loose[:5])
+        self.data.update(snapshot=self.saved, allowed=why is None, unheld=loose)
+        rest = [f for f in findings if f.kind != "discard"]
+        saved = [("saved", f"snapshot {self.saved} (undo: interlock undo)")] if self.saved else []
+        kept = [("kept", ", ".join(self.data["kept_refs"]))] if self.data.get("kept_refs") else []
+        if why is None:
+            what = (
+                describe(sorted(set(sorting.own)))
+                if sorting.own
+                else "branch tips and stash entries"
+            )
+            text = " && ".join(f.text for f in sorting.findings)
+            return rest, [
+                Notice(
+                    "discard",
+                    f"saved first: {text}",
+                    (("lost", f"only this run's own work: {what}"), *saved, *kept),
+                    False,
+                )
+            ]
+        notices = [
+            Notice(
+                "discard",
+                f.text,
+                (("rule", f.rule), ("why", why), ("instead", f.instead), *saved, *kept),
+                True,
+            )
+            for f in sorting.findings
+        ]
+        return rest, notices
+
+
+def render(findings: list[Finding], notices: list[Notice], verdict: str) -> list[str]:
+    lines = []
+    head = _headline(verdict)
+    for f in findings:
+        fields = [("rule", f.rule), ("why", f.reason), ("instead", f.instead)]
+        lines.append(output.format_message(f.kind, f"{head}: {f.text}", fields))
+    for n in notices:
+        title = n.text if not n.blocks else f"{head}: {n.text}"
+        lines.append(output.format_message(n.tag, title, n.fields))
+    return lines
+
+
+def _ignored(wt: Worktree) -> Callable[[str], bool]:
+    """Whether git ignores a path (edits of ignored files are not work to verify)."""
+    from interlock.git import is_ignored, open_repo
+
+    repo = open_repo(wt.loc)
+    return lambda path: is_ignored(repo, wt.loc, path.encode("utf-8", "surrogateescape"))
+
+
+@contextlib.contextmanager
+def _effects_lock(wt: Worktree, needed: bool) -> Iterator[None]:
+    if not needed:
+        yield
+        return
+    with file_lock(repo_state_dir(wt.loc) / constants.EFFECT_LOCK_FILE):
+        yield
+
+
+def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
+    """Judge and journal one command of a run (see the module docstring)."""
+    command = str(req["command"])
+    cwd = str(req["cwd"])
+    parent = req.get("parent")
+    agent_info = tuple(req["agent"]) if req.get("agent") else None
+    run, _ = session.resolve_run(wt, req.get("run"), agent_info, req.get("env") or {})
+    config = session.run_config(run)
+    outcome = evaluate(str(req.get("judge") or command), cwd, facts=wt.facts(), config=config)
+    result = outcome.result
+    findings = list(result.findings)
+    notices: list[Notice] = []
+    data: dict[str, Any] = {"parse": result.parse, "mode": config.mode}
+    if any(f.kind == "discard" for f in findings):
+        step = _Discard(wt, run, config, cwd, command)
+        findings, more = step.judge(findings)
+        notices += more
+        data["discard"] = step.data
+    validators = _validators(result, config)
+    top = parent is None
+    if top and validators and wt.streak is not None:
+        wt.streak.validator_began()
+    if top and config.mode == "blocking" and any(not v["masked"] for v in validators):
+        notice = _audit_notice(wt, run)
+        if notice is not None:
+            notices.append(notice)
+    found = effects.find_effects(outcome.invocations, cwd)
+    with _effects_lock(wt, bool(found)):
+        for effect in found:
+            hold = effects.settle_pending(wt.journal, effect, run.id)
+            if hold is not None:
+                notices.append(
+                    Notice(
+                        "side-effect",
+                        hold.attempt.command,
+                        (("why", hold.why), ("instead", hold.instead)),
+                        True,
+                    )
+                )
+                break
+        would_block = bool(findings) or any(n.blocks for n in notices)
+        verdict = (
+            "allow"
+            if not would_block or config.mode == "off"
+            else ("block" if config.mode == "blocking" else "warn")
+        )
+        messages = render(findings, notices, verdict)
+        if verdict != "block" and top and not validators and wt.streak is not None:
+            edited = wt.streak.take_nudge(_ignored(wt))
+            nudge = tiers.midrun_nudge(wt, run, config, edited) if edited else None
+            if nudge:
+                messages.append(nudge)
+        data.update(
+            findings=[f.to_json() for f in findings],
+            notices=[{"tag": n.tag, "text": n.text, "blocks": n.blocks} for n in notices],
+            validators=validators,
+        )
+        if found:
+            data["effect"] = {
+                "tools": [e.tool for e in found],
+                "plan": effects.push_plan(found[0]) if found[0].tool == "git push" else None,
+            }
+        attempt = records.insert_attempt(
+            wt.journal,
+            run=run.id,
+            parent=parent if isinstance(parent, int) else None,
+            command=command,
+            cwd=cwd,
+            pid=req.get("pid"),
+            pid_start=req.get("pid_start"),
+            verdict=verdict,
+            would_block=would_block,
+            effect="\n".join(e.key for e in found) or None,
+            data=data,
+        )
+    if verdict == "block":
+        records.insert_completion(wt.journal, attempt, run.id, "refused", exit=exitcodes.BLOCKED)
+    return {
+        "verdict": verdict,
+        "exit_code": exitcodes.BLOCKED if verdict == "block" else exitcodes.OK,
+        "would_block": would_block,
+        "messages": "\n".join(messages),
+        "attempt": attempt,
+        "run": run.id,
+        "interpose": top and bool(validators),
+        "mode": config.mode,
+    }
+
+
+def complete(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
+    """Journal how an attempt ended; for a top-level validator, its outcome and green."""
+    attempt = records.get_attempt(wt.journal, int(req["attempt"]))
+    if attempt is None:
+        raise InterlockError(f"no attempt {req['attempt']} in this worktree's journal")
+    if attempt.completion is not None:
+        return {"messages": ""}
+    code = req.get("exit")
+    signal = req.get("signal")
+    data: dict[str, Any] = {}
+    messages: list[str] = []
+    green_id = None
+    if attempt.parent is None and attempt.data.get("validators"):
+        run = records.get_run(wt.journal, attempt.run)
+        if run is not None:
+            call = green.decide_green(wt, run, attempt, code, req.get("tail"))
+            data.update(call.data())
+            messages += call.messages
+            green_id = call.green
+    records.insert_completion(
+        wt.journal,
+        attempt.id,
+        attempt.run,
+        "signalled" if signal else "exited",
+        exit=code,
+        signal=signal,
+        duration=req.get("duration"),
+        green=green_id,
+        data=data,
+    )
+    return {"messages": "\n".join(messages)}

@@ -85,11 +85,11 @@ def _validator_texts(attempts: list[Attempt], tier: str) -> list[str]:
 
 
 def full_suite(config: Config, attempts: list[Attempt]) -> str:
-    """The command to suggest for the full suite."""
+    """The full suite to suggest: `the command`, or a description when none is known."""
     if config.validators:
-        return config.validators[0]
+        return f"`{config.validators[0]}`"
     slow = _validator_texts(attempts, "slow")
-    return slow[-1] if slow else "the project's full test suite"
+    return f"`{slow[-1]}`" if slow else "the project's full test suite"
 
 
 def midrun_nudge(wt: Worktree, run: Run, config: Config, edited: int) -> str | None:
@@ -149,12 +149,12 @@ def end_of_task(wt: Worktree, run: Run, config: Config) -> EndOfTask:
             seen = f"the full suite passed on this tree but was not credited: {why}"
         else:
             seen = f"only fast checks passed on this tree ({', '.join(texts)})"
-        message = f"interlock: [{TAG}] {seen}; run `{suite}` and let it pass before you finish"
+        message = f"interlock: [{TAG}] {seen}; run {suite} and let it pass before you finish"
     else:
         budget = "unverified"
         message = (
             f"interlock: [{TAG}] nothing verified this tree: no check passed since the last "
-            f"edit; run `{suite}` and let it pass before you finish"
+            f"edit; run {suite} and let it pass before you finish"
         )
     if not spend(wt.journal, run, config, budget):
         message = f"interlock: [{TAG}] not verified green"

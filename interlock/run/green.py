@@ -10,7 +10,8 @@ A command makes the tree green when all of these hold:
 - no validator definition was weakened since the run's baseline (`interlock audit` against
   the baseline: a test the run edited until it agrees, a conftest that forges outcomes, a
   check script the run wrote itself).
-Then a `green` snapshot is taken. Green means *seen passing*: a fast-tier pass (a linter, one
+Then a `green` snapshot is taken (or the run's newest one is named again when it holds the
+very same tree). Green means *seen passing*: a fast-tier pass (a linter, one
 targeted test) is recorded as a fast pass of that tree, never as green.
 """
 
@@ -23,6 +24,8 @@ from typing import Any
 from interlock import constants
 from interlock.audit import TAMPERED, audit_worktree
 from interlock.journal import Journal
+from interlock.memory.catalog import SnapshotInfo
+from interlock.memory.snapshot import list_snapshots
 from interlock.run import records
 from interlock.run.records import Attempt, Run
 from interlock.run.results import OutcomeLike, read_outcome
@@ -114,8 +117,12 @@ def decide_green(
     call.tier = str(primary.get("tier"))
     if call.tier != "slow":
         return call  # a fast pass: recorded, never green
-    declared = bool(primary.get("declared"))
-    call.why_not = _count_problem(outcome, declared, tool)
+    problem = audit_problem(wt, run)
+    if problem is not None:
+        call.why_not = problem
+        call.messages.append(f"interlock: [self-authored] not credited as green: {problem}")
+        return call
+    call.why_not = _count_problem(outcome, bool(primary.get("declared")), tool)
     if call.why_not is None and outcome.ran:
         before = _last_full_run(wt.journal, run.id, str(primary.get("text")), attempt.id)
         if before is not None and outcome.ran < before * constants.COUNT_DROP_RATIO:
@@ -123,24 +130,25 @@ def decide_green(
                 f"{outcome.ran} tests ran, against {before} in the last full run of "
                 f"`{primary.get('text')}`: a suite that shrank this much is not credited"
             )
-    if call.why_not is None:
-        problem = audit_problem(wt, run)
-        if problem is not None:
-            call.why_not = problem
-            call.messages.append(f"interlock: [self-authored] not credited as green: {problem}")
-            return call
     if call.why_not is not None:
         call.messages.append(f"interlock: [green] not credited: {call.why_not}")
         return call
-    info = wt.snapshot(
-        "green",
-        {"message": _summary(outcome), "run": run.id, "command": attempt.command},
+    info = _same_green(wt, run, call.tree) or wt.snapshot(
+        "green", {"message": _summary(outcome), "run": run.id, "command": attempt.command}
     )
     call.green, call.tree = info.id, info.tree
     call.messages.append(
         f"interlock: [green] {_summary(outcome)} · snapshot {info.id} · tree verified green"
     )
     return call
+
+
+def _same_green(wt: Worktree, run: Run, tree: str) -> SnapshotInfo | None:
+    """The run's newest green snapshot when it holds this very tree (no second snapshot)."""
+    for snap in list_snapshots(wt.loc, kind="green"):
+        if snap.run == run.id:
+            return snap if snap.tree == tree else None
+    return None
 
 
 def _summary(outcome: OutcomeLike) -> str:

@@ -17,6 +17,7 @@ SCRIPTS = [
     "bench_daemon.py",
     "bench_audit.py",
     "bench_hooks.py",
+    "bench_wrapper.py",
 ]
 
 

@@ -115,7 +115,10 @@ def test_a_cut_off_publish_waits_for_a_person(project, wrap, interlock, set_mode
     set_mode(project, "blocking", git)
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
-    (bin_dir / "npm").write_text(f"#!/bin/sh\necho $$ > {tmp_path}/published\nexec sleep 30\n")
+    (bin_dir / "npm").write_text(
+        '#!/bin/sh\ncase "$*" in *--dry-run*) exit 0 ;; esac\n'
+        f"echo $$ > {tmp_path}/published\nexec sleep 30\n"
+    )
     (bin_dir / "npm").chmod(0o755)
     env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "INTERLOCK_NO_DAEMON": "1"}
     first = subprocess.Popen(

@@ -52,10 +52,15 @@ def _bash(cwd, args, stdin, env):
     return subprocess.run(["bash", *args], cwd=cwd, input=stdin, capture_output=True, env=env)
 
 
-def _compare(repo, wrap, env_extra):
+# The inline path differs from the warm one only in where the verdict comes from: a few
+# cases of each kind are enough there (each inline judgement loads the whole engine).
+INLINE = [TABLE[i] for i in (2, 5, 6, 9, 13, 15, 18, 22, 24, 26)]
+
+
+def _compare(repo, wrap, env_extra, table):
     env = {**os.environ, **env_extra}
     mismatches = []
-    for args, stdin in TABLE:
+    for args, stdin in table:
         want = _bash(repo, args, stdin, env)
         got = wrap(repo, *args, input=stdin, env=env_extra)
         if (got.returncode, got.stdout, got.stderr) != (want.returncode, want.stdout, want.stderr):
@@ -71,11 +76,11 @@ def _compare(repo, wrap, env_extra):
 
 def test_allowed_commands_are_byte_identical_to_bash_with_the_daemon_warm(git_repo, wrap, daemons):
     daemons.start(git_repo)
-    assert _compare(git_repo, wrap, {}) == []
+    assert _compare(git_repo, wrap, {}, TABLE) == []
 
 
 def test_allowed_commands_are_byte_identical_to_bash_when_judged_inline(git_repo, wrap):
-    assert _compare(git_repo, wrap, {"INTERLOCK_NO_DAEMON": "1"}) == []
+    assert _compare(git_repo, wrap, {"INTERLOCK_NO_DAEMON": "1"}, INLINE) == []
 
 
 def test_a_script_file_runs_with_its_arguments_like_bash(git_repo, wrap):

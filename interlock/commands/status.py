@@ -107,7 +107,7 @@ def _print_status(data: dict[str, Any]) -> None:
             + (
                 "; a repeat is held until: interlock run reconcile "
                 f"{attempt['id']} --landed|--not-landed)"
-                if attempt.get("side_effect")
+                if attempt.get("side_effects")
                 else ")"
             )
         )

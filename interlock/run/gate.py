@@ -18,6 +18,7 @@ complete {attempt, exit, signal, duration, tail} -> {messages}
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -190,12 +191,20 @@ def render(findings: list[Finding], notices: list[Notice], verdict: str) -> list
     return lines
 
 
-def _ignored(wt: Worktree) -> Callable[[str], bool]:
-    """Whether git ignores a path (edits of ignored files are not work to verify)."""
-    from interlock.git import is_ignored, open_repo
+def _not_work(wt: Worktree) -> Callable[[str], bool]:
+    """Whether an edited path is no work to verify: ignored, or gone without git ever having
+    known it (an editor's or a tool's temp file, renamed or removed)."""
+    from interlock.git import index_has, is_ignored, open_repo
 
     repo = open_repo(wt.loc)
-    return lambda path: is_ignored(repo, wt.loc, path.encode("utf-8", "surrogateescape"))
+
+    def check(path: str) -> bool:
+        raw = path.encode("utf-8", "surrogateescape")
+        if not os.path.lexists(os.path.join(wt.loc.worktree, path)):
+            return not index_has(repo, raw)
+        return is_ignored(repo, wt.loc, raw)
+
+    return check
 
 
 @contextlib.contextmanager
@@ -255,7 +264,7 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
         )
         messages = render(findings, notices, verdict)
         if verdict != "block" and top and not validators and wt.streak is not None:
-            edited = wt.streak.take_nudge(_ignored(wt))
+            edited = wt.streak.take_nudge(_not_work(wt))
             nudge = tiers.midrun_nudge(wt, run, config, edited) if edited else None
             if nudge:
                 messages.append(nudge)

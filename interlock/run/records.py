@@ -119,7 +119,11 @@ class Attempt:
             "pid": self.pid,
             "verdict": self.verdict,
             "would_block": self.would_block,
-            "side_effect": self.effect,
+            "side_effects": [
+                dict(zip(("tool", "args", "cwd"), key.split("\0"), strict=False))
+                for key in (self.effect or "").split("\n")
+                if key
+            ],
             "state": self.state,
             **dict(self.data),
             "completion": self.completion.to_json() if self.completion else None,

@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -52,15 +53,18 @@ class EditStreak:
             self._paths.clear()
             self._nudged = False
 
-    def take_nudge(self, is_ignored: Callable[[str], bool]) -> int | None:
+    def take_nudge(self, not_work: Callable[[str], bool]) -> int | None:
         """How many files were edited, once per streak of three or more; else None."""
         with self._lock:
             if self._nudged:
                 return None
-            edited = [p for p in self._paths if not is_ignored(p)]
+            edited = [p for p in self._paths if not not_work(p)]
             if len(edited) < EDITS_BEFORE_NUDGE:
                 return None
             self._nudged = True
+            logging.getLogger("interlock.run.tiers").info(
+                "edited since the last check: %s", sorted(edited)
+            )
             return len(edited)
 
 

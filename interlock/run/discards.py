@@ -14,7 +14,7 @@ Only a discard of own and holdable things, with the `discards = "by-owner"` poli
 other run live in the worktree, is allowed: the pre-discard snapshot and the kept refs must
 then be proved to hold all of it (`holds`), else it is treated like the rest. The rest is
 refused in blocking mode and warned about in advisory mode, where the snapshot is still taken
-first so `interlock undo` works.
+first so `interlock undo` works. `DiscardStep` does all of it for one command line.
 """
 
 from __future__ import annotations
@@ -22,12 +22,19 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from interlock import git
+from interlock.config import Config
 from interlock.engine.facts import TreeFacts
 from interlock.engine.findings import Finding
 from interlock.engine.precision import Judge, describe
+from interlock.errors import InterlockError
 from interlock.git import RepoLocation
+from interlock.run import records, session
+from interlock.run.notices import Notice
+from interlock.run.records import Run
+from interlock.run.session import Worktree
 
 _ELSEWHERE = ("remote", "unreachable", "worktree")
 _WHAT = {
@@ -150,3 +157,94 @@ def scope_of(paths: list[str]) -> list[str] | None:
         if not any(path == o or path.startswith(o + "/") for o in outer):
             outer.append(path)
     return outer
+
+
+class DiscardStep:
+    """The discard part of a begin: sorting, snapshot, holds and what to say."""
+
+    def __init__(self, wt: Worktree, run: Run, config: Config, cwd: str, command: str) -> None:
+        self.wt, self.run, self.config, self.cwd, self.command = wt, run, config, cwd, command
+        self.data: dict[str, Any] = {}
+        self.saved: str | None = None
+
+    def _others_live(self) -> str | None:
+        for other in records.open_runs(self.wt.journal):
+            if other.id != self.run.id and session.is_live(self.wt.journal, other):
+                name = other.data.get("agent_name")
+                return f"run {other.id}" + (
+                    f" ({name} pid {other.data.get('agent_pid')})" if name else ""
+                )
+        return None
+
+    def _hold(self, sorting: Sorting) -> list[str]:
+        """Snapshot the paths and keep the refs; the things left unheld. A hold that fails
+        (a full disk, a broken object store) leaves its targets unheld: the discard is then
+        refused in blocking mode and only warned about in advisory mode, never a crash."""
+        from interlock.run import holds
+
+        loose: list[str] = []
+        kept: list[str] = []
+        try:
+            if sorting.paths:
+                scope = scope_of(sorting.paths)
+                meta = {"message": f"before: {self.command[:200]}", "run": self.run.id}
+                info = self.wt.snapshot(
+                    "pre-discard", {**meta, "command": self.command, "scope": scope}
+                )
+                self.saved = info.id
+                loose += holds.uncovered(self.wt.loc, info, sorting.paths)
+            for finding, commits in sorting.commits:
+                refs = finding.targets.refs if finding.targets else ()
+                more, missing = holds.hold_commits(self.wt.loc, refs, finding.rule, commits)
+                kept += more
+                loose += [f"commit {c}" for c in missing]
+            if sorting.stash:
+                more, missing = holds.hold_stash(self.wt.loc)
+                kept += more
+                loose += [f"stash entry {c[:12]}" for c in missing]
+        except (InterlockError, OSError) as exc:
+            loose.append(f"(saving it first failed: {exc})")
+        self.data["kept_refs"] = kept
+        return loose
+
+    def judge(self, findings: list[Finding]) -> tuple[list[Finding], list[Notice]]:
+        """(findings that still decide the verdict, notices); holds before allowing."""
+        prerun = session.prerun_paths(self.wt.loc, self.run)
+        sorting = sort_discards(findings, self.cwd, self.wt.loc, self.wt.facts(), prerun)
+        why = sorting.why_not_own(self._others_live(), self.config.discards)
+        self.data.update(
+            own=sorting.own, prerun=sorting.prerun, unholdable=sorting.unholdable, why=why
+        )
+        refusing = why is not None and self.config.mode == "blocking"
+        loose = [] if refusing else self._hold(sorting)
+        if why is None and loose:
+            why = "the snapshot does not hold all of it: " + ", ".join(loose[:5])
+        self.data.update(snapshot=self.saved, allowed=why is None, unheld=loose)
+        rest = [f for f in findings if f.kind != "discard"]
+        saved = [("saved", f"snapshot {self.saved} (undo: interlock undo)")] if self.saved else []
+        kept = [("kept", ", ".join(self.data["kept_refs"]))] if self.data.get("kept_refs") else []
+        if why is None:
+            what = (
+                describe(sorted(set(sorting.own)))
+                if sorting.own
+                else "branch tips and stash entries"
+            )
+            text = " && ".join(f.text for f in sorting.findings)
+            return rest, [
+                Notice(
+                    "discard",
+                    f"saved first: {text}",
+                    (("lost", f"only this run's own work: {what}"), *saved, *kept),
+                    False,
+                )
+            ]
+        notices = [
+            Notice(
+                "discard",
+                f.text,
+                (("rule", f.rule), ("why", why), ("instead", f.instead), *saved, *kept),
+                True,
+            )
+            for f in sorting.findings
+        ]
+        return rest, notices

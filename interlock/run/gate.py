@@ -20,38 +20,18 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import Any
 
-from interlock import constants, exitcodes, output
+from interlock import constants, exitcodes
 from interlock.config import Config
 from interlock.engine.check import evaluate
-from interlock.engine.findings import Finding
-from interlock.engine.precision import describe
 from interlock.engine.verdict import CheckResult, ValidatorReport
 from interlock.errors import InterlockError
 from interlock.run import discards, effects, green, records, session, tiers
+from interlock.run.notices import Notice, render
 from interlock.run.records import Run
 from interlock.run.session import Worktree
 from interlock.state import file_lock, repo_state_dir
-
-
-@dataclass(frozen=True)
-class Notice:
-    """A run-level reason to refuse or warn, beside the engine's findings."""
-
-    tag: str
-    text: str
-    fields: tuple[tuple[str, str], ...]
-    blocks: bool
-
-
-def _headline(verdict: str) -> str:
-    if verdict == "block":
-        return "refused"
-    if verdict == "warn":
-        return "warning (blocking mode would refuse it)"
-    return "allowed (mode off; blocking mode would refuse it)"
 
 
 def _validators(result: CheckResult, config: Config) -> list[dict[str, Any]]:
@@ -93,104 +73,6 @@ def _audit_notice(wt: Worktree, run: Run) -> Notice | None:
     )
 
 
-class _Discard:
-    """The discard part of a begin: sorting, snapshot, holds and what to say."""
-
-    def __init__(self, wt: Worktree, run: Run, config: Config, cwd: str, command: str) -> None:
-        self.wt, self.run, self.config, self.cwd, self.command = wt, run, config, cwd, command
-        self.data: dict[str, Any] = {}
-        self.saved: str | None = None
-
-    def _others_live(self) -> str | None:
-        for other in records.open_runs(self.wt.journal):
-            if other.id != self.run.id and session.is_live(self.wt.journal, other):
-                name = other.data.get("agent_name")
-                return f"run {other.id}" + (
-                    f" ({name} pid {other.data.get('agent_pid')})" if name else ""
-                )
-        return None
-
-    def _hold(self, sorting: discards.Sorting) -> list[str]:
-        """Snapshot the paths and keep the refs; the things left unheld."""
-        from interlock.run import holds
-
-        loose: list[str] = []
-        kept: list[str] = []
-        if sorting.paths:
-            scope = discards.scope_of(sorting.paths)
-            meta = {"message": f"before: {self.command[:200]}", "run": self.run.id}
-            info = self.wt.snapshot(
-                "pre-discard", {**meta, "command": self.command, "scope": scope}
-            )
-            self.saved = info.id
-            loose += holds.uncovered(self.wt.loc, info, sorting.paths)
-        for finding, commits in sorting.commits:
-            refs = finding.targets.refs if finding.targets else ()
-            more, missing = holds.hold_commits(self.wt.loc, refs, finding.rule, commits)
-            kept += more
-            loose += [f"commit {c}" for c in missing]
-        if sorting.stash:
-            more, missing = holds.hold_stash(self.wt.loc)
-            kept += more
-            loose += [f"stash entry {c[:12]}" for c in missing]
-        self.data["kept_refs"] = kept
-        return loose
-
-    def judge(self, findings: list[Finding]) -> tuple[list[Finding], list[Notice]]:
-        """(findings that still decide the verdict, notices); holds before allowing."""
-        prerun = session.prerun_paths(self.wt.loc, self.run)
-        sorting = discards.sort_discards(findings, self.cwd, self.wt.loc, self.wt.facts(), prerun)
-        why = sorting.why_not_own(self._others_live(), self.config.discards)
-        self.data.update(
-            own=sorting.own, prerun=sorting.prerun, unholdable=sorting.unholdable, why=why
-        )
-        refusing = why is not None and self.config.mode == "blocking"
-        loose = [] if refusing else self._hold(sorting)
-        if why is None and loose:
-            why = "the snapshot does not hold all of it: " + ", ".join(loose[:5])
-        self.data.update(snapshot=self.saved, allowed=why is None, unheld=loose)
-        rest = [f for f in findings if f.kind != "discard"]
-        saved = [("saved", f"snapshot {self.saved} (undo: interlock undo)")] if self.saved else []
-        kept = [("kept", ", ".join(self.data["kept_refs"]))] if self.data.get("kept_refs") else []
-        if why is None:
-            what = (
-                describe(sorted(set(sorting.own)))
-                if sorting.own
-                else "branch tips and stash entries"
-            )
-            text = " && ".join(f.text for f in sorting.findings)
-            return rest, [
-                Notice(
-                    "discard",
-                    f"saved first: {text}",
-                    (("lost", f"only this run's own work: {what}"), *saved, *kept),
-                    False,
-                )
-            ]
-        notices = [
-            Notice(
-                "discard",
-                f.text,
-                (("rule", f.rule), ("why", why), ("instead", f.instead), *saved, *kept),
-                True,
-            )
-            for f in sorting.findings
-        ]
-        return rest, notices
-
-
-def render(findings: list[Finding], notices: list[Notice], verdict: str) -> list[str]:
-    lines = []
-    head = _headline(verdict)
-    for f in findings:
-        fields = [("rule", f.rule), ("why", f.reason), ("instead", f.instead)]
-        lines.append(output.format_message(f.kind, f"{head}: {f.text}", fields))
-    for n in notices:
-        title = n.text if not n.blocks else f"{head}: {n.text}"
-        lines.append(output.format_message(n.tag, title, n.fields))
-    return lines
-
-
 def _not_work(wt: Worktree) -> Callable[[str], bool]:
     """Whether an edited path is no work to verify: ignored, or gone without git ever having
     known it (an editor's or a tool's temp file, renamed or removed)."""
@@ -230,7 +112,7 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
     notices: list[Notice] = []
     data: dict[str, Any] = {"parse": result.parse, "mode": config.mode}
     if any(f.kind == "discard" for f in findings):
-        step = _Discard(wt, run, config, cwd, command)
+        step = discards.DiscardStep(wt, run, config, cwd, command)
         findings, more = step.judge(findings)
         notices += more
         data["discard"] = step.data

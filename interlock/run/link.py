@@ -86,7 +86,7 @@ def _outside(req: dict[str, Any]) -> dict[str, Any]:
     load_site()
     from interlock import exitcodes
     from interlock.engine.check import evaluate
-    from interlock.run.gate import render
+    from interlock.run.notices import render
 
     result = evaluate(str(req.get("judge") or req["command"]), str(req["cwd"])).result
     return {

@@ -150,3 +150,17 @@ def test_the_pre_discard_snapshot_holds_what_it_proves(project, wrap):
         ["git", "cat-file", "blob", f"{snap.oid}:data.bin"], cwd=project, capture_output=True
     )
     assert blob.stdout == bytes(range(256)) * 64
+
+
+def test_a_discard_the_snapshot_cannot_hold_is_refused_even_when_it_is_the_runs_own(
+    project, wrap, set_mode, git
+):
+    set_mode(project, "blocking", git)
+    assert wrap(project, "-c", "true").returncode == 0
+    big = project / "big.bin"
+    with open(big, "wb") as handle:  # larger than a snapshot keeps an untracked file
+        handle.truncate(60 << 20)
+    got = wrap(project, "-c", "rm -rf big.bin")
+    assert got.returncode == 126
+    assert b"the snapshot does not hold all of it: big.bin" in got.stderr
+    assert big.exists()

@@ -108,6 +108,8 @@ for _ in range({repeat}):
     reply = client.request(loc, "attempt", **req)
     if reply is None:  # not answered in time (a busy machine): not a round trip, skip it
         continue
+    if not reply.get("ok"):
+        raise SystemExit(f"the daemon refused: {{reply}}")
     client.request(loc, "complete", attempt=reply["attempt"], exit=0, signal=None,
                    duration=0.0, tail=None, build=build_stamp())
     times.append((time.perf_counter() - t) * 1000)
@@ -142,6 +144,13 @@ def main() -> int:
     env = {**os.environ, "INTERLOCK_DAEMON_IDLE": "900", "INTERLOCK_PYTHON": str(python)}
     env.pop("INTERLOCK_NO_DAEMON", None)
     interlock = [str(python), "-m", "interlock"]
+    # a daemon of an earlier build would stop at the first request and leave the rest inline
+    subprocess.run(
+        [*interlock, "daemon", "stop", "--cwd", str(cwd)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     subprocess.run(
         [*interlock, "daemon", "start", "--cwd", str(cwd)],
         env=env,

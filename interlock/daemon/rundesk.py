@@ -1,9 +1,10 @@
 """The daemon's side of runs: the shell wrapper's `attempt` and `complete`, served warm.
 
-Each request borrows a journal connection from a small pool (SQLite serialises the writers,
-so a long validator completion never holds up another command's verdict; connections stay
-open, because closing the last one checkpoints the write-ahead log with an fsync, ~15 ms on
-every command); snapshots go through the
+Each request opens its own journal connection (SQLite serialises the writers, so a long
+validator completion never holds up another command's verdict; a connection belongs to the
+thread that opened it). One more connection stays open for the daemon's life: closing the
+last connection to a database checkpoints its write-ahead log with an fsync, ~15 ms on every
+command otherwise. Snapshots go through the
 daemon's own fed path (only the dirty paths are re-read), facts are the warm ones, and the
 watcher counts edited files for the verification-tier nudges. The journal is checked for
 damage once, on the first run request, and pruned at most once an hour. While a run is live
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
     from interlock.run.session import Worktree
 
 _LIVE_CHECK_EVERY = 60.0  # seconds between looks at the journal for a live run
-_POOL_SIZE = 4  # journal connections kept open
 
 
 class RunDesk:
@@ -35,35 +35,29 @@ class RunDesk:
     def __init__(self, ops: Operations) -> None:
         self.ops = ops
         self.streak = EditStreak()
-        self._pool: list[Journal] = []
-        self._pool_lock = threading.Lock()
-        self._verified = False
+        self._anchor: Journal | None = None
+        self._lock = threading.Lock()
         self._pruned_at = 0.0
         self._live_at = 0.0
         self._live = False
 
-    def _take(self) -> Journal:
+    def _open(self) -> Journal:
         from interlock.journal import Journal
 
-        with self._pool_lock:
-            if self._pool:
-                return self._pool.pop()
-            verify, self._verified = not self._verified, True
-        return Journal(self.ops.loc, verify=verify)
-
-    def _give(self, journal: Journal) -> None:
-        journal.warning = None  # said once, with the reply that set the journal aside
-        with self._pool_lock:
-            if len(self._pool) < _POOL_SIZE:
-                self._pool.append(journal)
-                return
-        journal.close()
+        with self._lock:
+            if self._anchor is None:  # the first use also checks the file for damage
+                self._anchor = Journal(self.ops.loc, verify=True)
+                warning = self._anchor.warning
+                journal = Journal(self.ops.loc)
+                journal.warning = warning
+                return journal
+        return Journal(self.ops.loc)
 
     def close(self) -> None:
-        with self._pool_lock:
-            for journal in self._pool:
-                journal.close()
-            self._pool.clear()
+        with self._lock:
+            if self._anchor is not None:
+                self._anchor.close()
+                self._anchor = None
 
     def _snapshot(self, kind: str, meta: dict[str, Any]) -> SnapshotInfo:
         return _from_json(self.ops.snapshot({"kind": kind, **meta})["snapshot"])
@@ -83,10 +77,11 @@ class RunDesk:
         from interlock.journal import prune
         from interlock.run import gate
 
-        journal = self._take()
+        journal = self._open()
         try:
             wt = self._worktree(journal)
-            reply = gate.begin(wt, req) if step == "begin" else gate.complete(wt, req)
+            warm = {**req, "warm": True}
+            reply = gate.begin(wt, warm) if step == "begin" else gate.complete(wt, warm)
             if journal.warning:
                 note = f"interlock: warning: {journal.warning}"
                 reply["messages"] = "\n".join(m for m in (note, reply.get("messages")) if m)
@@ -97,7 +92,7 @@ class RunDesk:
             self._live, self._live_at = True, time.monotonic()
             return reply
         finally:
-            self._give(journal)
+            journal.close()
 
     def begin(self, req: dict[str, Any]) -> dict[str, Any]:
         return self._serve("begin", req)

@@ -111,6 +111,7 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
     findings = list(result.findings)
     notices: list[Notice] = []
     data: dict[str, Any] = {"parse": result.parse, "mode": config.mode}
+    data["warm"] = bool(req.get("warm"))  # answered by the daemon (else inline)
     if any(f.kind == "discard" for f in findings):
         step = discards.DiscardStep(wt, run, config, cwd, command)
         findings, more = step.judge(findings)

@@ -74,9 +74,14 @@ def _compare(repo, wrap, env_extra, table):
     return mismatches
 
 
-def test_allowed_commands_are_byte_identical_to_bash_with_the_daemon_warm(git_repo, wrap, daemons):
+def test_allowed_commands_are_byte_identical_to_bash_with_the_daemon_warm(
+    git_repo, wrap, daemons, journal_view
+):
     daemons.start(git_repo)
     assert _compare(git_repo, wrap, {}, TABLE) == []
+    _, attempts = journal_view(git_repo)
+    assert len(attempts) == len(TABLE)
+    assert all(a.data["warm"] for a in attempts)  # every verdict came from the daemon
 
 
 def test_allowed_commands_are_byte_identical_to_bash_when_judged_inline(git_repo, wrap):

@@ -86,7 +86,9 @@ def _print_status(data: dict[str, Any]) -> None:
     if run is None:
         out("run:      none open (the next command through interlock-sh starts one)")
     else:
-        by = run.get("agent_name") or run["origin"]
+        by = run.get("agent_name") or {"start": "interlock run start", "env": "INTERLOCK_RUN"}.get(
+            run["origin"], run["origin"]
+        )
         out(
             f"run:      {run['id']} (by {by}, started {iso_time(run['started'])[:19]}Z, "
             f"{run['commands']} command(s), baseline {(run['baseline'] or '-')[:12]})"

@@ -224,20 +224,14 @@ class DiscardStep:
         saved = [("saved", f"snapshot {self.saved} (undo: interlock undo)")] if self.saved else []
         kept = [("kept", ", ".join(self.data["kept_refs"]))] if self.data.get("kept_refs") else []
         if why is None:
-            what = (
-                describe(sorted(set(sorting.own)))
-                if sorting.own
-                else "branch tips and stash entries"
-            )
             text = " && ".join(f.text for f in sorting.findings)
-            return rest, [
-                Notice(
-                    "discard",
-                    f"saved first: {text}",
-                    (("lost", f"only this run's own work: {what}"), *saved, *kept),
-                    False,
-                )
-            ]
+            lost = (
+                [("lost", f"only this run's own work: {describe(sorted(set(sorting.own)))}")]
+                if sorting.own
+                else []
+            )
+            verb = "saved first" if self.saved else "kept first"
+            return rest, [Notice("discard", f"{verb}: {text}", (*lost, *saved, *kept), False)]
         notices = [
             Notice(
                 "discard",

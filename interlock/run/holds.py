@@ -92,7 +92,8 @@ def _keep(loc: RepoLocation, branch: str, oid: str) -> str:
 def hold_commits(
     loc: RepoLocation, refs: Iterable[str], rule: str, commits: Iterable[str]
 ) -> tuple[list[str], list[str]]:
-    """Keep the tips a command would delete or rewind; (kept refs, commits still not held)."""
+    """Keep the tips a command would delete or rewind; (what was kept and how to bring it
+    back, commits still not held)."""
     tips: list[str] = []
     kept: list[str] = []
     moves_head = rule.startswith(("git.reset", "git.checkout", "git.update-ref-move"))
@@ -106,16 +107,20 @@ def hold_commits(
             oid = _resolve(loc, f"refs/heads/{branch}") or _resolve(loc, name)
         if oid is None:
             continue
-        kept.append(_keep(loc, branch, oid))
+        _keep(loc, branch, oid)
+        kept.append(f"{branch} at {oid[:12]} (bring it back: interlock recover --ref {branch})")
         tips.append(oid)
     loose = [c for c in commits if not any(_contains(loc, tip, c) for tip in tips)]
     return kept, loose
 
 
 def hold_stash(loc: RepoLocation) -> tuple[list[str], list[str]]:
-    """Keep every stash entry; (kept refs, entries not held)."""
+    """Keep every stash entry; (what was kept and how to bring it back, entries not held)."""
     code, out, _ = git.run(["rev-list", "--walk-reflogs", "refs/stash"], loc.worktree)
     entries = out.decode().split() if code == 0 else []
-    kept = [_keep(loc, "stash", oid) for oid in entries]
+    kept = []
+    for oid in entries:
+        _keep(loc, "stash", oid)
+        kept.append(f"stash {oid[:12]} (bring it back: git stash store -m kept {oid[:12]})")
     held = {lost.oid for lost in lostrefs.list_lost(loc)}
     return kept, [oid for oid in entries if oid not in held]

@@ -146,21 +146,6 @@ def _same_file(a: int, b: int) -> bool:
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
 
 
-def _exec_child(
-    bash: str, argv: list[str], env: dict[str, str], dups: list[tuple[int, int]]
-) -> None:
-    try:
-        _signal.pthread_sigmask(_signal.SIG_SETMASK, set())
-        for sig in _RESET:
-            _signal.signal(sig, _signal.SIG_DFL)
-        for src, dst in dups:
-            os.dup2(src, dst)
-        os.execve(bash, argv, env)
-    except BaseException as exc:
-        os.write(2, f"interlock: error: cannot run {bash}: {exc}\n".encode())
-    os._exit(127)
-
-
 def run(
     bash: str, argv: list[str], env: dict[str, str], *, interpose: bool, stdin: int | None = None
 ) -> tuple[int, Tail | None]:
@@ -176,11 +161,22 @@ def run(
             ends.append(w)
             dups += [(w, 1), (w, 2)] if shared else [(w, real)]
     _signal.pthread_sigmask(_signal.SIG_BLOCK, _WAITED)
-    pid = os.fork()
-    if pid == 0:
-        for r, _ in pipes:
-            os.close(r)
-        _exec_child(bash, argv, env, dups)
+    # posix_spawn (vfork and exec): the child starts with no signal blocked and SIGPIPE and
+    # SIGXFSZ back to their defaults; the pipes' own ends are close-on-exec.
+    try:
+        pid = os.posix_spawn(
+            bash,
+            argv,
+            env,
+            file_actions=[(os.POSIX_SPAWN_DUP2, src, dst) for src, dst in dups],
+            setsigmask=(),
+            setsigdef=_RESET,
+        )
+    except OSError:
+        _signal.pthread_sigmask(_signal.SIG_UNBLOCK, _WAITED)
+        for fd in ends + [r for r, _ in pipes]:
+            os.close(fd)
+        raise
     for w in ends:
         os.close(w)
     tail = Tail() if interpose else None

@@ -199,9 +199,13 @@ def _judged_run(
         env[constants.ENV_RUN] = str(reply["run"])
         env[constants.ENV_ATTEMPT] = str(reply["attempt"])
     started = time.monotonic()
-    status, tail = child.run(
-        bash, ["bash", *args], env, interpose=bool(reply.get("interpose")), stdin=stdin_fd
-    )
+    try:
+        status, tail = child.run(
+            bash, ["bash", *args], env, interpose=bool(reply.get("interpose")), stdin=stdin_fd
+        )
+    except OSError as exc:  # no bash to run: as a shell says for a command it cannot find
+        say(f"interlock: error: cannot run {bash}: {exc.strerror}; set INTERLOCK_BASH to bash")
+        status, tail = 127 << 8, None
     if loc is not None and reply.get("attempt") is not None:
         signalled = os.WIFSIGNALED(status)
         done = {

@@ -24,6 +24,7 @@ from typing import Any
 
 from interlock import constants, exitcodes
 from interlock.config import Config
+from interlock.engine.analysis import analyse
 from interlock.engine.check import evaluate
 from interlock.engine.verdict import CheckResult, ValidatorReport
 from interlock.errors import InterlockError
@@ -106,7 +107,10 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
     agent_info = tuple(req["agent"]) if req.get("agent") else None
     run, _ = session.resolve_run(wt, req.get("run"), agent_info, req.get("env") or {})
     config = session.run_config(run)
-    outcome = evaluate(str(req.get("judge") or command), cwd, facts=wt.facts(), config=config)
+    text = str(req.get("judge") or command)
+    # Tree facts cost a barrier on the watcher (or a git status): only a discard needs them.
+    discards_seen = any(f.kind == "discard" for f in analyse(text, config.validators).findings)
+    outcome = evaluate(text, cwd, facts=wt.facts() if discards_seen else None, config=config)
     result = outcome.result
     findings = list(result.findings)
     notices: list[Notice] = []

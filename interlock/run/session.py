@@ -31,7 +31,7 @@ from interlock import constants
 from interlock.config import Config, config_from_json, config_to_json, load_config
 from interlock.engine.facts import TreeFacts
 from interlock.git import RepoLocation, open_repo, read_commit
-from interlock.journal import Journal
+from interlock.journal import Journal, prune
 from interlock.memory.catalog import SnapshotInfo
 from interlock.memory.scan import display_path
 from interlock.memory.trees import diff_trees
@@ -141,6 +141,7 @@ def create_run(
         data=data,
     )
     records.insert_run(wt.journal, run)
+    prune(wt.journal)  # a new run is rare: the moment to keep the journal within its bounds
     return run
 
 

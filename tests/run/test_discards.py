@@ -93,7 +93,9 @@ def test_a_deleted_branch_is_kept_by_a_ref_before_it_goes(project, wrap, set_mod
     git(project, "checkout", "-q", "main")
     got = wrap(project, "-c", "git branch -D experiment")
     assert got.returncode == 0, got.stderr
-    assert b"[discard] kept first: git branch -D experiment" in got.stderr and b"kept:" in got.stderr
+    assert (
+        b"[discard] kept first: git branch -D experiment" in got.stderr and b"kept:" in got.stderr
+    )
     assert tip in {lost.oid for lost in list_lost(require_repo(project))}
 
 

@@ -145,3 +145,12 @@ def test_an_ended_run_named_by_interlock_run_is_followed_by_a_successor(
     assert wrap(project, "-c", "true", env=env).returncode == 0
     runs, attempts = journal_view(project)
     assert [a.run for a in attempts] == ["named", "named.2"]
+
+
+def test_a_run_started_beside_a_live_one_never_gets_laxer_rules(project, wrap, set_mode, git):
+    set_mode(project, "blocking", git)
+    assert wrap(project, "-c", "true", env={"INTERLOCK_RUN": "first"}).returncode == 0
+    (project / ".interlock.toml").write_text('mode = "advisory"\n')  # edited mid-run
+    got = wrap(project, "-c", "pytest || true", env={"INTERLOCK_RUN": "second"})
+    assert got.returncode == 126  # the new run took the live run's blocking mode
+    assert b"[masked-validator] refused" in got.stderr

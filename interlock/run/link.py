@@ -133,21 +133,27 @@ def complete(loc: ThinLocation, cwd: str, req: dict[str, Any]) -> dict[str, Any]
 
 
 def mode_is_off(cwd: str) -> bool:
-    """Whether the config in force here says `mode = off` (the run's frozen config when a run
-    is open): the one case where a command runs although interlock failed to judge it."""
+    """Whether the config in force here says `mode = off`: the one case where a command runs
+    although interlock failed to judge it. The run named by INTERLOCK_RUN decides when it
+    exists; else every open run and the config file must all say off (unknown is guarded)."""
     try:
         load_site()
         from interlock.config import load_config
         from interlock.git import discover
         from interlock.journal import opened
-        from interlock.run.session import current_run, run_config
+        from interlock.run import records
 
         loc = discover(cwd)
         if loc is None:
             return load_config(None).mode == "off"
         with opened(loc) as journal:
-            run = current_run(journal)
-            config = run_config(run) if run is not None else load_config(loc.worktree)
-        return config.mode == "off"
+            named = os.environ.get(constants.ENV_RUN)
+            run = records.get_run(journal, named) if named else None
+            if run is not None:
+                modes = [run.config.get("mode")]
+            else:
+                modes = [load_config(loc.worktree).mode]
+                modes += [r.config.get("mode") for r in records.open_runs(journal)]
+        return all(mode == "off" for mode in modes)
     except Exception:  # unknown means guarded
         return False

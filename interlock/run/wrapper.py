@@ -115,6 +115,14 @@ def _refuse_unreadable(why: str) -> int:
     return 126
 
 
+def _cwd() -> str:
+    """Where the command runs; bash runs in a removed directory too, so judge it as $PWD."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return os.environ.get("PWD") or "/"
+
+
 def _request(call: bashargs.BashCall, code: str) -> dict[str, object]:
     env = {k: v for k, v in os.environ.items() if k.startswith(constants.ENV_PREFIX)}
     parent = os.environ.get(constants.ENV_ATTEMPT, "")
@@ -122,7 +130,7 @@ def _request(call: bashargs.BashCall, code: str) -> dict[str, object]:
     return {
         "command": code if call.mode == "command" else f"bash {call.script or '-s'} (script)",
         "judge": call.judged_text(code),
-        "cwd": os.getcwd(),
+        "cwd": _cwd(),
         "run": run,
         "agent": None if run else list(agent.agent_process()),
         "parent": int(parent) if parent.isdigit() else None,
@@ -158,6 +166,15 @@ def _bug(exc: BaseException, cwd: str) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     bash = find_bash()
+    try:
+        return _main(bash, args)
+    except Exception as exc:  # never a traceback, never a command run unjudged
+        if _bug(exc, _cwd()) >= 0:
+            return 126
+        os.execv(bash, ["bash", *args])
+
+
+def _main(bash: str, args: list[str]) -> int:
     call = bashargs.read_args(args, os.isatty(0), os.isatty(2))
     if call.mode in ("inert", "interactive"):
         os.execv(bash, ["bash", *args])
@@ -181,9 +198,9 @@ def _judged_run(
 ) -> int:
     from interlock.run import link
 
-    req = _request(call, code)
-    cwd = str(req["cwd"])
+    cwd = _cwd()
     try:
+        req = _request(call, code)
         reply, loc = link.begin(req)
     except Exception as exc:
         refused = _bug(exc, cwd)

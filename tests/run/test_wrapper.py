@@ -230,3 +230,36 @@ def test_a_reader_that_goes_away_gives_the_validator_sigpipe_as_bash_would(git_r
     )
     out, _ = proc.communicate(timeout=60)
     assert out == b"y\ny\n"
+
+
+def test_when_interlock_fails_the_command_is_refused_with_one_line_naming_the_report(
+    git_repo, wrap, git
+):
+    (git_repo / ".git" / "interlock").write_text("not a directory")  # no state: no judging
+    got = wrap(git_repo, "-c", "touch ran")
+    assert got.returncode == 126
+    [line] = got.stderr.decode().splitlines()
+    assert line.startswith("interlock: bug: the check failed (")
+    assert "the command was not run (report: " in line
+    assert not (git_repo / "ran").exists()
+    # `mode = "off"` lets a command run unjudged only when the config in force says so; with
+    # no journal to say which run (and config) is in force, unknown stays guarded
+    (git_repo / ".interlock.toml").write_text('mode = "off"\n')
+    assert wrap(git_repo, "-c", "touch ran").returncode == 126
+
+
+def test_mode_off_is_read_from_the_runs_frozen_config_not_the_file(git_repo, wrap, git):
+    from interlock.run.link import mode_is_off
+
+    (git_repo / ".interlock.toml").write_text('mode = "off"\n')
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "off")
+    assert wrap(git_repo, "-c", "true", env={"INTERLOCK_RUN": "r-off"}).returncode == 0
+    (git_repo / ".interlock.toml").write_text('mode = "blocking"\n')
+    os.environ["INTERLOCK_RUN"] = "r-off"
+    try:
+        assert mode_is_off(str(git_repo)) is True
+        os.environ["INTERLOCK_RUN"] = "r-none"
+        assert mode_is_off(str(git_repo)) is False  # no such run: the file's blocking
+    finally:
+        del os.environ["INTERLOCK_RUN"]

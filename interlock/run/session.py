@@ -281,7 +281,10 @@ def inside_run(environ: Mapping[str, str] | None = None) -> str | None:
         if pid is None or pid <= 1:
             return None
         cmdline = procinfo.process_cmdline(pid) or ()
-        if any("interlock.run.wrapper" in part for part in cmdline):
+        if any(
+            "interlock.run.wrapper" in part or os.path.basename(part) == "interlock-sh"
+            for part in cmdline
+        ):
             return f"process {pid} above this one is interlock's shell wrapper"
         pid = procinfo.parent_pid(pid)
     return None

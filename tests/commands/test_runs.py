@@ -12,9 +12,8 @@ PYTEST = f"{sys.executable} -m pytest -q -p no:cacheprovider"
 
 
 def _wrap(repo, command, shell):
-    return shell(
-        repo, f"INTERLOCK_PYTHON={sys.executable} {WRAPPER} -c {json.dumps(command)} || true"
-    )
+    env = f"PYTEST_DISABLE_PLUGIN_AUTOLOAD=1 INTERLOCK_PYTHON={sys.executable}"
+    return shell(repo, f"{env} {WRAPPER} -c {json.dumps(command)} || true")
 
 
 def _project(repo, git):

@@ -29,6 +29,11 @@ TESTS = (
 )
 
 
+# pytest run by the tests' commands loads only its own plugins (not xdist, hypothesis...):
+# a quarter of the start-up time, and the same counts and summary lines.
+_FAST = {"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+
+
 def _run_wrapper(
     cwd: Path,
     *args: str,
@@ -41,7 +46,7 @@ def _run_wrapper(
         cwd=cwd,
         input=input,
         capture_output=True,
-        env={**os.environ, "INTERLOCK_PYTHON": sys.executable, **(env or {})},
+        env={**os.environ, **_FAST, "INTERLOCK_PYTHON": sys.executable, **(env or {})},
         timeout=timeout,
     )
 

@@ -26,10 +26,12 @@ from interlock import constants, exitcodes
 from interlock.config import Config
 from interlock.engine.analysis import analyse
 from interlock.engine.check import evaluate
+from interlock.engine.findings import Finding
 from interlock.engine.verdict import CheckResult, ValidatorReport
 from interlock.errors import InterlockError
+from interlock.journal import append_event
 from interlock.run import discards, effects, green, records, session, tiers
-from interlock.run.notices import Notice, render
+from interlock.run.notices import WARNINGS_IN_FULL, Notice, render
 from interlock.run.records import Run
 from interlock.run.session import Worktree
 from interlock.state import file_lock, repo_state_dir
@@ -72,6 +74,20 @@ def _audit_notice(wt: Worktree, run: Run) -> Notice | None:
         ),
         True,
     )
+
+
+def _warned(wt: Worktree, run: Run, findings: list[Finding], verdict: str) -> Callable[[str], bool]:
+    """Count this command's warnings against the run's ceilings; which kinds are past them."""
+    if verdict != "warn":
+        return lambda kind: False
+    past: set[str] = set()
+    for kind in {f.kind for f in findings}:
+        key = f"warning:{kind}"
+        if records.count_events(wt.journal, run.id, "message", key) >= WARNINGS_IN_FULL:
+            past.add(kind)
+        else:
+            append_event(wt.journal, "message", {"key": key}, run=run.id)
+    return past.__contains__
 
 
 def _not_work(wt: Worktree) -> Callable[[str], bool]:
@@ -149,7 +165,7 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
             if not would_block or config.mode == "off"
             else ("block" if config.mode == "blocking" else "warn")
         )
-        messages = render(findings, notices, verdict)
+        messages = render(findings, notices, verdict, _warned(wt, run, findings, verdict))
         if verdict != "block" and top and not validators and wt.streak is not None:
             edited = wt.streak.take_nudge(_not_work(wt))
             nudge = tiers.midrun_nudge(wt, run, config, edited) if edited else None

@@ -133,3 +133,16 @@ def test_tests_changed_before_the_run_are_its_baseline_not_a_weakening(project, 
     assert got.returncode == 0 and b"4 passed" in got.stdout
     assert b"tree verified green" in got.stderr
     assert len(_greens(project)) == 1
+
+
+def test_warnings_of_a_kind_are_said_in_full_three_times_a_run_then_in_one_line(
+    project, wrap, suite_cmd
+):
+    lines = []
+    for _ in range(5):
+        got = wrap(project, "-c", f"{suite_cmd} | tail -1")
+        lines.append(got.stderr.decode())
+    assert all("rule:" in text and "instead:" in text for text in lines[:3])
+    for text in lines[3:]:
+        [line] = text.splitlines()
+        assert line.startswith("interlock: [masked-validator] warning") and "(rule " in line

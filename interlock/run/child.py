@@ -7,8 +7,11 @@ The hot path: standard library C modules only (`_signal`, `_thread`, `select`), 
   control is off): a terminal's Ctrl-C, and a harness that kills the whole group, reach it
   exactly as before.
 - Signals sent to the wrapper alone (`kill PID`: SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1,
-  SIGUSR2, SIGWINCH) are forwarded to the child; those the kernel sent to the whole group
-  (a terminal's Ctrl-C, a hangup) already reached it and are not sent twice.
+  SIGUSR2, SIGWINCH) are forwarded to the command's processes (bash and everything below
+  it), as a terminal sends Ctrl-C to a whole foreground job: `kill -INT` of the wrapper stops
+  `bash -c 'make; sleep 30'` at once, where bash alone would wait for its child. Those the
+  kernel sent to the whole group (a terminal's Ctrl-C, a hangup) already reached them and are
+  not sent twice.
 - A child that dies of a signal makes the wrapper die of the same signal, so the caller sees
   what it would have seen from bash.
 - stdin, stdout and stderr are the caller's own descriptors, untouched, unless the command
@@ -196,10 +199,37 @@ def _wait(pid: int) -> int:
                 return status
             continue
         if info.si_code != _SI_KERNEL:
-            try:
-                os.kill(pid, info.si_signo)
-            except ProcessLookupError:
-                pass
+            for target in _tree(pid):
+                try:
+                    os.kill(target, info.si_signo)
+                except ProcessLookupError:
+                    pass
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children", "rb") as handle:
+                found += [int(p) for p in handle.read().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def _tree(pid: int) -> list[int]:
+    """pid and its descendants, deepest first (the command's processes below bash)."""
+    order: list[int] = []
+    pending = [pid]
+    while pending and len(order) < 4096:
+        current = pending.pop()
+        order.append(current)
+        pending += _children(current)
+    return order[::-1]
 
 
 def exit_like(status: int) -> int:

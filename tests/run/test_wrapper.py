@@ -148,25 +148,32 @@ def test_outside_a_repository_only_the_global_rules_apply(tmp_path, wrap):
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
-def test_a_signal_sent_to_the_wrapper_reaches_the_command_and_the_wrapper_dies_of_it(git_repo, sig):
+def test_a_signal_sent_to_the_wrapper_reaches_the_command_and_the_wrapper_dies_of_it(
+    git_repo, sig, pid_alive
+):
     env = {**os.environ, "INTERLOCK_NO_DAEMON": "1"}
-    marker = git_repo / "started"
+    pidfile = git_repo / "sleeper.pid"
+    command = f"sh -c 'echo $$ > {pidfile}; exec sleep 30'; echo not reached"
     proc = subprocess.Popen(
-        [str(WRAPPER), "-c", f"touch {marker}; sleep 30"],
+        [str(WRAPPER), "-c", command],
         cwd=git_repo,
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 60
-    while not marker.exists() and time.monotonic() < deadline:
+    while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert marker.exists()
+    sleeper = int(pidfile.read_text())
     started = time.monotonic()
     proc.send_signal(sig)
-    proc.wait(timeout=20)
-    assert proc.returncode == -sig
+    out, _ = proc.communicate(timeout=20)
+    assert proc.returncode == -sig and out == b""
     assert time.monotonic() - started < 10  # the sleep was interrupted, not waited out
+    deadline = time.monotonic() + 5
+    while pid_alive(sleeper) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not pid_alive(sleeper)  # the whole command got it, not only bash
 
 
 def test_the_command_sees_the_run_and_the_attempt_in_its_environment(git_repo, wrap, journal_view):

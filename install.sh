@@ -59,7 +59,10 @@ os.replace(temp, target)
 PY
 }
 write_launcher
+# interlock-sh: the shell wrapper, with this virtualenv's interpreter and paths written in.
+"$venv/bin/python" -I -m interlock.run.launcher "$here/shell/interlock-sh" "$bindir/interlock-sh" >/dev/null
 echo "install.sh: interlock $("$venv/bin/interlock" --version | awk '{print $NF}') installed: $bindir/interlock"
+echo "install.sh: the shell wrapper for agents: $bindir/interlock-sh (export SHELL=$bindir/interlock-sh)"
 case ":$PATH:" in
     *":$bindir:"*) ;;
     *) echo "install.sh: add $bindir to your PATH (e.g. in ~/.bashrc: export PATH=\"$bindir:\$PATH\")" ;;

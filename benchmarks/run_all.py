@@ -23,6 +23,7 @@ SCRIPTS = [
     "bench_snapshot.py",
     "bench_audit.py",
     "bench_daemon.py",
+    "bench_wrapper.py",
 ]
 
 

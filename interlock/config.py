@@ -25,6 +25,7 @@ from interlock.errors import ConfigError
 MODES = ("off", "advisory", "blocking")
 TIER_MODES = ("off", "advisory", "blocking")
 SAFE_STATE_MODES = ("off", "advisory", "auto")
+DISCARD_POLICIES = ("by-owner", "refuse")
 UNBOUNDED_WORDS = frozenset(
     {"unbounded", "none", "infinite", "infinity", "unlimited", "no limit", "nolimit", "inf"}
 )
@@ -197,6 +198,13 @@ SCHEMA: tuple[Key, ...] = (
         _parse_size,
         'recorder history beyond this much content is pruned, oldest first (bytes, or "1 GiB")',
     ),
+    Key(
+        "discards",
+        "by-owner",
+        _choice(DISCARD_POLICIES),
+        "by-owner (inside a run: the run's own work is snapshotted, then discarded) | refuse "
+        "(every discard is refused in blocking mode, warned in advisory mode)",
+    ),
 )
 SCHEMA_BY_NAME: Mapping[str, Key] = {k.name: k for k in SCHEMA}
 ENV_KEYS = {"mode": constants.ENV_MODE}
@@ -216,6 +224,7 @@ class Config:
     recorder_max_file_size: int
     recorder_keep_days: float
     recorder_max_bytes: int
+    discards: str
     sources: Mapping[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
@@ -323,6 +332,29 @@ def load_config(
     found, warnings = file_sources(root)
     sources.extend(found)
     return resolve(sources, warnings)
+
+
+def config_to_json(config: Config) -> dict[str, Any]:
+    """Every key's effective value as JSON that `config_from_json` reads back to the same
+    values: how a run keeps the config resolved at its baseline."""
+    data: dict[str, Any] = {}
+    for key in SCHEMA:
+        value = config.value(key.name)
+        if isinstance(value, tuple):
+            value = list(value)
+        if value is None:
+            try:
+                key.parse(None)
+            except (_Invalid, TypeError, ValueError):
+                value = "unbounded"  # max_turns: None is spelled as a word the key reads
+        data[key.name] = value
+    return data
+
+
+def config_from_json(data: Mapping[str, Any], name: str) -> Config:
+    """The config stored by `config_to_json`, every value attributed to `name` (e.g.
+    "run r-12 baseline"); keys it lacks (added since) take their defaults."""
+    return resolve([RawSource(name, {k: v for k, v in data.items() if k in SCHEMA_BY_NAME})])
 
 
 def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:

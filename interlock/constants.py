@@ -16,6 +16,8 @@ ENV_NO_DAEMON = "INTERLOCK_NO_DAEMON"  # front doors do the work inline, never s
 ENV_DAEMON_IDLE = "INTERLOCK_DAEMON_IDLE"  # idle seconds before the daemon exits
 ENV_DAEMON_SERVICE = "INTERLOCK_DAEMON_SERVICE"  # `daemon run --service` across its re-exec
 ENV_PYTHON = "INTERLOCK_PYTHON"  # recorded interpreter used by hook shims
+ENV_ATTEMPT = "INTERLOCK_ATTEMPT"  # set by the wrapper for its child: the journaled attempt id
+ENV_BASH = "INTERLOCK_BASH"  # the real bash the wrapper runs (default: /bin/bash, else PATH)
 ENV_PREFIX = "INTERLOCK_"
 
 # Files.
@@ -56,6 +58,17 @@ SNAPSHOT_UNTRACKED_MAX_BYTES = 50 << 20  # untracked files larger than this: ski
 SNAPSHOT_IGNORED_DIR_MAX_ENTRIES = 1000  # entries read from one ignored directory at most
 GC_GREEN_RUNS = 20  # keep every green snapshot of this many most recent runs
 GC_PRE_DAYS = 14.0  # keep pre-discard and pre-restore snapshots this many days
+
+# Runs, the wrapper and the journal (issue 8).
+RUN_LOCK_FILE = "run.lock"  # serialises finding or starting a run (one baseline per run)
+EFFECT_LOCK_FILE = "effects.lock"  # serialises checking and recording side-effect attempts
+RUN_LIVE_SECONDS = 30 * 60  # a run without a live agent counts as live this long after a command
+TAIL_BYTES = 256 << 10  # the tail of a validator's output kept for its outcome
+SCRIPT_MAX_BYTES = 1 << 20  # a script (file or stdin) larger than this is not judged: refused
+JOURNAL_KEEP_DAYS = 30.0  # journal rows older than this are pruned (unresolved side effects kept)
+JOURNAL_MAX_BYTES = 64 << 20  # and the oldest rows beyond this much are pruned
+JOURNAL_PRUNE_EVERY = 3600.0  # seconds between prunes (the daemon, or a run start)
+COUNT_DROP_RATIO = 0.5  # a pass running fewer than this share of the last full run is flagged
 
 # Git hooks (H6): the hooks interlock installs (hooks/files.py, hooks/dispatch.py).
 HOOK_NAMES = ("pre-commit", "pre-push", "reference-transaction", "post-checkout", "post-rewrite")

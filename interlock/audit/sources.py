@@ -199,6 +199,11 @@ def staged_overlay(loc: RepoLocation, rev: str, worktree: GitFiles) -> GitFiles 
     the file on disk replaced by the staged version: a weakened test staged and then
     reverted on disk is still seen."""
     staged = {path for _, path, _, _ in git.diff_raw(loc, ["--cached", rev])}
+    if staged:
+        # Staged means the index differs from HEAD too: against a snapshot base (a run's
+        # baseline holding unstaged work), an index that merely still holds HEAD's version
+        # of a file changed before the run was never staged by anyone.
+        staged &= {path for _, path, _, _ in git.diff_raw(loc, ["--cached"])}
     if not staged:
         return None
     unstaged = {path: oid for _, path, oid, _ in git.diff_raw(loc, []) if oid.strip("0")}

@@ -12,7 +12,8 @@ from interlock.cli import cli, cwd_option, json_option
     "--since",
     default=None,
     metavar="REV|SNAP",
-    help="Compare with this git revision or snapshot (default: the run's baseline, else HEAD).",
+    help="Compare with this git revision or snapshot; `baseline` and `green` are the open "
+    "run's (default: the open run's baseline, else the newest baseline, else HEAD).",
 )
 @json_option
 @cwd_option

@@ -53,7 +53,9 @@ def snapshot_diff(snap: str | None, as_json: bool, cwd: str | None) -> int:
     """Show the paths changed between a snapshot (default: the last green) and the tree now.
 
     SNAP is an id (or a prefix of 4+ hex digits), `latest`, `green`, `baseline` or another
-    kind. Letters: A added, D deleted, M modified, X mode changed, T type changed.
+    kind. Inside an open run, `green` (the default) is the run's last green point, else its
+    baseline, and `baseline` the run's baseline. Letters: A added, D deleted, M modified,
+    X mode changed, T type changed.
 
     \b
     Example:

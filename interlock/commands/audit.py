@@ -44,9 +44,21 @@ def _warm_report(loc: RepoLocation, since: str | None) -> AuditReport | None:
     return AuditReport(data["verdict"], findings, data["base"])
 
 
+def _base(loc: RepoLocation, since: str | None) -> str | None:
+    """Inside an open run, no --since (or `baseline`) means the run's baseline and `green`
+    its last green point, so a weakened test committed during the run still shows."""
+    if since not in (None, "baseline", "green"):
+        return since
+    from interlock.run.session import run_snapshot  # only when a default is read
+
+    found = run_snapshot(loc, since or "baseline")
+    return found if found is not None else since
+
+
 def audit(cwd: str | None, since: str | None, as_json: bool) -> int:
     loc = require_repo(cwd)
-    report = _warm_report(loc, since) or audit_worktree(loc, since)
+    base = _base(loc, since)
+    report = _warm_report(loc, base) or audit_worktree(loc, base)
     if as_json:
         output.write_json(report.to_json())
     else:

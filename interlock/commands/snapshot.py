@@ -109,6 +109,10 @@ def _changes_of(reply: dict[str, Any]) -> list[Change]:
 
 def diff(cwd: str | None, ref: str | None, as_json: bool) -> int:
     loc = require_repo(cwd)
+    if ref is None or ref in ("green", "baseline"):  # inside a run: the run's own snapshots
+        from interlock.run.session import run_snapshot  # only when a default is read
+
+        ref = run_snapshot(loc, ref or "green") or ref
     reply = _warm(loc, "diff", ref=ref or "green")
     if reply is not None:
         _print_stderr(reply)

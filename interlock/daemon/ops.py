@@ -1,5 +1,6 @@
 """What the daemon does for a request: ping, status, check, facts, snapshot, diff, restore,
-audit, hook (a git hook run warm), stop.
+audit, hook (a git hook run warm), attempt and complete (a run's command before and after it
+runs, for the shell wrapper: interlock.run.gate), stop.
 
 The engine and snapshot modules are imported inside the operations (and warmed once at
 start-up), so they load once per daemon instead of once per command. Snapshots and restores
@@ -21,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from interlock import constants, procinfo
 from interlock.daemon import reqenv
 from interlock.daemon.client import check_env
+from interlock.daemon.rundesk import RunDesk
 from interlock.daemon.server import Handler, UsageProblem, field
 from interlock.daemon.warmfacts import WarmFacts
 from interlock.daemon.watcher import TreeWatcher, watch_count
@@ -31,6 +33,7 @@ from interlock.output import captured_output
 if TYPE_CHECKING:
     from interlock.engine.facts import TreeFacts
     from interlock.git import RepoLocation
+    from interlock.journal import Journal
 
 log = logging.getLogger("interlock.daemon.process")
 
@@ -77,22 +80,25 @@ class Operations:
         self._check_lock = threading.Lock()
         self.watcher_state = "starting"
         self.watcher_started = threading.Event()  # set once the watcher started (or failed)
+        self.runs = RunDesk(self)
         self._journal_keepalive = self._open_journal()
 
-    def _open_journal(self) -> sqlite3.Connection | None:
+    def _open_journal(self) -> Journal | None:
         """One idle connection to the journal for the daemon's life. Each journal write opens
         and closes its own; while another stays open, closing one does not checkpoint the WAL
-        (an fsync): a hook's journal entry costs 0.2 ms instead of ~5 ms."""
-        from interlock import journal
+        (an fsync): a hook's journal entry costs 0.2 ms instead of ~5 ms. (Damage is checked,
+        and reported to the user, by the run desk's first request.)"""
+        from interlock.journal import Journal
 
         try:
-            return journal.open_journal(self.loc)[0]
+            return Journal(self.loc)
         except (OSError, sqlite3.Error) as exc:
             log.warning("journal not kept open: %s", exc)
             return None
 
     def close(self) -> None:
-        """On shutdown: let the journal's last connection checkpoint it."""
+        """On shutdown: close the run desk, then let the journal's last connection checkpoint it."""
+        self.runs.close()
         if self._journal_keepalive is not None:
             self._journal_keepalive.close()
             self._journal_keepalive = None
@@ -102,6 +108,8 @@ class Operations:
         self.released = False
         self.facts.bump()
         self.recorder.note(rel, kind, is_dir)
+        if not is_dir:
+            self.runs.streak.note(os.fsdecode(rel))
 
     def handlers(self) -> dict[str, Handler]:
         table: dict[str, Handler] = {
@@ -114,6 +122,8 @@ class Operations:
             "restore": self.restore,
             "audit": self.audit,
             "hook": self.hook,
+            "attempt": self.attempt,
+            "complete": self.complete,
             "stop": self.stop,
         }
         return {op: self._counted(fn) for op, fn in table.items()}
@@ -245,6 +255,7 @@ class Operations:
             self._same_build(req)
         kind = field(req, "kind", str, "manual")
         meta = {k: field(req, k, str) for k in ("message", "run", "command")}
+        meta["scope"] = field(req, "scope", list)
         # A snapshot taken before the watcher covers the tree could not be a base for the next.
         self.watcher_started.wait(timeout=_WATCHER_START_WAIT)
         with self._snapshot_lock, captured_output() as (_, err):
@@ -387,6 +398,28 @@ class Operations:
         self._same_build(req)
         with reqenv.applied(_request_env(req)):
             return serve_hook(self.loc, req)
+
+    def attempt(self, req: dict[str, Any]) -> dict[str, Any]:
+        """A run's command before it runs (see interlock.run.gate.begin)."""
+        self._same_build(req)
+        return self.runs.begin(req)
+
+    def complete(self, req: dict[str, Any]) -> dict[str, Any]:
+        """A run's command after it ran (see interlock.run.gate.complete)."""
+        self._same_build(req)
+        return self.runs.complete(req)
+
+    def tree_now(self) -> str:
+        """The worktree's tree id now; only the dirty paths are re-read when they are known."""
+        from interlock.memory import snapshot as snapshots
+
+        with self._snapshot_lock:
+            repo = open_repo(self.loc)
+            dirty = self.watcher.dirty.peek()
+            if self.barrier() and self._base is not None and dirty.unknown is None:
+                base = snapshots.resolve_snapshot(self.loc, self._base)
+                return snapshots.scan_worktree(repo, self.loc, sorted(dirty.paths), base.tree)[0]
+            return snapshots.scan_worktree(repo, self.loc)[0]
 
     def stop(self, req: dict[str, Any]) -> dict[str, Any]:
         log.info("stop requested over the socket")

@@ -9,7 +9,8 @@ Started detached by any front door (`client.ensure_daemon`) or by `interlock dae
 3. the socket (mode 0600; a stale one is replaced); log in `daemon.log` (rotated);
 4. the watcher and the recorder start in the background, so `ping` answers at once;
 5. serve until `stop`, SIGTERM/SIGINT/SIGHUP, INTERLOCK_DAEMON_IDLE seconds without requests
-   or changes, or its socket or pid file disappearing (someone removed the state dir);
+   or changes while no run is live, or its socket or pid file disappearing (someone removed
+   the state dir);
 6. shut down: let a snapshot in progress finish, record what is pending and commit it,
    remove the socket and the pid file.
 """
@@ -56,6 +57,7 @@ _WARM_MODULES = (
     "interlock.memory.restore",
     "interlock.hooks.dispatch",
     "interlock.hooks.precommit",
+    "interlock.run.gate",
 )
 
 
@@ -221,7 +223,7 @@ def _reason_to_stop(
     ops: Operations, sock_path: Path, identity: tuple[int, int] | None, lock_fd: int
 ) -> str | None:
     idle_for = time.monotonic() - ops.last_activity
-    if ops.idle and idle_for >= ops.idle:
+    if ops.idle and idle_for >= ops.idle and not ops.runs.has_live_run():  # a live run keeps it up
         return f"idle for {idle_for:.0f} s"
     if not ops.loc.worktree.is_dir():
         return "the worktree is gone"

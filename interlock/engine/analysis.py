@@ -119,7 +119,9 @@ def _validator_findings(
             or (inside[0].reason if inside else None)
             or (exit_mask.reason if exit_mask else None)
         )
-        reports.append(ValidatorReport(match.text, match.tier, masked_by is not None, masked_by))
+        reports.append(
+            ValidatorReport(match.text, match.tier, masked_by is not None, masked_by, match.tool)
+        )
         findings.extend(inside)
         if match.masked_by is not None:
             rule = match.rule or NEGATIVE

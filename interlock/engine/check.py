@@ -12,10 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from interlock import output
-from interlock.config import load_config
+from interlock.config import Config, load_config
 from interlock.engine.analysis import Analysis, analyse
 from interlock.engine.facts import TreeFacts, daemon_pid, read_aliases
 from interlock.engine.findings import Finding
+from interlock.engine.invocation import Invocation
 from interlock.engine.linecontext import AliasLookup
 from interlock.engine.precision import Judge
 from interlock.engine.rules.common import make_finding
@@ -28,9 +29,10 @@ from interlock.git import discover
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    """A check's result plus how to show it."""
+    """A check's result plus how to show it, and the commands the line would run."""
 
     result: CheckResult
+    invocations: tuple[Invocation, ...] = ()
 
     @property
     def exit_code(self) -> int:
@@ -106,15 +108,20 @@ def evaluate(
     mode: str | None = None,
     assume_dirty: bool = False,
     facts: TreeFacts | Callable[[], TreeFacts | None] | None = None,
+    config: Config | None = None,
 ) -> CheckOutcome:
     """Judge one command line as if run in `cwd` (default: the current directory).
 
     facts: the tree facts, or a function giving them (None: computed inline), called only
-    when a discard needs them - the warm daemon's facts cost a watcher barrier to vouch for."""
+    when a discard needs them - the warm daemon's facts cost a watcher barrier to vouch for.
+    config: the config to apply (a run's, frozen at its baseline); default: the current one.
+    """
     start = os.path.abspath(cwd or os.getcwd())
     loc = discover(start)
-    config = load_config(loc.worktree if loc else None, {"mode": mode} if mode else None)
+    if config is None:
+        config = load_config(loc.worktree if loc else None, {"mode": mode} if mode else None)
     tasks = TaskFiles(start, loc.worktree) if loc is not None and not assume_dirty else None
+    invocations: tuple[Invocation, ...] = ()
     try:
         aliases = None if assume_dirty else _alias_reader(start)
         analysis = analyse(command, config.validators, tasks=tasks, tree_aliases=aliases)
@@ -123,6 +130,7 @@ def evaluate(
             findings += _daemon_kills(analysis, start)
         parse = analysis.parse
         validators = analysis.validators
+        invocations = analysis.invocations
     except Exception as exc:  # named outcome: interlock crashed -> guarded, never a silent allow
         from interlock.bugreport import report_bug
 
@@ -139,7 +147,7 @@ def evaluate(
         mode=config.mode,
         notes=tuple(config.warnings),
     )
-    return CheckOutcome(result)
+    return CheckOutcome(result, invocations)
 
 
 def _headline(result: CheckResult, finding: Finding) -> str:

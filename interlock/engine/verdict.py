@@ -32,6 +32,7 @@ class ValidatorReport:
     tier: str
     masked: bool
     masked_by: str | None = None
+    tool: str = ""  # the runner, as the classifier names it (pytest, go test, ...)
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "tier": self.tier, "masked": self.masked}

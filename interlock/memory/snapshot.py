@@ -224,9 +224,11 @@ def take_snapshot(
     command: str | None = None,
     changed: Iterable[str | bytes] | None = None,
     base: str | None = None,
+    scope: Iterable[str] | None = None,
 ) -> SnapshotInfo:
     """Snapshot the worktree (see the module docstring); never touches the worktree, the
-    index, HEAD or branches."""
+    index, HEAD or branches. scope: the paths this snapshot is about (a pre-discard
+    snapshot's targets), recorded so an undo restores only them; the tree is still whole."""
     _check_kind(kind)
     if changed is not None and base is None:
         raise ValueError("an incremental snapshot (changed=...) needs base=<previous snapshot>")
@@ -245,7 +247,7 @@ def take_snapshot(
         meta["how"] = "cold" if cold else "incremental"
         meta["base"] = None if cold or base_info is None else base_info.oid
         meta["skipped"] = _skipped(scanner, None if cold else base_info, paths or [])
-        meta["scope"] = None
+        meta["scope"] = sorted(scope) if scope is not None else None
         return record_snapshot(store, loc, tree, meta)
 
 

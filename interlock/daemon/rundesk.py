@@ -1,0 +1,138 @@
+"""The daemon's side of runs: the shell wrapper's `attempt` and `complete`, served warm.
+
+Each request opens its own journal connection (SQLite serialises the writers, so a long
+validator completion never holds up another command's verdict; a connection belongs to the
+thread that opened it). One more connection stays open for the daemon's life: closing the
+last connection to a database checkpoints its write-ahead log with an fsync, ~15 ms on every
+command otherwise. Snapshots go through the
+daemon's own fed path (only the dirty paths are re-read), facts are the warm ones, and the
+watcher counts edited files for the verification-tier nudges. The journal is checked for
+damage once, on the first run request, and pruned at most once an hour. While a run is live
+the daemon does not exit for being idle.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import TYPE_CHECKING, Any
+
+from interlock import constants
+from interlock.memory.catalog import SnapshotInfo
+from interlock.run.tiers import EditStreak
+
+if TYPE_CHECKING:
+    from interlock.daemon.ops import Operations
+    from interlock.journal import Journal
+    from interlock.run.session import Worktree
+
+_LIVE_CHECK_EVERY = 60.0  # seconds between looks at the journal for a live run
+
+
+class RunDesk:
+    """Serves the wrapper's requests for one worktree's daemon."""
+
+    def __init__(self, ops: Operations) -> None:
+        self.ops = ops
+        self.streak = EditStreak()
+        self._anchor: Journal | None = None
+        self._lock = threading.Lock()
+        self._pruned_at = 0.0
+        self._live_at = 0.0
+        self._live = False
+
+    def _open(self) -> Journal:
+        from interlock.journal import Journal
+
+        with self._lock:
+            if self._anchor is None:  # the first use also checks the file for damage
+                self._anchor = Journal(self.ops.loc, verify=True)
+                warning = self._anchor.warning
+                journal = Journal(self.ops.loc)
+                journal.warning = warning
+                return journal
+        return Journal(self.ops.loc)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._anchor is not None:
+                self._anchor.close()
+                self._anchor = None
+
+    def _snapshot(self, kind: str, meta: dict[str, Any]) -> SnapshotInfo:
+        return _from_json(self.ops.snapshot({"kind": kind, **meta})["snapshot"])
+
+    def _worktree(self, journal: Journal) -> Worktree:
+        from interlock.run.session import Worktree
+
+        ops = self.ops
+
+        def facts() -> Any:
+            ops.facts.want()
+            return ops.facts.valid(ops.barrier)
+
+        return Worktree(ops.loc, journal, self._snapshot, facts, ops.tree_now, self.streak)
+
+    def _serve(self, step: str, req: dict[str, Any]) -> dict[str, Any]:
+        from interlock.journal import prune
+        from interlock.run import gate
+
+        journal = self._open()
+        try:
+            wt = self._worktree(journal)
+            warm = {**req, "warm": True}
+            reply = gate.begin(wt, warm) if step == "begin" else gate.complete(wt, warm)
+            if journal.warning:
+                note = f"interlock: warning: {journal.warning}"
+                reply["messages"] = "\n".join(m for m in (note, reply.get("messages")) if m)
+            now = time.time()
+            if now - self._pruned_at > constants.JOURNAL_PRUNE_EVERY:
+                self._pruned_at = now
+                prune(journal)
+            self._live, self._live_at = True, time.monotonic()
+            return reply
+        finally:
+            journal.close()
+
+    def begin(self, req: dict[str, Any]) -> dict[str, Any]:
+        return self._serve("begin", req)
+
+    def complete(self, req: dict[str, Any]) -> dict[str, Any]:
+        return self._serve("complete", req)
+
+    def has_live_run(self) -> bool:
+        """A run of this worktree is live (keeps an idle daemon up); looked up once a minute."""
+        if time.monotonic() - self._live_at < _LIVE_CHECK_EVERY:
+            return self._live
+        from interlock.journal import opened
+        from interlock.run import records
+        from interlock.run.session import is_live
+
+        try:
+            with opened(self.ops.loc) as journal:
+                self._live = any(is_live(journal, r) for r in records.open_runs(journal))
+        except Exception:  # a journal that cannot be read keeps no daemon alive
+            self._live = False
+        self._live_at = time.monotonic()
+        return self._live
+
+
+def _from_json(snap: dict[str, Any]) -> SnapshotInfo:
+    """A SnapshotInfo back from the snapshot op's JSON."""
+    return SnapshotInfo(
+        id=snap["id"],
+        oid=snap["oid"],
+        tree=snap["tree"],
+        time=float(snap["timestamp"]),
+        kind=snap["kind"],
+        message=snap.get("message"),
+        run=snap.get("run"),
+        command=snap.get("command"),
+        head=snap.get("head"),
+        worktree=snap.get("worktree"),
+        ref=snap.get("ref"),
+        skipped=snap.get("skipped") or {},
+        scope=tuple(snap["scope"]) if snap.get("scope") is not None else None,
+        base=snap.get("base"),
+        how=snap.get("how"),
+    )

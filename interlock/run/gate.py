@@ -1,0 +1,241 @@
+"""One command of a run, before and after: what the daemon does warm and the wrapper inline.
+
+`begin(wt, req)`: find or start the run; judge the command with the run's config (the one
+judging path, `engine.check.evaluate`); sort any discard by whose work it destroys, snapshot
+and hold before allowing it; in blocking mode refuse a validator whose definitions the run
+weakened; hold a repeated side effect; journal the attempt; answer the verdict and the
+messages for stderr.
+`complete(wt, req)`: journal how the command ended; for a top-level validator, read its
+outcome and decide a green point.
+
+Requests and replies are plain dicts (they travel as JSON from the wrapper):
+begin   {command, judge, cwd, run, agent: [pid, start, name] | null, parent, pid, pid_start,
+         env}
+     -> {verdict, exit_code, would_block, messages, attempt, run, interpose, mode}
+complete {attempt, exit, signal, duration, tail} -> {messages}
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from interlock import constants, exitcodes
+from interlock.config import Config
+from interlock.engine.analysis import analyse
+from interlock.engine.check import evaluate
+from interlock.engine.findings import Finding
+from interlock.engine.verdict import CheckResult, ValidatorReport
+from interlock.errors import InterlockError
+from interlock.journal import append_event
+from interlock.run import discards, effects, green, records, session, tiers
+from interlock.run.notices import WARNINGS_IN_FULL, Notice, render
+from interlock.run.records import Run
+from interlock.run.session import Worktree
+from interlock.state import file_lock, repo_state_dir
+
+
+def _validators(result: CheckResult, config: Config) -> list[dict[str, Any]]:
+    def declared(v: ValidatorReport) -> bool:
+        text = " ".join(v.text.split())
+        return v.tool == "declared" or any(
+            text == d or text.startswith(d + " ")
+            for d in map(" ".join, map(str.split, config.validators))
+        )
+
+    return [
+        {
+            "text": v.text,
+            "tier": v.tier,
+            "tool": v.tool,
+            "masked": v.masked,
+            "masked_by": v.masked_by,
+            "declared": declared(v),
+        }
+        for v in result.validators
+    ]
+
+
+def _audit_notice(wt: Worktree, run: Run) -> Notice | None:
+    problem = green.audit_problem(wt, run)
+    if problem is None:
+        return None
+    return Notice(
+        "self-authored",
+        "validator whose definitions this run weakened",
+        (
+            ("why", problem),
+            (
+                "instead",
+                "restore the validator definitions (interlock audit shows them), then run it again",
+            ),
+        ),
+        True,
+    )
+
+
+def _warned(wt: Worktree, run: Run, findings: list[Finding], verdict: str) -> Callable[[str], bool]:
+    """Count this command's warnings against the run's ceilings; which kinds are past them."""
+    if verdict != "warn":
+        return lambda kind: False
+    past: set[str] = set()
+    for kind in {f.kind for f in findings}:
+        key = f"warning:{kind}"
+        if records.count_events(wt.journal, run.id, "message", key) >= WARNINGS_IN_FULL:
+            past.add(kind)
+        else:
+            append_event(wt.journal, "message", {"key": key}, run=run.id)
+    return past.__contains__
+
+
+def _not_work(wt: Worktree) -> Callable[[str], bool]:
+    """Whether an edited path is no work to verify: ignored, or gone without git ever having
+    known it (an editor's or a tool's temp file, renamed or removed)."""
+    from interlock.git import index_has, is_ignored, open_repo
+
+    repo = open_repo(wt.loc)
+
+    def check(path: str) -> bool:
+        raw = path.encode("utf-8", "surrogateescape")
+        if not os.path.lexists(os.path.join(wt.loc.worktree, path)):
+            return not index_has(repo, raw)
+        return is_ignored(repo, wt.loc, raw)
+
+    return check
+
+
+@contextlib.contextmanager
+def _effects_lock(wt: Worktree, needed: bool) -> Iterator[None]:
+    if not needed:
+        yield
+        return
+    with file_lock(repo_state_dir(wt.loc) / constants.EFFECT_LOCK_FILE):
+        yield
+
+
+def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
+    """Judge and journal one command of a run (see the module docstring)."""
+    command = str(req["command"])
+    cwd = str(req["cwd"])
+    parent = req.get("parent")
+    agent_info = tuple(req["agent"]) if req.get("agent") else None
+    run, _ = session.resolve_run(wt, req.get("run"), agent_info, req.get("env") or {})
+    config = session.run_config(run)
+    text = str(req.get("judge") or command)
+    # Tree facts cost a barrier on the watcher (or a git status): only a discard needs them.
+    discards_seen = any(f.kind == "discard" for f in analyse(text, config.validators).findings)
+    outcome = evaluate(text, cwd, facts=wt.facts() if discards_seen else None, config=config)
+    result = outcome.result
+    findings = list(result.findings)
+    notices: list[Notice] = []
+    data: dict[str, Any] = {"parse": result.parse, "mode": config.mode}
+    data["warm"] = bool(req.get("warm"))  # answered by the daemon (else inline)
+    if any(f.kind == "discard" for f in findings):
+        step = discards.DiscardStep(wt, run, config, cwd, command)
+        findings, more = step.judge(findings)
+        notices += more
+        data["discard"] = step.data
+    validators = _validators(result, config)
+    top = parent is None
+    if top and validators and wt.streak is not None:
+        wt.streak.validator_began()
+    if top and config.mode == "blocking" and any(not v["masked"] for v in validators):
+        notice = _audit_notice(wt, run)
+        if notice is not None:
+            notices.append(notice)
+    found = effects.find_effects(outcome.invocations, cwd)
+    with _effects_lock(wt, bool(found)):
+        for effect in found:
+            hold = effects.settle_pending(wt.journal, effect, run.id)
+            if hold is not None:
+                notices.append(
+                    Notice(
+                        "side-effect",
+                        hold.attempt.command,
+                        (("why", hold.why), ("instead", hold.instead)),
+                        True,
+                    )
+                )
+                break
+        would_block = bool(findings) or any(n.blocks for n in notices)
+        verdict = (
+            "allow"
+            if not would_block or config.mode == "off"
+            else ("block" if config.mode == "blocking" else "warn")
+        )
+        messages = render(findings, notices, verdict, _warned(wt, run, findings, verdict))
+        if verdict != "block" and top and not validators and wt.streak is not None:
+            edited = wt.streak.take_nudge(_not_work(wt))
+            nudge = tiers.midrun_nudge(wt, run, config, edited) if edited else None
+            if nudge:
+                messages.append(nudge)
+        data.update(
+            findings=[f.to_json() for f in findings],
+            notices=[{"tag": n.tag, "text": n.text, "blocks": n.blocks} for n in notices],
+            validators=validators,
+        )
+        if found:
+            data["effect"] = {
+                "tools": [e.tool for e in found],
+                "plan": effects.push_plan(found[0]) if found[0].tool == "git push" else None,
+            }
+        attempt = records.insert_attempt(
+            wt.journal,
+            run=run.id,
+            parent=parent if isinstance(parent, int) else None,
+            command=command,
+            cwd=cwd,
+            pid=req.get("pid"),
+            pid_start=req.get("pid_start"),
+            verdict=verdict,
+            would_block=would_block,
+            effect="\n".join(e.key for e in found) or None,
+            data=data,
+        )
+    if verdict == "block":
+        records.insert_completion(wt.journal, attempt, run.id, "refused", exit=exitcodes.BLOCKED)
+    return {
+        "verdict": verdict,
+        "exit_code": exitcodes.BLOCKED if verdict == "block" else exitcodes.OK,
+        "would_block": would_block,
+        "messages": "\n".join(messages),
+        "attempt": attempt,
+        "run": run.id,
+        "interpose": top and bool(validators),
+        "mode": config.mode,
+    }
+
+
+def complete(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
+    """Journal how an attempt ended; for a top-level validator, its outcome and green."""
+    attempt = records.get_attempt(wt.journal, int(req["attempt"]))
+    if attempt is None:
+        raise InterlockError(f"no attempt {req['attempt']} in this worktree's journal")
+    if attempt.completion is not None:
+        return {"messages": ""}
+    code = req.get("exit")
+    signal = req.get("signal")
+    data: dict[str, Any] = {}
+    messages: list[str] = []
+    green_id = None
+    if attempt.parent is None and attempt.data.get("validators"):
+        run = records.get_run(wt.journal, attempt.run)
+        if run is not None:
+            call = green.decide_green(wt, run, attempt, code, req.get("tail"))
+            data.update(call.data())
+            messages += call.messages
+            green_id = call.green
+    records.insert_completion(
+        wt.journal,
+        attempt.id,
+        attempt.run,
+        "signalled" if signal else "exited",
+        exit=code,
+        signal=signal,
+        duration=req.get("duration"),
+        green=green_id,
+        data=data,
+    )
+    return {"messages": "\n".join(messages)}

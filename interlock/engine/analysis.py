@@ -112,8 +112,8 @@ def analyse(command: str, declared_validators: tuple[str, ...] = (), depth: int 
         findings.append(unparsed_finding(command, result.error))
     scripts = unknowncode.stdin_scripts(result.root)
     fed_degraded = False
-    for inv in invocations:
-        findings.extend(rules.check_invocation(inv))
+    for k, inv in enumerate(invocations):
+        findings.extend(rules.check_invocation(inv, invocations[:k]))
         unknown, script = unknowncode.unknown_findings(inv, scripts)
         findings.extend(unknown)
         if script is not None:  # `echo 'cmd' | bash`: judge the script that is fed

@@ -42,12 +42,18 @@ def _apply_facts(
 ) -> tuple[Finding, ...]:
     """Drop discard findings that would destroy nothing; say what the rest would destroy.
 
-    With assume_dirty every target is taken to hold unsaved work, except literal temp dirs.
+    With assume_dirty every existing target is taken to hold unsaved work, except literal temp
+    dirs; a write that may be creating its target (`echo x > f`, `cp a f`) is not judged a
+    discard by text alone.
     """
     if not any(f.kind == "discard" for f in analysis.findings):
         return analysis.findings
     if assume_dirty:
-        return tuple(f for f in analysis.findings if not (f.targets and f.targets.temp_only))
+        return tuple(
+            f
+            for f in analysis.findings
+            if not (f.targets and (f.targets.temp_only or f.targets.creates))
+        )
     judge = Judge(start, facts)
     kept: list[Finding] = []
     for finding in analysis.findings:
@@ -57,7 +63,12 @@ def _apply_facts(
         verdict = judge.judge(finding)
         if verdict.lost:
             kept.append(
-                replace(finding, reason=f"{finding.reason}; unsaved here: {verdict.summary}")
+                replace(
+                    finding,
+                    reason=f"{finding.reason}; unsaved here: {verdict.summary}",
+                    lost=verdict.paths,
+                    unrecoverable=verdict.unrecoverable,
+                )
             )
     return tuple(kept)
 

@@ -6,7 +6,7 @@ argv is (git, status), cwd `sub`, via (sudo, timeout, bash -c).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from interlock.shell.model import Redirect, SimpleCommand, Word
 
@@ -30,6 +30,14 @@ class Invocation:
       `find` for `-exec`/`-execdir`/`-ok` (relative to cwd), None when unknown (xargs).
     degraded: found by a best-effort path (fallback tokenizer, inline interpreter code, an
       eval of a non-literal); the analysis result is then `degraded`.
+    alt_cwds: other directories it may run in, because a `cd` before it may have failed
+      without stopping the line (`cd build; rm -rf *` runs where the line started if the cd
+      fails); rules judge it in each.
+    succeeded: the invocations that have surely run and exited 0 before this one starts
+      (`git stash && git checkout -- .`: the stash; a `;` gives no such promise unless
+      `set -e` is on); engine.sequence reads what they saved.
+    pipe: an id shared by the commands of one pipeline (0: none), so a rule can see that
+      `cat f | sort > f` reads the file it truncates.
     """
 
     argv: tuple[Word, ...]
@@ -41,6 +49,9 @@ class Invocation:
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
     degraded: bool = False
+    alt_cwds: tuple[str | None, ...] = field(default=(), compare=False)
+    succeeded: tuple[Invocation, ...] = field(default=(), compare=False, repr=False)
+    pipe: int = field(default=0, compare=False)
 
     @property
     def name(self) -> str | None:

@@ -618,7 +618,11 @@ def verdict_kinds(inv: Callable[..., Invocation]) -> Callable[[str], list[str]]:
         invocation = inv(effective)
         # judged by text alone, as `--assume-dirty` does: literal temp-dir targets are free
         findings = rules.check_invocation(invocation)
-        kinds = {f.kind for f in findings if not (f.targets and f.targets.temp_only)}
+        kinds = {
+            f.kind
+            for f in findings
+            if not (f.targets and (f.targets.temp_only or f.targets.creates))
+        }
         match = rules.classify_validator(invocation)
         found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)
         if match is not None and match.masked_by is not None:
@@ -648,7 +652,8 @@ def _through_walker(cmd: str) -> tuple[set[str], list[ValidatorMatch]]:
         f.kind
         for i in invocations
         for f in rules.check_invocation(i)
-        if not (f.targets and f.targets.temp_only)  # text alone: literal temp dirs are free
+        # text alone: literal temp dirs are free; a write that may create its file is fine
+        if not (f.targets and (f.targets.temp_only or f.targets.creates))
     }
     matches = [m for i in invocations if (m := rules.classify_validator(i)) is not None]
     return kinds, matches

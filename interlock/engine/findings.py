@@ -28,6 +28,7 @@ Destroys = Literal[
     "device",  # a disk, partition or block device (dd of=/dev/sda, mkfs, fdisk)
 ]
 
+
 @dataclass(frozen=True)
 class Saved:
     """Work saved earlier on the same line (engine.rules.sequence), e.g. `git stash -u && ...`

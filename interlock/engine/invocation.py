@@ -38,6 +38,8 @@ class Invocation:
       `set -e` is on); engine.sequence reads what they saved.
     pipe: an id shared by the commands of one pipeline (0: none), so a rule can see that
       `cat f | sort > f` reads the file it truncates.
+    own_redirects: how many of `redirects` (the last ones) are written on the command itself;
+      the others come from an enclosing `{ ...; } > f` or `bash -c '...' > f`.
     """
 
     argv: tuple[Word, ...]
@@ -52,6 +54,7 @@ class Invocation:
     alt_cwds: tuple[str | None, ...] = field(default=(), compare=False)
     succeeded: tuple[Invocation, ...] = field(default=(), compare=False, repr=False)
     pipe: int = field(default=0, compare=False)
+    own_redirects: int = field(default=0, compare=False)
 
     @property
     def name(self) -> str | None:

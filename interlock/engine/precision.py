@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import posixpath
+import tarfile
 import tempfile
+import zipfile
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from interlock import constants, git
@@ -29,10 +32,12 @@ from interlock.engine.facts import DESTROYED_KINDS, TreeFacts, collect_facts
 from interlock.engine.findings import Finding, Saved, Targets
 from interlock.engine.rules.fs import is_temp_path as _is_temp_text
 from interlock.git import RepoLocation
+from interlock.regenerable import is_regenerable
 
 _GLOB_CHARS = set("*?[")
 _STATIC = ("remote", "unreachable", "worktree")
 _SIZE_SCAN_LIMIT = 2000  # files looked at under one lost directory for the size cap
+_ARCHIVE_READ_MAX = 64 << 20  # archives larger than this are not listed (members unknown)
 # One lost thing: what to show, and its absolute path when it is a path.
 _Lost = tuple[str, str | None]
 
@@ -129,6 +134,30 @@ def _too_large(path: str, cap: int) -> list[str]:
             if seen >= _SIZE_SCAN_LIMIT:
                 return found
     return found
+
+
+def archive_members(path: str, strip: int = 0) -> list[str] | None:
+    """The files a tar or zip archive would write (after `strip` leading components), or None
+    when it cannot be read cheaply (too large, another format, damaged)."""
+    try:
+        if os.path.getsize(path) > _ARCHIVE_READ_MAX:
+            return None
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                names = [n for n in archive.namelist() if not n.endswith("/")]
+        elif tarfile.is_tarfile(path):
+            with tarfile.open(path) as archive:
+                names = [m.name for m in archive.getmembers() if not m.isdir()]
+        else:
+            return None
+    except (OSError, EOFError, ValueError, tarfile.TarError, zipfile.BadZipFile):
+        return None
+    members: list[str] = []
+    for name in names:
+        parts = [p for p in name.split("/") if p not in ("", ".")]
+        if ".." not in parts and parts[strip:]:  # tar and unzip refuse `..` members
+            members.append("/".join(parts[strip:]))
+    return members
 
 
 def _summarise(lost: list[_Lost]) -> Judgement:
@@ -241,6 +270,18 @@ class Judge:
             if self.start_loc is None:
                 return [("(unknown paths outside any worktree)", None)]
             return self._unsaved(self.start_loc, targets.destroys, targets.saved)
+        if targets.archive is not None:
+            members = archive_members(physical(base, targets.archive, True), targets.strip)
+            if members is not None:  # only the files the archive holds are written
+                dest = targets.paths[0] if targets.paths else "."
+                each = replace(targets, paths=(), archive=None, single=True)
+                return [
+                    lost
+                    for member in members
+                    for lost in self._lost_single(
+                        physical(base, posixpath.join(dest, member)), each
+                    )
+                ]
         lost: list[_Lost] = []
         for target in targets.paths or (".",):
             absolute = physical(base, target, targets.follows)
@@ -283,8 +324,8 @@ class Judge:
     def _lost_outside(self, absolute: str, targets: Targets) -> list[_Lost]:
         if os.path.isdir(os.path.join(absolute, ".git")):
             return [(f"{absolute} (a git repository)", absolute)]
-        if is_temp_path(absolute):
-            return []
+        if is_temp_path(absolute) or is_regenerable(absolute):
+            return []  # a temp dir, a cache or build output (~/.cache/x, /opt/app/node_modules)
         glob = any(c in absolute for c in _GLOB_CHARS)
         if (targets.single or targets.creates) and not glob and not os.path.isfile(absolute):
             return []  # nothing there, or not a file (a device, a socket)

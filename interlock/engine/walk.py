@@ -104,6 +104,7 @@ class _Env(NamedTuple):
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
     pipe: int = 0
+    own: int = 0  # redirects written on the simple command itself (the last ones)
 
 
 def walk(result: ParseResult, depth_cap: int = 8) -> list[Invocation]:
@@ -308,6 +309,7 @@ class _Walker:
             alt_cwds=tuple(a for a in others if a != cwd or a is None),
             succeeded=scope.done,
             pipe=env.pipe,
+            own_redirects=env.own,
         )
         self.invocations.append(inv)
         return inv
@@ -321,6 +323,7 @@ class _Walker:
             key=key,
             assignments=env.assignments + cmd.assignments,
             redirects=env.redirects + cmd.redirects,
+            own=len(cmd.redirects),
         )
         if not cmd.words:  # assignments or redirections only: rules still want to see them
             inv = self.emit((), env, scope.cwd, env.degraded, scope)
@@ -372,7 +375,7 @@ class _Walker:
         """What interpreter code runs (scanned, so degraded); its status is not followed."""
         steps: list[Step] = []
         for k, action in enumerate(code.actions):
-            child_env = env._replace(degraded=True, key=env.key + (k,))
+            child_env = env._replace(degraded=True, key=env.key + (k,), own=0)
             if action.script is not None:
                 script = Script(action.script, code.via, degraded=True)
                 found = Unwrap("script", code.via, scripts=(script,))
@@ -389,6 +392,7 @@ class _Walker:
         env = env._replace(
             extra_args=env.extra_args or child.extra_args,
             arg_roots=child.arg_roots if child.extra_args else env.arg_roots,
+            own=0,
         )
         if child.kind == "script":
             return self.scripts(child, scope.copy(), env, child.masks)
@@ -409,7 +413,7 @@ class _Walker:
         return step
 
     def script(self, script: Script, scope: Scope, env: _Env) -> InnerScript | None:
-        env = env._replace(via=env.via + (script.via,), depth=env.depth + 1)
+        env = env._replace(via=env.via + (script.via,), depth=env.depth + 1, own=0)
         result = parse(script.text)
         if result.root is None and result.status == "ok":
             return InnerScript(result, env.key, script.via)  # empty: runs nothing

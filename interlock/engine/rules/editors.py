@@ -11,13 +11,14 @@ discard by text alone; in a repository only a file with unsaved work counts.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import literal_or_text, parse_args, spec
 from interlock.engine.rules.common import catalog, make_finding, rule
 from interlock.engine.rules.sedscript import ex_deletes, sed_deletes
-from interlock.engine.rules.targets import file_targets, same_file
+from interlock.engine.rules.targets import file_targets, pipe_before, same_file
 from interlock.shell.model import Word
 
 EDIT_DELETES = rule(
@@ -181,7 +182,7 @@ def _uniq(inv: Invocation) -> list[Finding]:
     return [] if targets is None else [make_finding(catalog()["overwrite.redirect"], inv, targets)]
 
 
-def _ex_scripts(inv: Invocation, name: str) -> tuple[list[str], list[Word]]:
+def _ex_scripts(inv: Invocation, earlier: Sequence[Invocation]) -> tuple[list[str], list[Word]]:
     """(the commands an ex/vim/ed run executes, the files it edits)."""
     commands: list[str] = []
     files: list[Word] = []
@@ -189,7 +190,8 @@ def _ex_scripts(inv: Invocation, name: str) -> tuple[list[str], list[Word]]:
     k = 0
     while k < len(words):
         value = words[k].literal()
-        if value in ("-c", "--cmd") and k + 1 < len(words):
+        takes = value == "--cmd" or (value is not None and re.match(r"^-[a-zA-Z]*c$", value))
+        if takes and k + 1 < len(words):  # -c, and clusters ending in it (`ex -sc '%d|x'`)
             commands.append(literal_or_text(words[k + 1]))
             k += 2
             continue
@@ -203,11 +205,15 @@ def _ex_scripts(inv: Invocation, name: str) -> tuple[list[str], list[Word]]:
             commands += redirect.heredoc.splitlines()
         elif redirect.op == "<<<" and redirect.target is not None:
             commands += literal_or_text(redirect.target).splitlines()
+    feeders = pipe_before(inv, earlier)
+    if feeders and feeders[-1].name in ("printf", "echo"):  # printf ',d\nw\n' | ed -s f
+        text = " ".join(literal_or_text(w) for w in feeders[-1].argv[1:] if w.literal() != "-e")
+        commands += text.replace("\\n", "\n").splitlines()
     return commands, files
 
 
-def _vim(inv: Invocation, name: str) -> list[Finding]:
-    commands, files = _ex_scripts(inv, name)
+def _vim(inv: Invocation, name: str, earlier: Sequence[Invocation]) -> list[Finding]:
+    commands, files = _ex_scripts(inv, earlier)
     why = ex_deletes(commands) if commands else None
     if why is None:
         return []
@@ -216,7 +222,7 @@ def _vim(inv: Invocation, name: str) -> list[Finding]:
     return [] if targets is None else [make_finding(EDIT_DELETES, inv, targets, reason=reason)]
 
 
-def check_editors(inv: Invocation) -> list[Finding]:
+def check_editors(inv: Invocation, earlier: Sequence[Invocation] = ()) -> list[Finding]:
     """Findings for in-place edits that delete content."""
     name = inv.name or ""
     if name in ("sed", "gsed"):
@@ -228,5 +234,5 @@ def check_editors(inv: Invocation) -> list[Finding]:
     if name == "uniq":
         return _uniq(inv)
     if name in _VIM or name == "ed":
-        return _vim(inv, name)
+        return _vim(inv, name, earlier)
     return []

@@ -100,28 +100,35 @@ def _blob_path(call: GitCall) -> str | None:
     return None
 
 
-def git_content_over(inv: Invocation, redirect: Redirect) -> Finding | None:
-    """`git show REV:f > f`: git's version written over the same file (by basename, since the
-    line may start in a subdirectory; the facts layer resolves the real file)."""
-    if redirect.fd not in (None, 1) or redirect.target is None:
-        return None
-    target = redirect.target.literal()
-    call = parse_git(inv)
+def _same_blob(producer: Invocation, writer: Invocation, word: Word) -> bool:
+    """Whether `producer` is `git show REV:path` (or cat-file) of the file `word` names: the
+    same path, or the same name (the line may start in a subdirectory; the facts layer
+    resolves the real file)."""
+    target = word.literal()
+    call = parse_git(producer)
     if target is None or call is None or call.sub not in ("show", "cat-file"):
-        return None
+        return False
     blob = _blob_path(call)
     if blob is None:
+        return False
+    if blob.startswith(("./", "../")):
+        return same_file(call.cwd, blob, writer.cwd, target)
+    return posixpath.basename(blob) == posixpath.basename(target)
+
+
+def git_content_over(inv: Invocation, redirect: Redirect) -> Finding | None:
+    """`git show REV:f > f`: git's version of a file written over it."""
+    if redirect.fd not in (None, 1) or redirect.target is None:
         return None
-    relative = blob.startswith(("./", "../"))
-    same = (
-        same_file(call.cwd, blob, inv.cwd, target)
-        if relative
-        else (posixpath.basename(blob) == posixpath.basename(target))
-    )
-    if not same:
+    if not _same_blob(inv, inv, redirect.target):
         return None
     targets = file_targets((redirect.target,), inv.cwd, follows=True)
     return None if targets is None else make_finding(GIT_CONTENT, inv, targets)
+
+
+def git_content_into(producer: Invocation, tee: Invocation, files: list[Word]) -> list[Word]:
+    """The files of `git show REV:f | tee f` that receive git's version of themselves."""
+    return [w for w in files if _same_blob(producer, tee, w)]
 
 
 def _tar_words(inv: Invocation) -> tuple[Word, ...]:
@@ -138,7 +145,7 @@ def _archive_producer(
 ) -> GitCall | None:
     """The `git archive` whose output this tar reads: piped in, or written earlier with -o."""
     feeders = pipe_before(inv, earlier) if archive in (None, "-") else []
-    for feeder in feeders[-1:]:
+    for feeder in feeders:  # `git archive HEAD | gzip | tar xz` reads it too
         call = parse_git(feeder)
         if call is not None and call.sub == "archive" and not _has_output(call):
             return call
@@ -262,8 +269,7 @@ def _cpio(inv: Invocation) -> list[Finding]:
 
 def _diff_feeding(inv: Invocation, earlier: Sequence[Invocation]) -> GitCall | None:
     """The `git diff` of the worktree whose output this command reads on stdin."""
-    feeders = pipe_before(inv, earlier)
-    candidates = [parse_git(f) for f in feeders[-1:]]
+    candidates = [parse_git(f) for f in pipe_before(inv, earlier)]
     for redirect in inv.redirects:
         if redirect.op == "<" and redirect.target is not None:
             candidates += [parse_git(i) for i in _substituted(redirect.target, inv.cwd)]

@@ -56,10 +56,17 @@ _TEMP_VAR = (
     r"^\$(\{)?(\w*_)?(tmp|temp)(_?(dir|path|root|file|folder|d))?\d*(?(1)(:[-=+?]?[^}]*)?\})(?!\w)"
 )
 _MKTEMP = r"^(\$\(|`)\s*mktemp\b[^)`]*(\)|`)$"
-# Under /dev but no disk: the null device, terminals, standard streams, tmpfs, bash's sockets.
-_SAFE_DEVICES = (
-    r"^/dev/(null|zero|full|u?random|tty\w*|pts/.*|console|stdin|stdout|stderr|fd/.*|ptmx"
-    r"|shm(/.*)?|mqueue(/.*)?|log|kmsg|(tcp|udp)/.*)$"
+# Block devices and memory: disks, partitions, floppies, RAID, device-mapper, loop, LVM
+# (/dev/VG/LV), by-id links, macOS disks. Other names under /dev (null, terminals, streams,
+# tmpfs, bash's /dev/tcp) are no disks; a misspelt /dev/nul is not one either.
+_DISK_NAMES = (
+    r"^/dev/(sd[a-z]+|hd[a-z]|vd[a-z]+|xvd[a-z]+|nvme\d+n\d+|mmcblk\d+|md\d*|dm-\d+|loop\d+"
+    r"|sr\d+|fd\d+|rfd\d+|r?disk\d+|nbd\d+|rbd\d+|zram\d+|ram\d+|mtd(block)?\d+|ubi\w*"
+    r"|bcache\d+|zd\d+|mem|kmem|port|root|sg\d+|st\d+|nst\d+)(p?\d+)?(s\d+)?$"
+)
+_NOT_DISK_DIRS = frozenset(
+    "pts fd shm mqueue tcp udp input snd dri bus net char cpu hugepages vfio usb serial v4l "
+    "dma_heap pty".split()
 )
 # find primaries that take one argument, and those that run a command up to `;`/`+`.
 _FIND_ARG = frozenset(
@@ -183,15 +190,19 @@ def in_git_dir(word: Word) -> bool:
 
 
 def is_device(word: Word | str) -> bool:
-    """A disk, partition or other device (`/dev/sda1`, `/dev/$DISK`), not /dev/null, a
-    terminal, a standard stream, /dev/shm or bash's /dev/tcp."""
+    """A disk, partition or memory device (`/dev/sda1`, `/dev/nvme0n1p2`, `/dev/mapper/x`,
+    `/dev/$DISK`); not /dev/null, a terminal, a stream, /dev/shm or bash's /dev/tcp."""
     text = word if isinstance(word, str) else literal_or_text(word)
     text = text.replace('"', "").replace("'", "")
     if not text.startswith("/dev/"):
         return False
     if "$" in text or "`" in text:
         return True
-    return not re.match(_SAFE_DEVICES, posixpath.normpath(text))
+    norm = posixpath.normpath(text)
+    parts = norm.split("/")[2:]
+    if len(parts) > 1:  # /dev/disk/by-id/..., /dev/mapper/x, /dev/VG/LV; not /dev/pts/0
+        return parts[0] not in _NOT_DISK_DIRS
+    return bool(re.match(_DISK_NAMES, norm))
 
 
 def _move_aside(targets: list[Word], rest: str | None = None) -> str | None:

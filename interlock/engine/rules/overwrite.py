@@ -89,11 +89,8 @@ def is_empty_producer(inv: Invocation) -> bool:
     if name == "cat":
         stdin_null = any(r.op == "<" and _is_null(r) for r in inv.redirects)
         return (bool(args) and all(a == "/dev/null" for a in args)) or (not args and stdin_null)
-    if name == "echo":
-        flags = [a for a in args if a in _ECHO_FLAGS]
-        return any(a is not None and "n" in a for a in flags) and all(
-            a in _ECHO_FLAGS or a == "" for a in args
-        )
+    if name == "echo":  # `echo` alone writes one empty line: nothing of the file is left
+        return all(a in _ECHO_FLAGS or a == "" for a in args)
     if name == "printf":
         return bool(args) and args[0] in ("", "%s") and all(a == "" for a in args[1:])
     return False
@@ -103,11 +100,18 @@ def _is_null(redirect: Redirect) -> bool:
     return redirect.target is not None and redirect.target.literal() == "/dev/null"
 
 
+def _is_own(inv: Invocation, redirect: Redirect) -> bool:
+    """Written on the command itself, not on an enclosing `{ ...; }` or `bash -c '...'`."""
+    own = inv.redirects[len(inv.redirects) - inv.own_redirects :] if inv.own_redirects else ()
+    return any(r is redirect for r in own)
+
+
 def _content(inv: Invocation, redirect: Redirect, earlier: Sequence[Invocation]) -> str:
     """What a write redirect puts in its file: `empty`, `self` (from the file itself) or `new`."""
     if inv.name == "exec" and len(inv.argv) == 1:
-        return "new"  # the rest of the shell's output goes there
-    if is_empty_producer(inv) and not inv.via:
+        # `exec > log`: the rest of the shell's output goes there; `exec 3> f` only empties it
+        return "empty" if redirect.fd not in (None, 1, 2) and redirect.op != "&>" else "new"
+    if is_empty_producer(inv) and _is_own(inv, redirect):
         return "empty"
     path = redirect.target.literal() if redirect.target is not None else None
     stdout = redirect.fd in (None, 1) or redirect.op == "&>"
@@ -122,8 +126,7 @@ def _shown(inv: Invocation, redirect: Redirect) -> str:
     """The finding's text: the command and the redirection (inherited from `{ ...; } > f`)."""
     target = redirect.target.text if redirect.target is not None else ""
     op = f"{redirect.fd if redirect.fd is not None else ''}{redirect.op}"
-    own = inv.source is not None and any(r is redirect for r in inv.source.redirects)
-    head = inv.text if own or not inv.argv else "{ ... }"
+    head = inv.text if _is_own(inv, redirect) or not inv.argv else "{ ... }"
     return f"{head} {op} {target}".strip()
 
 
@@ -173,8 +176,13 @@ def _tee(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
         targets = file_targets(files, inv.cwd, follows=True)
         return [] if targets is None else [make_finding(TRUNCATE, inv, targets)]
     feeders = pipe_before(inv, earlier)
-    own = [w for w in files if any(reads_file(e, inv.cwd, w.literal() or "") for e in feeders)]
+    git = [w for e in feeders for w in extract.git_content_into(e, inv, files)]
     findings: list[Finding] = []
+    targets = file_targets(git, inv.cwd, follows=True)
+    if targets is not None:
+        findings.append(make_finding(extract.GIT_CONTENT, inv, targets))
+    files = [w for w in files if w not in git]
+    own = [w for w in files if any(reads_file(e, inv.cwd, w.literal() or "") for e in feeders)]
     if own:
         targets = file_targets(own, inv.cwd, follows=True)
         reason = "tee empties the file while the command before it may still be reading it"
@@ -221,6 +229,6 @@ def check_overwrite(inv: Invocation, earlier: Sequence[Invocation] = ()) -> list
         findings += _fallocate(inv)
     elif name is not None:
         findings += copies.check_copies(inv)
-        findings += editors.check_editors(inv)
+        findings += editors.check_editors(inv, earlier)
         findings += extract.check_extract(inv, earlier)
     return findings

@@ -19,10 +19,11 @@ from interlock.engine.rules.common import resolve
 from interlock.engine.rules.fs import in_git_dir, is_temp_literal, is_temp_var
 from interlock.shell.model import Word
 
-# Commands that do not read the files named as their operands (echo f > f writes "f").
+# Commands that do not read the content of files named as operands (echo f > f writes "f";
+# find -name f and ls f look at names and metadata only).
 _NON_READERS = frozenset(
     "echo printf touch mkdir basename dirname test [ [[ which type command true false : "
-    "export local declare set unset".split()
+    "export local declare set unset find ls stat du file realpath readlink".split()
 )
 
 

@@ -16,6 +16,7 @@ def _as_json(info: RuleInfo) -> dict[str, object]:
         "instead": info.instead,
         "blocks": list(info.examples_block),
         "allows": list(info.examples_allow),
+        **info.extra,
     }
 
 
@@ -30,6 +31,11 @@ def explain(rule_id: str, as_json: bool) -> int:
     output.write_out(f"  {info.summary}")
     output.write_out(f"  why:     {info.why}")
     output.write_out(f"  instead: {info.instead}")
+    if "judged" in info.extra:
+        output.write_out(f"  judged:  {info.extra['judged']}")
+    if info.kind == "discard":
+        for note in rules.discard_notes():
+            output.write_out(f"  line:    {note}")
     for example in info.examples_block:
         output.write_out(f"  flags:   {example}")
     for example in info.examples_allow:

@@ -74,6 +74,12 @@ def is_cd(node: Node) -> bool:
     )
 
 
+def is_popd(node: Node) -> bool:
+    return (
+        isinstance(node, SimpleCommand) and bool(node.words) and node.words[0].literal() == "popd"
+    )
+
+
 def change_directory(inv: Invocation, scope: Scope) -> None:
     name = inv.name
     if name not in ("cd", "pushd", "popd"):

@@ -35,6 +35,7 @@ from interlock.engine.shellstate import (
     change_directory,
     ends_shell,
     is_cd,
+    is_popd,
     join_cwd,
     set_options,
 )
@@ -218,7 +219,8 @@ class _Walker:
                 got = self.node(item, scope, env)
                 after = scope.cwd
                 last = k == len(items) - 1
-                if after != pre_cwd and "||" not in ops[k:] and not (last and scope.errexit):
+                stays = last and scope.errexit or is_popd(item)  # popd fails only where it is
+                if after != pre_cwd and "||" not in ops[k:] and not stays:
                     fallout += [pre_cwd, *pre_alts]  # a failure here skips to after the chain
             held = prefix
             prefix = prefix + got if op == "&&" else ()

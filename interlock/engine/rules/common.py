@@ -18,9 +18,15 @@ def rule(
     instead: str,
     block: tuple[str, ...] = (),
     allow: tuple[str, ...] = (),
+    *,
+    judged: str = "",
 ) -> RuleInfo:
-    """Declare a rule: its public description, registered in the catalogue by id."""
-    info = RuleInfo(rule_id, kind, summary, why, instead, block, allow)
+    """Declare a rule: its public description, registered in the catalogue by id.
+
+    judged: how the facts decide it, when that needs saying (shown by `interlock explain`).
+    """
+    extra = {"judged": judged} if judged else {}
+    info = RuleInfo(rule_id, kind, summary, why, instead, block, allow, extra)
     if rule_id in _CATALOG:
         raise ValueError(f"rule {rule_id} declared twice")
     _CATALOG[rule_id] = info

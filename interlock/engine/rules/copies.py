@@ -25,24 +25,24 @@ COPY = rule(
     "overwrite.copy",
     "discard",
     "cp, mv, install, ln -f, rsync or dd writes over a file",
-    "copying, moving or linking onto an existing file replaces it: uncommitted or untracked "
-    "work in it is gone. A new destination is fine, so this is judged in the tree only: an "
-    "existing destination (or the same name inside a destination directory) that holds "
-    "unsaved work",
+    "copying, moving or linking onto an existing file replaces it: what it held exists "
+    "nowhere else",
     "copy to a new name, or keep the old file: cp --backup=numbered SRC DEST, mv -b, "
     "cp -n (never overwrite)",
     ("cp template.py src/app.py", "mv draft.md README.md", "ln -sf ../shared.cfg app.cfg"),
     ("cp -n a.py b.py", "mv -i a b", "cp --backup=numbered a b", "ln -s target new-link"),
+    judged="a new destination is fine, so only in a repository: an existing destination (or "
+    "the same name inside a destination directory) with unsaved work; never by text alone",
 )
 DOWNLOAD = rule(
     "overwrite.download",
     "discard",
     "curl -o/-O or wget -O/-N writes a download over a file",
-    "the download replaces the file whole: uncommitted or untracked work in it is gone. A new "
-    "file is fine, so this is judged in the tree only",
+    "the download replaces the file whole: what it held exists nowhere else",
     "download to a new name (curl -o FILE.new URL) and compare before moving it into place",
     ("curl -fsSL -o install.sh https://example.com/install.sh", "wget -O setup.py URL"),
     ("curl -s https://example.com", "wget https://example.com/x.tar.gz", "curl -o /dev/null URL"),
+    judged="a new file is fine, so only in a repository: an existing file with unsaved work",
 )
 
 _GNU_FILE_SPEC = {
@@ -207,7 +207,7 @@ def _download(
     inv: Invocation, outputs: list[Word], urls: list[Word], directory: str | None
 ) -> list[Finding]:
     names = [n for n in (_url_name(u) for u in urls) if n]
-    words = outputs + [Word(n, n) for n in names]
+    words = [w for w in outputs if w.literal() != "-"] + [Word(n, n) for n in names]
     if directory:
         words = [_prefixed(directory, w) for w in words]
     targets = file_targets(words, inv.cwd, creates=True, follows=True)

@@ -21,6 +21,7 @@ from interlock.engine.rules.fs import is_device
 from interlock.engine.rules.targets import file_targets
 from interlock.shell.model import Word
 
+_ALWAYS = "always, whatever the tree holds: a device lies outside every worktree and snapshot"
 WRITE_DEVICE = rule(
     "disk.write-device",
     "discard",
@@ -31,6 +32,7 @@ WRITE_DEVICE = rule(
     "before a person writes to it",
     ("dd if=/dev/zero of=/dev/sda bs=1M", "cat image.iso > /dev/sdb", "shred -n 1 /dev/nvme0n1"),
     ("dd if=/dev/zero of=/tmp/disk.img bs=1M count=10", "echo x > /dev/null", "lsblk"),
+    judged=_ALWAYS,
 )
 FORMAT = rule(
     "disk.format",
@@ -41,6 +43,7 @@ FORMAT = rule(
     "run it in a scratch image file (mkfs.ext4 /tmp/disk.img), or leave it to a person",
     ("mkfs.ext4 /dev/sdb1", "wipefs -a /dev/sdb", "blkdiscard /dev/nvme0n1", "mkswap /dev/sda2"),
     ("wipefs -n /dev/sdb", "mkfs.ext4 /tmp/disk.img", "blkid /dev/sda1"),
+    judged=_ALWAYS + "; a filesystem made in an image file is judged like an overwritten file",
 )
 PARTITION = rule(
     "disk.partition",
@@ -51,6 +54,7 @@ PARTITION = rule(
     "look with fdisk -l, parted -l or lsblk; leave repartitioning to a person",
     ("fdisk /dev/sda", "parted -s /dev/sdb mklabel gpt", "sgdisk --zap-all /dev/sdc"),
     ("fdisk -l", "parted -l", "sgdisk -p /dev/sda", "sfdisk -d /dev/sda"),
+    judged=_ALWAYS,
 )
 
 _FORMATTERS = re.compile(
@@ -167,10 +171,11 @@ def _writers(inv: Invocation) -> list[Finding]:
 
 def _partitioner(name: str, inv: Invocation) -> list[Finding]:
     literals = [literal_or_text(w) for w in inv.argv[1:]]
-    if any(w in _READ_ONLY.get(name, ()) for w in literals):
+    if any(w.split("=", 1)[0] in _READ_ONLY.get(name, ()) for w in literals):
         return []
     if name == "parted":
         commands = [w for w in literals if not w.startswith("-") and not is_device(w)]
+        commands = [c for k, c in enumerate(commands) if k == 0 or commands[k - 1] != "unit"]
         if commands and all(c in _PARTED_READ for c in commands):
             return []
     devices = _devices(inv.argv[1:]) or ("(the disk named at run time)",)
@@ -179,8 +184,10 @@ def _partitioner(name: str, inv: Invocation) -> list[Finding]:
 
 def _formatter(inv: Invocation) -> list[Finding]:
     literals = [literal_or_text(w) for w in inv.argv[1:]]
-    if inv.name == "wipefs" and any(w in _READ_ONLY["wipefs"] for w in literals):
-        return []
+    if inv.name == "wipefs" and (
+        any(w in _READ_ONLY["wipefs"] for w in literals) or not _wipes(literals)
+    ):
+        return []  # wipefs only lists signatures unless told -a or -o
     if any(w in ("-h", "--help", "-V", "--version") for w in literals) and len(literals) == 1:
         return []
     devices = _devices(inv.argv[1:])
@@ -192,6 +199,12 @@ def _formatter(inv: Invocation) -> list[Finding]:
     if targets is None:
         return []
     return [make_finding(FORMAT, inv, targets)]
+
+
+def _wipes(literals: list[str]) -> bool:
+    letters = "".join(w[1:] for w in literals if w.startswith("-") and not w.startswith("--"))
+    longs = {w.split("=", 1)[0] for w in literals if w.startswith("--")}
+    return "a" in letters or "o" in letters or bool(longs & {"--all", "--offset"})
 
 
 def _subcommand(name: str, inv: Invocation) -> list[Finding]:

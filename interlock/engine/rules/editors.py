@@ -26,9 +26,8 @@ EDIT_DELETES = rule(
     "discard",
     "an in-place edit deletes content from a file",
     "sed -i with `d`, `c`, `q` or an emptying script, perl -i or ruby -i dropping lines, sort "
-    "-o over its own input, ex/vim/ed scripts that delete lines and write: what they remove "
-    "from a file with unsaved work exists nowhere else (a plain substitution is an edit, not "
-    "a deletion)",
+    "-o over its own input, ex/vim/ed scripts that delete lines: what they remove exists "
+    "nowhere else (a substitution is an edit, not a deletion)",
     "keep a backup while you edit: sed -i.bak ..., perl -i.orig ...; or commit or stash the "
     "file first",
     (
@@ -45,6 +44,8 @@ EDIT_DELETES = rule(
         "perl -pi -e 's/a/b/g' f",
         "sort -o sorted.txt words.txt",
     ),
+    judged="by text alone always; in a repository only a file with unsaved work counts; an "
+    "edit that keeps a backup (sed -i.bak, perl -i.orig) is free",
 )
 
 _SED = spec(

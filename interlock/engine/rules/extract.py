@@ -30,13 +30,13 @@ EXTRACT = rule(
     "overwrite.extract",
     "discard",
     "tar -x, unzip -o, 7z x -y or cpio -iu unpacks over existing files",
-    "extracting replaces every existing file the archive holds: uncommitted or untracked work "
-    "in them is gone. Judged in the tree only: the members of an archive file are read; for "
-    "an archive read from a pipe, every unsaved file under the destination counts",
+    "extracting replaces every existing file the archive holds: what they held exists nowhere else",
     "extract into an empty directory (tar -x -C /tmp/unpacked, unzip -d /tmp/unpacked) and "
     "copy what you need, or never overwrite: tar -xk, unzip -n",
     ("tar -xzf vendor.tgz", "unzip -o release.zip", "7z x -y pack.7z", "cpio -idu < a.cpio"),
     ("tar -tzf vendor.tgz", "tar -xkf a.tar", "unzip -n release.zip", "unzip -l release.zip"),
+    judged="only in a repository: the members of a tar or zip file are read; for an archive "
+    "read from a pipe (or too large to list), every unsaved file under the destination counts",
 )
 GIT_CONTENT = rule(
     "overwrite.git-content",
@@ -59,6 +59,8 @@ GIT_CONTENT = rule(
         "git apply -R fix.patch",
         "git archive -o /tmp/src.tar HEAD",
     ),
+    judged="by text alone always; in a repository only files with uncommitted edits count. A "
+    "reversed patch read from a file is no discard: the file keeps what it takes out",
 )
 
 _TAR = spec(
@@ -131,7 +133,7 @@ def git_content_into(producer: Invocation, tee: Invocation, files: list[Word]) -
     return [w for w in files if _same_blob(producer, tee, w)]
 
 
-def _tar_words(inv: Invocation) -> tuple[Word, ...]:
+def tar_words(inv: Invocation) -> tuple[Word, ...]:
     """tar's arguments, with the old style (`tar xzf a.tgz`) read as `-xzf a.tgz`."""
     words = inv.argv[1:]
     first = words[0].literal() if words else None
@@ -172,7 +174,7 @@ def _has_output(call: GitCall) -> bool:
 
 
 def _tar(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
-    args = parse_args(_tar_words(inv), _TAR)
+    args = parse_args(tar_words(inv), _TAR)
     if not args.has("-x", "--extract", "--get") or args.has(*_TAR_KEEPS):
         return []
     directory = args.last("-C", "--directory")

@@ -99,11 +99,13 @@ RM_FILE = rule(
     "discard",
     "rm, unlink or srm deletes a named file",
     "a file that is untracked, modified, or hand-made and ignored holds work that exists "
-    "nowhere else; an unmodified tracked file, ignored build output and temp files are free "
-    "to delete (inside a repository only such files count; by text alone every file does)",
+    "nowhere else",
     "mv FILE /tmp/FILE.bak (recoverable), or commit or stash it first",
     ("rm notes.txt", "rm -f src/app.py", "unlink draft.md", "rm -- -weird.txt"),
-    ("rm -f /tmp/out.log", 'rm -f "$TMPDIR/x"', "rmdir empty/", "rm --help"),
+    ("rm -f /tmp/out.log", 'rm -f "$TMPDIR/x"', "rmdir empty/", "rm .git/index.lock"),
+    judged="in a repository only a file with unsaved work counts (an unmodified tracked file, "
+    "ignored build output, a temp file or a missing one is free to delete); by text alone "
+    "every named file does",
 )
 RM_UNKNOWN = rule(
     "fs.rm-unknown-targets",
@@ -301,7 +303,9 @@ def _find(inv: Invocation) -> list[Finding]:
         return []
     paths = tuple(literal_or_text(w) for w in kept) or (".",)
     unknown = inv.extra_args or any(known_path(w) is None for w in kept)
-    targets = Targets("files", paths=paths, unknown=unknown, temp_only=temp_only)
+    # -L and -H make find follow a start path that is a symlink (-P, the default, does not)
+    follows = any(w.literal() in ("-L", "-H") for w in inv.argv[1:] if w not in starts)
+    targets = Targets("files", paths=paths, unknown=unknown, temp_only=temp_only, follows=follows)
     return [make_finding(FIND_DELETE, inv, targets)]
 
 

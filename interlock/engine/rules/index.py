@@ -43,6 +43,7 @@ from interlock.shell.model import Word
 
 __all__ = [
     "all_rules",
+    "discard_notes",
     "check_invocation",
     "classify_validator",
     "is_temp_path",
@@ -96,6 +97,11 @@ def check_invocation(inv: Invocation, earlier: Sequence[Invocation] = ()) -> lis
 def classify_validator(inv: Invocation, declared: tuple[str, ...] = ()) -> ValidatorMatch | None:
     """The validator `inv` runs, with tier and selection masking; None if it is not one."""
     return validators.classify(inv, declared)
+
+
+def discard_notes() -> tuple[str, ...]:
+    """How every discard is read on its line: links, cwd, saves (for `interlock explain`)."""
+    return sequence.LINE_NOTES
 
 
 def all_rules() -> list[RuleInfo]:

@@ -29,22 +29,21 @@ REDIRECT = rule(
     "overwrite.redirect",
     "discard",
     "a redirection or tee writes over a file",
-    "`>`, `>|`, `&>`, `N>`, `exec >` and tee replace the whole file: uncommitted or "
-    "untracked work in it is gone. A new file is fine, so by text alone only a file the same "
-    "command reads is flagged (`sort f > f` empties f before sort reads it); in a repository "
-    "any existing file with unsaved work is",
+    "`>`, `>|`, `&>`, `N>`, `exec >` and tee replace the whole file: what it held exists "
+    "nowhere else",
     "write to a new file and move it into place (sort f > f.new && mv f.new f), append with "
     ">>, or save the file first (cp f f.bak)",
     ("sort data.txt > data.txt", "cat notes.md | grep -v TODO > notes.md", "uniq f > f"),
     ("echo hi > /tmp/out", "echo done >> notes.md", "make > /dev/null 2>&1", "ls | tee -a log"),
+    judged="a new file is fine, so by text alone only a file the same command or pipeline "
+    "reads is flagged (`sort f > f` empties f before sort reads it); in a repository, any "
+    "existing file with unsaved work",
 )
 TRUNCATE = rule(
     "overwrite.truncate",
     "discard",
     "a file is emptied or cut short",
-    "`> f`, `: > f`, `truncate -s 0 f`, `cp /dev/null f`, `tee f < /dev/null`, "
-    "`dd if=/dev/null of=f` and `fallocate --punch-hole` destroy the content whatever it was: "
-    "uncommitted or untracked work in the file exists nowhere else",
+    "emptying a file or cutting it short destroys what it held, and that exists nowhere else",
     "rm FILE if you mean to delete it (named files are judged one by one), or save it first: "
     "cp FILE FILE.bak && : > FILE",
     (
@@ -56,6 +55,9 @@ TRUNCATE = rule(
         "tee src/app.py < /dev/null",
     ),
     ("truncate -s +1M disk.img", "> /tmp/log", ": >> notes.md", "true > /dev/null"),
+    judged="by text alone always (`> f`, `: > f`, `truncate -s 0 f`, `cp /dev/null f`, "
+    "`tee f < /dev/null`, `dd if=/dev/null of=f`, `fallocate -p`: emptying is their point); "
+    "in a repository only a file with unsaved work counts",
 )
 
 _WRITES = frozenset((">", ">|", "&>", ">&"))

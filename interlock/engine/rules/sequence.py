@@ -27,12 +27,22 @@ from interlock.engine.findings import Finding, Saved
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import Args, known_path, literal_or_text, parse_args, spec
 from interlock.engine.rules.common import resolve
+from interlock.engine.rules.extract import tar_words
 from interlock.engine.rules.fs import is_temp_path
 from interlock.engine.rules.git.invocation import GitCall, parse_git
 from interlock.engine.rules.targets import is_dev_path
 from interlock.engine.rules.writes import touched_paths
 from interlock.shell.model import Word
 
+# How every discard is read on its line (shown by `interlock explain` for discard rules).
+LINE_NOTES = (
+    "targets are judged where they really lie: through symlinks (also ones made earlier on "
+    "the line with ln) and in the worktree found there",
+    "after a `cd` that may fail without stopping the line (`cd X; cmd`, not `cd X && cmd`), "
+    "the command is judged in both directories",
+    "a save that surely succeeds first (`git stash && ...`, `git commit -am x && ...`, "
+    "`cp f f.bak && ...`) makes a discard of what it saved harmless; `;` and `||` do not count",
+)
 _ALL = frozenset(("staged", "unstaged", "untracked", "ignored"))
 _TRACKED = frozenset(("staged", "unstaged"))
 _COMMIT = spec(
@@ -46,7 +56,11 @@ _COMMIT = spec(
 _STASH = spec(short_value="m", long_value="message pathspec-from-file")
 _ADD = spec(long_value="chmod pathspec-from-file")
 _COPY = spec(short_value="tS", long_value="target-directory suffix")
-_TAR = spec(short_value="fCbFgHIKLNTVX", long_value="file directory exclude format")
+_TAR = spec(
+    short_value="fCbFgHIKLNTVX",
+    long_value="file directory exclude format",
+    long_flags="create extract list",
+)
 _LN = spec(short_value="tS", long_value="target-directory suffix")
 _REV = r"^(HEAD|@)((~\d*|\^1?)*)$"
 
@@ -151,22 +165,15 @@ def _copy_saves(inv: Invocation) -> list[tuple[Saved, str | None]]:
         if dest is None or dest.startswith("/dev/"):
             return []
         return [(Saved(_ALL, resolve(cwd, p)), resolve(cwd, dest)) for p in _known(operands)]
-    if name in ("tar", "gtar", "bsdtar", "zip"):
-        words = list(inv.argv[1:])
-        first = words[0].literal() or "" if words else ""
-        create = (
-            name == "zip"
-            or "c" in first.lstrip("-")
-            or any(w.literal() in ("-c", "--create") for w in words)
-        )
-        args = parse_args(words, _TAR)
+    if name == "zip":  # zip [-r] ARCHIVE PATHS...
+        operands = [w for w in inv.argv[1:] if not (w.literal() or "x").startswith("-")]
+        return [(Saved(_ALL, resolve(cwd, p)), None) for p in _known(operands[1:])]
+    if name in ("tar", "gtar", "bsdtar"):
+        args = parse_args(tar_words(inv), _TAR)
         out = args.last("-f", "--file")
-        if not create or (name != "zip" and (out is None or out.value in (None, "-"))):
+        if not args.has("-c", "--create") or out is None or out.value in (None, "-"):
             return []
-        operands = list(args.operands())[1:] if name == "zip" else list(args.operands())
-        if name != "zip" and not first.startswith("-") and operands and out is None:
-            operands = operands[1:]
-        return [(Saved(_ALL, resolve(cwd, p)), None) for p in _known(operands)]
+        return [(Saved(_ALL, resolve(cwd, p)), None) for p in _known(args.operands())]
     return []
 
 
@@ -307,9 +314,11 @@ def _base(word: Word) -> str:
     return posixpath.basename(literal_or_text(word).rstrip("/"))
 
 
-def _through(path: str, links: list[tuple[str, str]]) -> str | None:
+def _through(path: str, links: list[tuple[str, str]], follows: bool = True) -> str | None:
+    """`path` with a link made on the line replaced by where it leads; the link itself only
+    when the command writes through it (`rm link` removes the link, `> link` writes its file)."""
     for link, where in reversed(links):
-        if path == link or path.startswith(link.rstrip("/") + "/"):
+        if path == link and follows or path.startswith(link.rstrip("/") + "/"):
             return where + path[len(link.rstrip("/")) :]
     return None
 
@@ -327,7 +336,8 @@ def _apply_links(finding: Finding, earlier: Sequence[Invocation]) -> list[Findin
         extra.append(replace(finding, cwd=real_cwd, targets=replace(targets, temp_only=False)))
     added = []
     for path in targets.paths:
-        real = _through(resolve(finding.cwd, path), links)
+        follows = targets.follows or path.endswith("/")
+        real = _through(resolve(finding.cwd, path), links, follows)
         if real is not None and not real.startswith("/") and finding.cwd:
             real = posixpath.relpath(real, finding.cwd)  # paths are relative to the cwd
         if real is not None:

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from interlock import constants
+from interlock.engine import precision
 from interlock.engine.check import evaluate
 from interlock.engine.findings import Finding
-from interlock.engine import precision
 from interlock.engine.precision import archive_members, physical
 
 

@@ -220,7 +220,8 @@ class _Walker:
                 after = scope.cwd
                 last = k == len(items) - 1
                 stays = last and scope.errexit or is_popd(item)  # popd fails only where it is
-                if after != pre_cwd and "||" not in ops[k:] and not stays:
+                moved = (after, scope.alts) != (pre_cwd, pre_alts)
+                if moved and "||" not in ops[k:] and not stays:
                     fallout += [pre_cwd, *pre_alts]  # a failure here skips to after the chain
             held = prefix
             prefix = prefix + got if op == "&&" else ()

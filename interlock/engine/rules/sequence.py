@@ -282,7 +282,7 @@ def _links(earlier: Sequence[Invocation]) -> list[tuple[str, str]]:
     """(link path, where it leads) for each `ln` earlier on the line, from the line's start."""
     found: list[tuple[str, str]] = []
     for before in earlier:
-        if before.name != "ln" or before.cwd is None:
+        if before.name != "ln":
             continue
         args = parse_args(before.argv[1:], _LN)
         operands = list(args.operands())
@@ -300,14 +300,22 @@ def _links(earlier: Sequence[Invocation]) -> list[tuple[str, str]]:
             pairs = []
         symbolic = args.has("-s", "--symbolic") and not args.has("-r", "--relative")
         for target, link in pairs:
-            path = resolve(before.cwd, link)
-            where = literal_or_text(target)
-            if symbolic and not where.startswith(("/", "~", "$")):
-                where = posixpath.normpath(posixpath.join(posixpath.dirname(path), where))
-            elif not where.startswith(("/", "~", "$")):
-                where = resolve(before.cwd, where)
-            found.append((path, where))
+            path = _from_start(before.cwd, link)
+            where: str | None = literal_or_text(target)
+            if where is not None and symbolic and not where.startswith(("/", "~", "$")):
+                where = posixpath.normpath(posixpath.join(posixpath.dirname(path or ""), where))
+            elif where is not None and not where.startswith(("/", "~", "$")):
+                where = _from_start(before.cwd, where)
+            if path is not None and where is not None:
+                found.append((path, where))
     return found
+
+
+def _from_start(cwd: str | None, path: str) -> str | None:
+    """A path from where the line starts; None when it is relative to an unknown directory."""
+    if cwd is None and not path.startswith(("/", "~")):
+        return None
+    return resolve(cwd, path)
 
 
 def _base(word: Word) -> str:
@@ -325,19 +333,20 @@ def _through(path: str, links: list[tuple[str, str]], follows: bool = True) -> s
 
 def _apply_links(finding: Finding, earlier: Sequence[Invocation]) -> list[Finding]:
     targets = finding.targets
-    if targets is None or finding.cwd is None or finding.kind != "discard":
+    if targets is None or finding.kind != "discard":
         return [finding]
     links = _links(earlier)
     if not links:
         return [finding]
     extra: list[Finding] = []
-    real_cwd = _through(resolve(finding.cwd, ".") if finding.cwd else "", links)
+    real_cwd = _through(finding.cwd, links) if finding.cwd else None
     if real_cwd is not None:
         extra.append(replace(finding, cwd=real_cwd, targets=replace(targets, temp_only=False)))
     added = []
     for path in targets.paths:
         follows = targets.follows or path.endswith("/")
-        real = _through(resolve(finding.cwd, path), links, follows)
+        start = _from_start(finding.cwd, path)
+        real = _through(start, links, follows) if start is not None else None
         if real is not None and not real.startswith("/") and finding.cwd:
             real = posixpath.relpath(real, finding.cwd)  # paths are relative to the cwd
         if real is not None:

@@ -2,7 +2,8 @@
 
 `check.evaluate()` is the path every door takes (analyse, apply tree facts, apply the mode);
 `analysis.analyse()` is its pure part (no I/O). Its parts: `walk` (every command a line would
-run, through `wrappers`, `spawners`, `unwrap` and `inline/` interpreter code), `rules/` (what
+run, through `wrappers`, `spawners`, `unwrap` and `inline/` interpreter code, following the
+shell state in `shellstate`: cwd, a `cd` that may fail, `set -e`), `rules/` (what
 one invocation destroys, disables or validates), `exitflow` (can a validator's failure reach
 the exit status?), `unknowncode`, `findings`, `verdict`, and the tree side of a discard:
 `facts` (one `git status`) and `precision` (does it really destroy unsaved work?).

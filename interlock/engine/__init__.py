@@ -6,7 +6,8 @@ run, through `wrappers`, `spawners`, `unwrap` and `inline/` interpreter code, fo
 shell state in `shellstate`: cwd, a `cd` that may fail, `set -e`), `rules/` (what
 one invocation destroys, disables or validates), `exitflow` (can a validator's failure reach
 the exit status?), `unknowncode`, `findings`, `verdict`, and the tree side of a discard:
-`facts` (one `git status`) and `precision` (does it really destroy unsaved work?).
+`facts` (one `git status`), `precision` (does it really destroy unsaved work?) and
+`treepaths` (where a path really is: symlinks, temp dirs, archive members, the size cap).
 
 May import: shell, ground.
 """

@@ -20,9 +20,6 @@ from __future__ import annotations
 import fnmatch
 import os
 import posixpath
-import tarfile
-import tempfile
-import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
@@ -30,14 +27,20 @@ from pathlib import PurePosixPath
 from interlock import constants, git
 from interlock.engine.facts import DESTROYED_KINDS, TreeFacts, collect_facts
 from interlock.engine.findings import Finding, Saved, Targets
-from interlock.engine.rules.fs import is_temp_path as _is_temp_text
+from interlock.engine.treepaths import (
+    archive_members,
+    existing_ancestor,
+    is_temp_path,
+    physical,
+    too_large,
+)
 from interlock.git import RepoLocation
+
+__all__ = ["Judge", "Judgement", "archive_members", "describe", "is_temp_path", "physical"]
 from interlock.regenerable import is_regenerable
 
 _GLOB_CHARS = set("*?[")
 _STATIC = ("remote", "unreachable", "worktree")
-_SIZE_SCAN_LIMIT = 2000  # files looked at under one lost directory for the size cap
-_ARCHIVE_READ_MAX = 64 << 20  # archives larger than this are not listed (members unknown)
 # One lost thing: what to show, and its absolute path when it is a path.
 _Lost = tuple[str, str | None]
 
@@ -54,36 +57,6 @@ class Judgement:
     summary: str
     paths: tuple[str, ...] = ()
     unrecoverable: tuple[str, ...] = ()
-
-
-def is_temp_path(path: str) -> bool:
-    """An absolute path inside a temp directory (/tmp, /var/tmp, $TMPDIR, the system's)."""
-    norm = os.path.normpath(path)
-    if _is_temp_text(norm) and norm not in ("/tmp", "/var/tmp", "/dev/shm"):
-        return True
-    roots = [os.path.normpath(tempfile.gettempdir())]
-    if os.environ.get("TMPDIR"):
-        roots.append(os.path.normpath(os.environ["TMPDIR"]))
-    return any(norm != root and norm.startswith(root + "/") for root in roots)
-
-
-def physical(base: str, target: str, follows: bool = False) -> str:
-    """Where `target` (relative to `base`) really is: every directory link on the way is
-    resolved, and the last component too when the command writes through it or the path
-    ends in `/` (`rm -rf link/` deletes what the link points to)."""
-    joined = os.path.join(base, os.path.expanduser(target))
-    if follows or target.endswith("/"):
-        return os.path.realpath(joined)
-    head, tail = os.path.split(joined)
-    if tail in ("", ".", ".."):
-        return os.path.realpath(joined)
-    return os.path.join(os.path.realpath(head), tail)
-
-
-def _existing_ancestor(path: str) -> str:
-    while not os.path.exists(path) and path not in ("/", ""):
-        path = os.path.dirname(path)
-    return path or "/"
 
 
 def _overlaps(unsaved: str, target: str) -> bool:
@@ -113,53 +86,6 @@ def describe(paths: list[str], limit: int = 3) -> str:
     return f"{len(paths)} {noun}{under} ({shown})"
 
 
-def _too_large(path: str, cap: int) -> list[str]:
-    """The files at or under `path` larger than `cap` bytes (a bounded look under dirs)."""
-    try:
-        if os.path.isfile(path) and not os.path.islink(path):
-            return [path] if os.path.getsize(path) > cap else []
-    except OSError:
-        return []
-    found: list[str] = []
-    seen = 0
-    for root, _dirs, files in os.walk(path):
-        for name in files:
-            seen += 1
-            full = os.path.join(root, name)
-            try:
-                if not os.path.islink(full) and os.path.getsize(full) > cap:
-                    found.append(full)
-            except OSError:
-                continue
-            if seen >= _SIZE_SCAN_LIMIT:
-                return found
-    return found
-
-
-def archive_members(path: str, strip: int = 0) -> list[str] | None:
-    """The files a tar or zip archive would write (after `strip` leading components), or None
-    when it cannot be read cheaply (too large, another format, damaged)."""
-    try:
-        if os.path.getsize(path) > _ARCHIVE_READ_MAX:
-            return None
-        if zipfile.is_zipfile(path):
-            with zipfile.ZipFile(path) as archive:
-                names = [n for n in archive.namelist() if not n.endswith("/")]
-        elif tarfile.is_tarfile(path):
-            with tarfile.open(path) as archive:
-                names = [m.name for m in archive.getmembers() if not m.isdir()]
-        else:
-            return None
-    except (OSError, EOFError, ValueError, tarfile.TarError, zipfile.BadZipFile):
-        return None
-    members: list[str] = []
-    for name in names:
-        parts = [p for p in name.split("/") if p not in ("", ".")]
-        if ".." not in parts and parts[strip:]:  # tar and unzip refuse `..` members
-            members.append("/".join(parts[strip:]))
-    return members
-
-
 def _summarise(lost: list[_Lost]) -> Judgement:
     if not lost:
         return Judgement((), "")
@@ -169,7 +95,7 @@ def _summarise(lost: list[_Lost]) -> Judgement:
     if commits:
         parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} no other ref holds")
     paths = tuple(sorted({p for _, p in lost if p is not None}))
-    large = sorted({f for p in paths for f in _too_large(p, constants.RECORDER_MAX_BLOB)})
+    large = sorted({f for p in paths for f in too_large(p, constants.RECORDER_MAX_BLOB)})
     if large:
         parts.append(f"too large to keep a copy of: {describe(large)}")
     return Judgement(tuple(shown + commits), "; ".join(parts), paths, tuple(large))
@@ -232,7 +158,7 @@ class Judge:
         for save in saved:
             where = os.path.realpath(os.path.join(self.start, os.path.expanduser(save.path)))
             if save.whole:
-                loc = git.discover(_existing_ancestor(where))
+                loc = git.discover(existing_ancestor(where))
                 covers = loc is not None and os.path.realpath(loc.worktree) == root
             else:
                 covers = absolute == where or absolute.startswith(where.rstrip("/") + "/")
@@ -313,7 +239,7 @@ class Judge:
                 return [(f"{root} (the whole worktree, .git included)", root)]
         if ".git" in absolute.split("/"):
             return [(f"{absolute} (git's own data)", None)]
-        loc = git.discover(_existing_ancestor(absolute))
+        loc = git.discover(existing_ancestor(absolute))
         if loc is None:
             return self._lost_outside(absolute, targets)
         unsaved = self._unsaved(loc, targets.destroys, targets.saved)

@@ -91,8 +91,11 @@ def is_empty_producer(inv: Invocation) -> bool:
     if name == "cat":
         stdin_null = any(r.op == "<" and _is_null(r) for r in inv.redirects)
         return (bool(args) and all(a == "/dev/null" for a in args)) or (not args and stdin_null)
-    if name == "echo":  # `echo` alone writes one empty line: nothing of the file is left
-        return all(a in _ECHO_FLAGS or a == "" for a in args)
+    if name == "echo":  # `echo -n` writes nothing; a bare `echo` writes a new empty line
+        flags = [a for a in args if a in _ECHO_FLAGS]
+        return any("n" in (a or "") for a in flags) and all(
+            a in _ECHO_FLAGS or a == "" for a in args
+        )
     if name == "printf":
         return bool(args) and args[0] in ("", "%s") and all(a == "" for a in args[1:])
     return False

@@ -41,7 +41,6 @@ BLOCKED_BY_TEXT = [
     ("cat /dev/null > README.md", "overwrite.truncate"),
     ("cat < /dev/null > README.md", "overwrite.truncate"),
     ("echo -n > notes.md", "overwrite.truncate"),
-    ("echo > notes.md", "overwrite.truncate"),
     ("printf '' > notes.md", "overwrite.truncate"),
     ("X=1 > notes.md", "overwrite.truncate"),
     ("sudo true > notes.md", "overwrite.truncate"),
@@ -59,7 +58,7 @@ BLOCKED_BY_TEXT = [
     ("dd of=src/app.py count=0 < /dev/zero", "overwrite.truncate"),
     ("tee src/app.py < /dev/null", "overwrite.truncate"),
     (": | tee src/app.py", "overwrite.truncate"),
-    ("echo | tee src/app.py", "overwrite.truncate"),
+    ("echo -n | tee src/app.py", "overwrite.truncate"),
     # a write over the file the command (or its pipeline) reads: emptied before it is read
     ("sort data.txt > data.txt", "overwrite.redirect"),
     ("grep -v TODO notes.md > notes.md", "overwrite.redirect"),
@@ -134,6 +133,7 @@ ALLOWED_BY_TEXT = [
     ": >> notes.md",
     "ls | tee -a log.txt",
     "echo x > /dev/null",
+    "echo > src/pkg/__init__.py",  # a new line: read as making the file
     "make > /dev/null 2>&1",
     "echo 1 > /dev/tcp/localhost/80",
     "echo x > /tmp/out",

@@ -46,6 +46,7 @@ SAVED_FIRST = [
     "git commit src/app.py -m wip && git checkout -- src/app.py",
     "cp src/app.py src/app.py.bak && git checkout -- src/app.py",
     "cp notes.md /tmp/notes.md && rm notes.md",
+    "cat notes.md > /tmp/notes.md && rm notes.md",
     "cp -r src /tmp/src.bak && rm -rf src",
     "mv notes.md /tmp/ && git checkout -- notes.md",
     "tar czf /tmp/backup.tgz src && rm -rf src",
@@ -96,6 +97,32 @@ NOT_SAVED = [
 @pytest.mark.parametrize(("command", "why"), NOT_SAVED)
 def test_a_save_that_may_fail_or_does_not_cover_the_target_does_not_count(command, why):
     assert verdict(command) == "block", why
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . -name '*.py' > list.txt; wc -l list.txt; rm list.txt",
+        "python gen.py > out.json && jq . out.json && rm -f out.json",
+        "cp template.cfg app.cfg && sed -i '/^#/d' app.cfg",
+        "curl -o data.csv https://example.com/d.csv && sort -u -o data.csv data.csv",
+    ],
+)
+def test_a_file_written_earlier_on_the_line_holds_only_what_the_line_put_there(command):
+    assert verdict(command) == "allow", rules_of(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x >> notes.md; rm notes.md",  # an append keeps what was there
+        "rm notes.md; echo x > notes.md",  # deleted before it is written
+        "cp a notes.md; rm notes.md",  # the copy may have failed
+        "cat notes.md > /tmp/n; rm notes.md",  # a copy elsewhere is read, not this file
+    ],
+)
+def test_a_file_not_surely_rewritten_on_the_line_keeps_its_old_content(command):
+    assert verdict(command) == "block", command
 
 
 @pytest.mark.parametrize(

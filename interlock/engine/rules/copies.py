@@ -140,7 +140,8 @@ def _file_copy(name: str, inv: Invocation) -> list[Finding]:
         dest, sources = (Word(base, base), []) if base else (None, sources)
     if dest is None or is_device(dest) or _is_remote(name, dest):
         return []
-    if name == "cp" and [literal_or_text(s) for s in sources] == ["/dev/null"]:
+    if name in ("cp", "install", "ln") and [literal_or_text(s) for s in sources] == ["/dev/null"]:
+        # cp/install copy nothing into it; ln -sf makes it a link to nothing
         targets = file_targets((dest,), inv.cwd, follows=True)
         truncate = catalog()["overwrite.truncate"]
         return [] if targets is None else [make_finding(truncate, inv, targets)]

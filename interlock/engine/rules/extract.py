@@ -118,11 +118,14 @@ def _same_blob(producer: Invocation, writer: Invocation, word: Word) -> bool:
     return posixpath.basename(blob) == posixpath.basename(target)
 
 
-def git_content_over(inv: Invocation, redirect: Redirect) -> Finding | None:
-    """`git show REV:f > f`: git's version of a file written over it."""
+def git_content_over(
+    inv: Invocation, redirect: Redirect, earlier: Sequence[Invocation] = ()
+) -> Finding | None:
+    """`git show REV:f > f` (or `git show REV:f | cat > f`): git's version written over it."""
     if redirect.fd not in (None, 1) or redirect.target is None:
         return None
-    if not _same_blob(inv, inv, redirect.target):
+    target = redirect.target
+    if not any(_same_blob(e, inv, target) for e in [inv, *pipe_before(inv, earlier)]):
         return None
     targets = file_targets((redirect.target,), inv.cwd, follows=True)
     return None if targets is None else make_finding(GIT_CONTENT, inv, targets)
@@ -221,7 +224,19 @@ def _git_archive(inv: Invocation, call: GitCall, dest: str) -> list[Finding]:
     return [make_finding(GIT_CONTENT, inv, targets)]
 
 
-def _unzip(inv: Invocation) -> list[Finding]:
+def _archived_by_git(
+    inv: Invocation, archive: str, earlier: Sequence[Invocation]
+) -> GitCall | None:
+    """A `git archive -o FILE` earlier on the line that wrote this archive."""
+    for before in earlier:
+        call = parse_git(before)
+        out = _output(call) if call is not None and call.sub == "archive" else None
+        if call is not None and out is not None and same_file(call.cwd, out, inv.cwd, archive):
+            return call
+    return None
+
+
+def _unzip(inv: Invocation, earlier: Sequence[Invocation] = ()) -> list[Finding]:
     flags = ""
     dest = "."
     plain: list[str] = []
@@ -242,6 +257,9 @@ def _unzip(inv: Invocation) -> list[Finding]:
     if "o" not in flags or set(flags) & set("nltvpZz") or not plain:
         return []  # without -o unzip asks before replacing a file
     archive, members = plain[0], plain[1:]
+    git = _archived_by_git(inv, archive, earlier)
+    if git is not None:
+        return _git_archive(inv, git, dest)
     paths = [posixpath.join(dest, m) for m in members] or [dest]
     return _extracted(inv, paths, None if members else archive)
 
@@ -337,7 +355,7 @@ def check_extract(inv: Invocation, earlier: Sequence[Invocation] = ()) -> list[F
     if name in ("tar", "gtar", "bsdtar"):
         return _tar(inv, earlier)
     if name == "unzip":
-        return _unzip(inv)
+        return _unzip(inv, earlier)
     if name in ("7z", "7za", "7zr", "7zz"):
         return _sevenzip(inv)
     if name == "cpio":

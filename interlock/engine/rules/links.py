@@ -1,5 +1,5 @@
 """Links made earlier on the line (for `sequence`): `ln -s TARGET LINK`, `ln TARGET LINK`
-(a hard link is the same file), `ln -t DIR ...`. A path through one is judged where it leads
+(a hard link is the same file), `ln -t DIR ...`, and bind mounts (`mount --bind`, `bindfs`). A path through one is judged where it leads
 as well: `ln -s ~/repo /tmp/x && rm -rf /tmp/x/src` is not a temp-dir deletion.
 """
 
@@ -19,10 +19,32 @@ from interlock.shell.model import Word
 _LN = spec(short_value="tS", long_value="target-directory suffix")
 
 
+def _bind(inv: Invocation) -> tuple[str, str] | None:
+    """`mount --bind SRC DST` / `mount -o bind` / `bindfs SRC DST`: DST shows SRC."""
+    words = [literal_or_text(w) for w in inv.argv[1:]]
+    binds = inv.name == "bindfs" or any(
+        w in ("--bind", "--rbind", "-B", "-R")
+        or ("bind" in w.split(",") and k and words[k - 1] == "-o")
+        for k, w in enumerate(words)
+    )
+    operands = [
+        w for k, w in enumerate(words) if not w.startswith("-") and (k == 0 or words[k - 1] != "-o")
+    ]
+    if not binds or len(operands) != 2:
+        return None
+    source, mountpoint = (_from_start(inv.cwd, operands[0]), _from_start(inv.cwd, operands[1]))
+    return (mountpoint, source) if source and mountpoint else None
+
+
 def _links(earlier: Sequence[Invocation]) -> list[tuple[str, str]]:
-    """(link path, where it leads) for each `ln` earlier on the line, from the line's start."""
+    """(link path, where it leads) for each `ln` (or bind mount) earlier on the line, from the
+    line's start."""
     found: list[tuple[str, str]] = []
     for before in earlier:
+        if before.name in ("mount", "bindfs"):
+            bound = _bind(before)
+            found += [bound] if bound else []
+            continue
         if before.name != "ln":
             continue
         args = parse_args(before.argv[1:], _LN)

@@ -14,6 +14,7 @@ and writes to /dev/null, streams or temp dirs are not discards.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -21,7 +22,7 @@ from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import copies, editors, extract
 from interlock.engine.rules.args import parse_args, spec
-from interlock.engine.rules.common import make_finding, rule
+from interlock.engine.rules.common import catalog, make_finding, rule
 from interlock.engine.rules.targets import file_targets, pipe_before, reads_file
 from interlock.shell.model import Redirect
 
@@ -98,6 +99,9 @@ def is_empty_producer(inv: Invocation) -> bool:
         )
     if name == "printf":
         return bool(args) and args[0] in ("", "%s") and all(a == "" for a in args[1:])
+    if name in ("head", "tail"):  # head -n 0, head -c0, tail -0
+        joined = " ".join(a or "?" for a in args)
+        return bool(re.search(r"(^|\s)(-[nc]\s*\+?0+|-0+|--(lines|bytes)=\+?0+)(\s|$)", joined))
     return False
 
 
@@ -142,7 +146,7 @@ def _redirects(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
             continue
         content = _content(inv, redirect, earlier)
         text = _shown(inv, redirect)
-        git = extract.git_content_over(inv, redirect) if content == "new" else None
+        git = extract.git_content_over(inv, redirect, earlier) if content == "new" else None
         if git is not None:
             findings.append(git)
             continue
@@ -222,6 +226,37 @@ def _fallocate(inv: Invocation) -> list[Finding]:
     return [] if targets is None else [make_finding(TRUNCATE, inv, targets)]
 
 
+def _sponge(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
+    """`... | sponge f` soaks up its input, then writes f: empty input empties f; a filter of
+    f's own lines that drops some (grep, head, tail, uniq, sort -u) deletes from it."""
+    words = [w for w in inv.argv[1:] if w.literal() != "--"]
+    if any(w.literal() in ("-a", "--append") for w in words) or len(words) != 1:
+        return []
+    target = words[0]
+    path = target.literal() or ""
+    if _stdin_empty(inv, earlier):
+        found = file_targets((target,), inv.cwd, follows=True)
+        return [] if found is None else [make_finding(TRUNCATE, inv, found)]
+    feeders = pipe_before(inv, earlier)
+    readers = [e for e in feeders if reads_file(e, inv.cwd, path)]
+    if readers and any(_drops_lines(e) for e in feeders):
+        found = file_targets((target,), inv.cwd, follows=True)
+        reason = "sponge writes back the file with the lines its filter dropped gone"
+        deletes = catalog()["overwrite.edit-deletes"]
+        return [] if found is None else [make_finding(deletes, inv, found, reason=reason)]
+    if readers:
+        return []  # an edit of the file's own lines, like sed -i 's/a/b/'
+    found = file_targets((target,), inv.cwd, creates=True, follows=True)
+    return [] if found is None else [make_finding(REDIRECT, inv, found)]
+
+
+def _drops_lines(inv: Invocation) -> bool:
+    words = [w.literal() or "" for w in inv.argv[1:]]
+    if inv.name in ("grep", "egrep", "fgrep", "rg", "head", "tail", "uniq", "comm", "cut"):
+        return True
+    return inv.name == "sort" and any(w in ("-u", "--unique") or w.startswith("-u") for w in words)
+
+
 def check_overwrite(inv: Invocation, earlier: Sequence[Invocation] = ()) -> list[Finding]:
     """Overwrite findings for one invocation (`earlier`: the invocations before it)."""
     findings = _redirects(inv, earlier)
@@ -232,6 +267,8 @@ def check_overwrite(inv: Invocation, earlier: Sequence[Invocation] = ()) -> list
         findings += _truncate(inv)
     elif name == "fallocate":
         findings += _fallocate(inv)
+    elif name == "sponge":
+        findings += _sponge(inv, earlier)
     elif name is not None:
         findings += copies.check_copies(inv)
         findings += editors.check_editors(inv, earlier)

@@ -52,6 +52,18 @@ BLOCKED_BY_TEXT = [
     ("truncate -r /dev/null src/app.py", "overwrite.truncate"),
     ('truncate -s 0 "$F"', "overwrite.truncate"),
     ("fallocate --punch-hole -o 0 -l 4096 data.bin", "overwrite.truncate"),
+    ("install /dev/null src/app.py", "overwrite.truncate"),
+    ("ln -sf /dev/null src/app.py", "overwrite.truncate"),
+    ("head -c 0 > src/app.py", "overwrite.truncate"),
+    ("head -n0 src/app.py > src/app.py", "overwrite.truncate"),
+    (": | sponge src/app.py", "overwrite.truncate"),
+    ("grep -v TODO notes.md | sponge notes.md", "overwrite.edit-deletes"),
+    ("sort -u words.txt | sponge words.txt", "overwrite.edit-deletes"),
+    ("git show HEAD:src/app.py | cat > src/app.py", "overwrite.git-content"),
+    (
+        "git archive --format=zip -o /tmp/s.zip HEAD && unzip -o /tmp/s.zip",
+        "overwrite.git-content",
+    ),
     ("cp /dev/null src/app.py", "overwrite.truncate"),
     ("cp /dev/null -- src/app.py", "overwrite.truncate"),
     ("dd if=/dev/null of=src/app.py", "overwrite.truncate"),
@@ -165,6 +177,8 @@ ALLOWED_BY_TEXT = [
     "sed -i -n p notes.md",
     "sed -n '1,80p' src/app.py",
     "sed '/x/d' notes.md",
+    "sed 's/a/b/' notes.md | sponge notes.md",  # an edit through sponge
+    "echo hi | sponge new.txt",
     "perl -pi -e 's/a/b/g' src/app.py",
     "perl -pi.bak -ne 'print if /x/' src/app.py",
     "perl -pie 's/a/b/' src/app.py",  # -i with the suffix `e`

@@ -138,6 +138,8 @@ def test_a_file_not_surely_rewritten_on_the_line_keeps_its_old_content(command):
         "ln -s /home/me/repo /tmp/x && find /tmp/x/ -delete",
         "cd /tmp && ln -s /home/me/repo r && rm -rf /tmp/r/src",
         "ln -s $HOME/repo /tmp/x && rm -rf /tmp/x/src",
+        "sudo mount --bind /home/me/repo /tmp/x && rm -rf /tmp/x/src",
+        "bindfs /home/me/repo /tmp/x; rm -rf /tmp/x/",
     ],
 )
 def test_a_temp_path_through_a_link_made_earlier_on_the_line_is_not_free(command):

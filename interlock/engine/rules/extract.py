@@ -23,7 +23,7 @@ from interlock.engine.rules.args import literal_or_text, parse_args, spec
 from interlock.engine.rules.common import make_finding, rule
 from interlock.engine.rules.git.invocation import GitCall, parse_git
 from interlock.engine.rules.git.worktree import looks_like_path
-from interlock.engine.rules.targets import file_targets, pipe_before, same_file
+from interlock.engine.rules.targets import file_targets, instead_for, pipe_before, same_file
 from interlock.shell.model import Redirect, SimpleCommand, Word
 
 EXTRACT = rule(
@@ -41,11 +41,11 @@ EXTRACT = rule(
 GIT_CONTENT = rule(
     "overwrite.git-content",
     "discard",
-    "git content is written over the working tree",
-    "`git show REV:f > f`, `git cat-file -p REV:f > f`, `git archive REV | tar -x` and "
-    "`git diff | git apply -R` put committed content back over files, like git checkout: "
-    "their uncommitted edits exist nowhere else",
-    "git stash push -- FILES first (or git diff > edits.patch to keep the edits), then restore",
+    "git content is written over the working tree (git show REV:f > f, git archive | tar -x, "
+    "git diff | git apply -R)",
+    "committed content is put back over the files, like git checkout: their uncommitted "
+    "edits exist nowhere else",
+    "save the edits first: git stash push -- FILE (or git diff > edits.patch), then restore",
     (
         "git show HEAD:src/app.py > src/app.py",
         "git cat-file -p HEAD:README.md > README.md",
@@ -128,7 +128,11 @@ def git_content_over(
     if not any(_same_blob(e, inv, target) for e in [inv, *pipe_before(inv, earlier)]):
         return None
     targets = file_targets((redirect.target,), inv.cwd, follows=True)
-    return None if targets is None else make_finding(GIT_CONTENT, inv, targets)
+    if targets is None:
+        return None
+    return make_finding(
+        GIT_CONTENT, inv, targets, instead=instead_for(GIT_CONTENT.instead, targets)
+    )
 
 
 def git_content_into(producer: Invocation, tee: Invocation, files: list[Word]) -> list[Word]:

@@ -23,7 +23,7 @@ from interlock.engine.invocation import Invocation
 from interlock.engine.rules import copies, editors, extract
 from interlock.engine.rules.args import parse_args, spec
 from interlock.engine.rules.common import catalog, make_finding, rule
-from interlock.engine.rules.targets import file_targets, pipe_before, reads_file
+from interlock.engine.rules.targets import file_targets, instead_for, pipe_before, reads_file
 from interlock.shell.model import Redirect
 
 REDIRECT = rule(
@@ -45,8 +45,8 @@ TRUNCATE = rule(
     "discard",
     "a file is emptied or cut short",
     "emptying a file or cutting it short destroys what it held, and that exists nowhere else",
-    "rm FILE if you mean to delete it (named files are judged one by one), or save it first: "
-    "cp FILE FILE.bak && : > FILE",
+    "save it first if you need what it holds (cp FILE FILE.bak), or rm FILE if you mean to "
+    "delete it",
     (
         "> src/app.py",
         ": > notes.md",
@@ -148,16 +148,17 @@ def _redirects(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
         text = _shown(inv, redirect)
         git = extract.git_content_over(inv, redirect, earlier) if content == "new" else None
         if git is not None:
-            findings.append(git)
+            findings.append(replace(git, text=text))
             continue
         targets = file_targets((redirect.target,), inv.cwd, creates=content == "new", follows=True)
         if targets is None:
             continue
         info = TRUNCATE if content == "empty" else REDIRECT
-        finding = make_finding(info, inv, targets)
+        instead = instead_for(info.instead, targets)
+        finding = make_finding(info, inv, targets, instead=instead)
         if content == "self":
             reason = "the shell empties the file before the command reads it: what it held is gone"
-            finding = make_finding(info, inv, targets, reason=reason)
+            finding = make_finding(info, inv, targets, reason=reason, instead=instead)
         findings.append(replace(finding, text=text))
     return findings
 

@@ -10,6 +10,7 @@ its own cwd), and `pipe_before()` finds the commands feeding a pipeline element:
 from __future__ import annotations
 
 import posixpath
+import shlex
 from collections.abc import Sequence
 
 from interlock.engine.findings import Targets
@@ -62,6 +63,13 @@ def file_targets(
         follows=follows,
         into=into,
     )
+
+
+def instead_for(instead: str, targets: Targets) -> str:
+    """A rule's advice with FILE replaced by the one file it is about, when there is one."""
+    if len(targets.paths) != 1 or targets.unknown or "FILE" not in instead:
+        return instead
+    return instead.replace("FILE", shlex.quote(targets.paths[0]))
 
 
 def same_file(cwd_a: str | None, a: str, cwd_b: str | None, b: str) -> bool:

@@ -126,7 +126,7 @@ def _diff_saved(inv: Invocation, call: GitCall) -> list[Saved]:
     return _whole_or_paths(kinds | (_TRACKED if head else kinds), call, paths or [])
 
 
-def _copy_saves(inv: Invocation) -> list[tuple[Saved, str | None]]:
+def copy_saves(inv: Invocation) -> list[tuple[Saved, str | None]]:
     """cp/mv/rsync/tar -c/zip of literal paths: every kind of work at those paths."""
     name = inv.name
     cwd = inv.cwd or ""
@@ -176,5 +176,5 @@ def state_before(inv: Invocation, earlier: Sequence[Invocation]) -> State:
         elif call is not None:
             state.saves += [(at, s, None) for s in _git_saves(call, state)]
         else:
-            state.saves += [(at, s, dest) for s, dest in _copy_saves(before)]
+            state.saves += [(at, s, dest) for s, dest in copy_saves(before)]
     return state

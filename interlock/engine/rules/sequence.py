@@ -20,6 +20,7 @@ A command line is judged as a sequence, not command by command against today's t
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import replace
@@ -30,6 +31,7 @@ from interlock.engine.invocation import Invocation
 from interlock.engine.rules import links, overwrite, saves
 from interlock.engine.rules.args import known_path
 from interlock.engine.rules.common import resolve
+from interlock.engine.rules.git.invocation import parse_git
 from interlock.engine.rules.writes import touched_paths
 
 # How every discard is read on its line (shown by `interlock explain` for discard rules).
@@ -60,6 +62,10 @@ def _under(path: str, root: str) -> bool:
     if root in ("", "."):
         return not path.startswith(("..", "/"))
     return path == root or path.startswith(root + "/")
+
+
+def _overlap(a: str, b: str) -> bool:
+    return _under(a, b) or _under(b, a)
 
 
 def _same_tree(a: str, b: str) -> bool:
@@ -121,7 +127,10 @@ def _apply_saves(
         covered = all(_covered(resolve(cwd, p), False, need, state, earlier) for p in targets.paths)
     if covered and not refs:
         return None
-    saved = tuple(s for _, s, _ in state.saves)
+    where = [resolve(cwd, t) for t in targets.paths] if cwd is not None else []
+    saved = tuple(  # a copy destroyed by this very command saves nothing
+        s for _, s, dest in state.saves if dest is None or not any(_overlap(dest, w) for w in where)
+    )
     return replace(finding, targets=replace(targets, refs=refs, saved=targets.saved + saved))
 
 
@@ -145,24 +154,68 @@ def _written_on_line(inv: Invocation, earlier: Sequence[Invocation]) -> set[str]
     return written
 
 
+_GIT_DISCARDS = frozenset(
+    "checkout restore reset clean stash rm switch read-tree checkout-index".split()
+)
+
+
+def _backups(earlier: Sequence[Invocation]) -> list[tuple[str, str]]:
+    """(copy, what it holds) for each copy made earlier on the line whose original is gone
+    since (`mv f /tmp/f.bak`; `cp f f.bak && rm f`): deleting such a copy destroys the saved
+    work again."""
+    found: list[tuple[str, str]] = []
+    for k, before in enumerate(earlier):
+        for save, dest in saves.copy_saves(before):
+            if dest and (before.name == "mv" or _changed_after(save.path, earlier[k + 1 :])):
+                found.append((dest, save.path))
+    return found
+
+
+def _changed_after(path: str, later: Sequence[Invocation]) -> bool:
+    """Whether a later command may have deleted or rewritten `path` (or restored it from git)."""
+    for inv in later:
+        call = parse_git(inv)
+        if call is not None and call.sub in _GIT_DISCARDS:
+            return True
+        for touch in touched_paths(inv):
+            value = known_path(touch.word)
+            if value is None or (inv.cwd is not None and _overlap(resolve(inv.cwd, value), path)):
+                return True
+    return False
+
+
 def _apply_written(
     finding: Finding, inv: Invocation, earlier: Sequence[Invocation]
 ) -> Finding | None:
+    """Drop targets the line itself wrote; a target that is a copy made on the line stands for
+    the file it copied (`cp f f.bak && rm f && rm f.bak` loses f)."""
     targets = finding.targets
-    if targets is None or not targets.single or finding.cwd is None or targets.unknown:
-        return finding
-    written = _written_on_line(inv, earlier)
-    if not written:
+    if targets is None or finding.cwd is None or targets.unknown:
         return finding
     cwd = finding.cwd
+    backups = _backups(earlier)
+    copied = tuple(
+        source
+        for p in targets.paths
+        for dest, source in backups
+        if _under(resolve(cwd, p), dest) or _under(dest, resolve(cwd, p))
+    )
+    if copied:
+        moved = tuple(
+            s if s.startswith("/") or not cwd else posixpath.relpath(s, cwd) for s in copied
+        )
+        return replace(
+            finding, targets=replace(targets, paths=targets.paths + moved, temp_only=False)
+        )
+    written = _written_on_line(inv, earlier) if targets.single else set()
+    if not written:
+        return finding
     paths = tuple(p for p in targets.paths if resolve(cwd, p) not in written)
     if not paths:
         return None
-    return (
-        finding
-        if paths == targets.paths
-        else replace(finding, targets=replace(targets, paths=paths))
-    )
+    if paths == targets.paths:
+        return finding
+    return replace(finding, targets=replace(targets, paths=paths))
 
 
 def apply(findings: list[Finding], inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:

@@ -91,6 +91,11 @@ NOT_SAVED = [
     ("git diff --stat > x && git checkout -- .", "a stat is not the changes"),
     ("git add -A && git clean -fd", "the index is not a save until a stash or commit"),
     ("true && git stash drop", "no save at all"),
+    ("cp f f.bak && rm f f.bak", "the backup goes with the file"),
+    ("cp f f.bak && rm f && rm f.bak", "the backup is deleted after the file"),
+    ("mv f /tmp/f.bak && rm /tmp/f.bak", "the moved file is the only copy, even in /tmp"),
+    ("cat f > /tmp/g && rm f && rm /tmp/g", "a copy made by cat, then deleted"),
+    ("cp f /tmp/f.bak && git checkout -- f && rm /tmp/f.bak", "restored, then the backup goes"),
 ]
 
 
@@ -241,6 +246,17 @@ def test_a_link_made_on_the_line_into_the_repo_is_followed(dirty, tmp_path):
     assert result.verdict == "block"
     assert any(str((dirty / "src" / "app.py").resolve()) in f.lost for f in result.findings)
     assert not link.exists()
+
+
+def test_deleting_the_only_copy_made_on_the_line_is_judged_at_the_original(dirty):
+    repo = str(dirty)
+    command = "cp notes.md /tmp/notes.bak && rm notes.md && rm /tmp/notes.bak"
+    result = evaluate(command, repo, mode="blocking").result
+    assert result.verdict == "block"
+    assert str((dirty / "notes.md").resolve()) in result.findings[0].lost
+    clean = "cp README.md /tmp/readme.bak && rm README.md && rm /tmp/readme.bak"
+    (dirty / "README.md").write_text("# demo\n")  # committed content: nothing unsaved
+    assert verdict(clean, repo, assume_dirty=False) == "allow"
 
 
 def test_commits_made_on_the_line_move_head(dirty):

@@ -20,6 +20,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import posixpath
+import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
@@ -84,6 +85,14 @@ def describe(paths: list[str], limit: int = 3) -> str:
     dirs = {str(PurePosixPath(p.rstrip("/")).parent) for p in paths}
     under = f" under {dirs.pop()}/" if len(dirs) == 1 and "." not in dirs else ""
     return f"{len(paths)} {noun}{under} ({shown})"
+
+
+def _hard_linked(path: str) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
 
 
 def _summarise(lost: list[_Lost]) -> Judgement:
@@ -250,6 +259,9 @@ class Judge:
     def _lost_outside(self, absolute: str, targets: Targets) -> list[_Lost]:
         if os.path.isdir(os.path.join(absolute, ".git")):
             return [(f"{absolute} (a git repository)", absolute)]
+        if targets.single and _hard_linked(absolute):
+            # `ln src/app.py /tmp/h` made earlier: emptying /tmp/h empties src/app.py
+            return [(f"{absolute} (a file with other hard links, which may hold work)", absolute)]
         if is_temp_path(absolute) or is_regenerable(absolute):
             return []  # a temp dir, a cache or build output (~/.cache/x, /opt/app/node_modules)
         glob = any(c in absolute for c in _GLOB_CHARS)

@@ -207,3 +207,10 @@ def test_physical_paths_follow_directory_links_and_trailing_slashes(tmp_path):
 def test_a_device_is_lost_with_no_worktree_at_all(tmp_path):
     (finding,) = judged("wipefs -a /dev/sdz", tmp_path)
     assert finding.rule == "disk.format" and "/dev/sdz" in finding.reason
+
+
+def test_a_temp_file_hard_linked_to_work_is_not_free(tree, tmp_path):
+    os.link(tree / "notes.md", tmp_path / "h")
+    assert lost(f": > {tmp_path}/h", tmp_path) == {real(tmp_path / "h")}
+    (tmp_path / "plain").write_text("x")
+    assert lost(f": > {tmp_path}/plain", tmp_path) == set()

@@ -178,8 +178,7 @@ def test_links_within_temp_dirs_or_made_afterwards_change_nothing(command):
 def test_after_a_cd_that_may_fail_the_command_is_judged_where_the_line_started(command):
     assert verdict(command) == "block", command
     reasons = " ".join(
-        f.reason
-        for f in evaluate(command, "/", mode="blocking", assume_dirty=True).result.findings
+        f.reason for f in evaluate(command, "/", mode="blocking", assume_dirty=True).result.findings
     )
     assert "if a `cd` before it fails" in reasons
 
@@ -211,10 +210,19 @@ def dirty(git_repo: Path) -> Path:
 
 def test_a_partial_save_covers_its_paths_in_the_tree(dirty):
     repo = str(dirty)
-    assert verdict("git stash push -- src/app.py && git checkout -- .", repo, assume_dirty=False) == "block"
+    assert (
+        verdict("git stash push -- src/app.py && git checkout -- .", repo, assume_dirty=False)
+        == "block"
+    )
     (dirty / "README.md").write_text("# demo\n")  # back to the committed text
-    assert verdict("git stash push -- src/app.py && git checkout -- .", repo, assume_dirty=False) == "allow"
-    assert verdict("git stash push -- README.md && git checkout -- .", repo, assume_dirty=False) == "block"
+    assert (
+        verdict("git stash push -- src/app.py && git checkout -- .", repo, assume_dirty=False)
+        == "allow"
+    )
+    assert (
+        verdict("git stash push -- README.md && git checkout -- .", repo, assume_dirty=False)
+        == "block"
+    )
 
 
 def test_a_copy_covers_the_file_it_copied_in_the_tree(dirty):
@@ -263,11 +271,20 @@ def test_commits_made_on_the_line_move_head(dirty):
     repo = str(dirty)
     git(dirty, "commit", "-qam", "second")  # HEAD now has a parent
     (dirty / "src" / "app.py").write_text("third\n")
-    assert verdict("git commit -am wip && git reset --hard HEAD~1", repo, assume_dirty=False) == "allow"
+    assert (
+        verdict("git commit -am wip && git reset --hard HEAD~1", repo, assume_dirty=False)
+        == "allow"
+    )
     # HEAD~2 from the new commit is HEAD~1 from today: `second` exists on no other ref
-    assert verdict("git commit -am wip && git reset --hard HEAD~2", repo, assume_dirty=False) == "block"
+    assert (
+        verdict("git commit -am wip && git reset --hard HEAD~2", repo, assume_dirty=False)
+        == "block"
+    )
     git(dirty, "branch", "keep")
-    assert verdict("git commit -am wip && git reset --hard HEAD~2", repo, assume_dirty=False) == "allow"
+    assert (
+        verdict("git commit -am wip && git reset --hard HEAD~2", repo, assume_dirty=False)
+        == "allow"
+    )
 
 
 def test_symlinked_cwd_in_the_tree_is_judged_at_the_real_path(dirty, tmp_path):

@@ -49,7 +49,7 @@ def test_nl2bash_lines_flagged_by_the_single_file_and_device_families(corpus_dir
     share = len(flagged) / len(lines)
     print(
         f"\nnl2bash: {len(flagged)} of {len(lines)} lines ({share:.2%}) flagged by "
-        f"{', '.join(FAMILIES)}; {only_ours} of them by these families alone"
+        f"{', '.join(FAMILIES)}; {only_ours} of them flagged by nothing else"
     )
     print(f"per rule: {dict(per_rule.most_common())}")
     for rules, line in sorted(flagged):

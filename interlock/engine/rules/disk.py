@@ -216,10 +216,13 @@ def _subcommand(name: str, inv: Invocation) -> list[Finding]:
     return [_device_finding(FORMAT.id, inv, devices)]
 
 
+_WRITERS = frozenset(("dd", "cp", "tee", "shred", "pv", "install", "badblocks"))
+
+
 def check_disk(inv: Invocation) -> list[Finding]:
     """Disk and device findings for one invocation."""
-    findings = _writers(inv)
     name = inv.name
+    findings = _writers(inv) if inv.redirects or name in _WRITERS or name is None else []
     if name is None:
         return findings
     if name in _PARTITIONERS:

@@ -45,7 +45,8 @@ GIT_CONTENT = rule(
     "git diff | git apply -R)",
     "committed content is put back over the files, like git checkout: their uncommitted "
     "edits exist nowhere else",
-    "save the edits first: git stash push -- FILE (or git diff > edits.patch), then restore",
+    "save the edits first: git stash push -- FILE (or git diff --binary > edits.patch), then "
+    "restore",
     (
         "git show HEAD:src/app.py > src/app.py",
         "git cat-file -p HEAD:README.md > README.md",

@@ -31,7 +31,27 @@ _COMMIT = spec(
 )
 _STASH = spec(short_value="m", long_value="message pathspec-from-file")
 _ADD = spec(long_value="chmod pathspec-from-file")
-_COPY = spec(short_value="tS", long_value="target-directory suffix")
+_COPY = spec(
+    short_value="tS",
+    long_value="target-directory suffix exclude include filter exclude-from include-from",
+    long_flags="no-clobber update interactive",
+)
+_SKIPS = (
+    "-n",
+    "--no-clobber",
+    "-u",
+    "--update",
+    "-i",
+    "--interactive",
+    "--exclude",
+    "--include",
+    "--filter",
+    "-f",
+    "--exclude-from",
+    "--include-from",
+    "--existing",
+    "--ignore-existing",
+)
 _TAR = spec(
     short_value="fCbFgHIKLNTVX",
     long_value="file directory exclude format",
@@ -113,17 +133,21 @@ def _git_saves(call: GitCall, state: State) -> list[Saved]:
 
 
 def _diff_saved(inv: Invocation, call: GitCall) -> list[Saved]:
-    """`git diff [HEAD] [-- paths] > file` keeps the text of the changes in that file."""
+    """`git diff --binary [HEAD] [-- paths] > file` keeps the changes in that file (without
+    --binary a changed binary file is only named, so the diff saves nothing whole)."""
     out = [r for r in inv.redirects if r.op in (">", ">|") and r.fd in (None, 1) and r.target]
     if not out or any(r.target is not None and is_dev_path(r.target) for r in out):
         return []
-    args = parse_args(call.args, spec(short_value="OUS"))
-    if args.has("--stat", "--name-only", "--name-status", "--no-patch", "-s"):
+    args = parse_args(call.args, spec(short_value="OUS", long_value="output"))
+    if not args.has("--binary") or args.has("--stat", "--name-only", "--name-status", "-s"):
         return []
-    head = any(re.match(REV, literal_or_text(w)) for w in args.positionals)
+    revs = [w for w in args.positionals if re.match(REV, literal_or_text(w))]
     kinds = frozenset({"staged"}) if args.has("--cached", "--staged") else frozenset({"unstaged"})
-    paths = _literal_paths(args, skip_first=head) if args.dashdash else []
-    return _whole_or_paths(kinds | (_TRACKED if head else kinds), call, paths or [])
+    named = args.after_dashdash if args.dashdash else [w for w in args.positionals if w not in revs]
+    if any(known_path(w) is None for w in named):
+        return []
+    paths = [literal_or_text(w) for w in named]  # a branch name read as a path only narrows it
+    return _whole_or_paths(kinds | (_TRACKED if revs else kinds), call, paths)
 
 
 def copy_saves(inv: Invocation) -> list[tuple[Saved, str | None]]:
@@ -132,6 +156,8 @@ def copy_saves(inv: Invocation) -> list[tuple[Saved, str | None]]:
     cwd = inv.cwd or ""
     if name in ("cp", "mv", "rsync"):
         args = parse_args(inv.argv[1:], _COPY)
+        if args.has(*_SKIPS):
+            return []  # the copy may be skipped (-n, -u) or leave files out (--exclude)
         operands = list(args.operands())
         target = args.last("-t", "--target-directory")
         dest = target.text if target is not None else None
@@ -150,12 +176,16 @@ def copy_saves(inv: Invocation) -> list[tuple[Saved, str | None]]:
             return []
         return [(Saved(ALL, resolve(cwd, p)), resolve(cwd, dest)) for p in _known(sources)]
     if name == "zip":  # zip [-r] ARCHIVE PATHS...
+        if any(w.literal() in ("-x", "--exclude") for w in inv.argv):
+            return []
         operands = [w for w in inv.argv[1:] if not (w.literal() or "x").startswith("-")]
         return [(Saved(ALL, resolve(cwd, p)), None) for p in _known(operands[1:])]
     if name in ("tar", "gtar", "bsdtar"):
         args = parse_args(tar_words(inv), _TAR)
         out = args.last("-f", "--file")
         if not args.has("-c", "--create") or out is None or out.value in (None, "-"):
+            return []
+        if args.has("--exclude", "-X", "--exclude-from", "--exclude-vcs", "--exclude-ignore"):
             return []
         return [(Saved(ALL, resolve(cwd, p)), None) for p in _known(args.operands())]
     return []

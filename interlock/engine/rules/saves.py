@@ -1,5 +1,5 @@
 """What a command that surely succeeded saved (for `sequence`): `git stash [-u|-a] [-- paths]`,
-`git commit [-a] [paths]` (with what `git add` put in the index first), `git diff > file`,
+`git commit [-a] [paths]` (with what `git add` put in the index first), `git diff --binary > f`,
 copies (`cp`, `mv`, `rsync`, `cat f > g`) and archives (`tar -c`, `zip`); also how many
 commits the line made (they move HEAD) and whether a new branch or tag keeps HEAD's commits.
 """

@@ -22,7 +22,8 @@ from interlock.config import MODES
 @click.option(
     "--assume-dirty",
     is_flag=True,
-    help="Treat every target as holding unsaved work (judge the text alone, e.g. for corpora).",
+    help="Judge the text alone (e.g. for corpora): every target holds unsaved work, and a write "
+    "that may be creating its file is no discard.",
 )
 @click.option(
     "--batch", is_flag=True, help="Read one command per line from stdin; one result per line."

@@ -17,6 +17,7 @@ def _as_json(info: RuleInfo) -> dict[str, object]:
         "severity": info.severity,
         "blocks": list(info.examples_block),
         "allows": list(info.examples_allow),
+        **info.extra,
     }
 
 
@@ -38,6 +39,11 @@ def explain(rule_id: str, as_json: bool) -> int:
     output.write_out(f"  why:     {info.why}")
     output.write_out(f"  instead: {info.instead}")
     output.write_out(f"  blocking mode: {_SEVERITY[info.severity]}")
+    if "judged" in info.extra:
+        output.write_out(f"  judged:  {info.extra['judged']}")
+    if info.kind == "discard":
+        for note in rules.discard_notes():
+            output.write_out(f"  line:    {note}")
     for example in info.examples_block:
         output.write_out(f"  flags:   {example}")
     for example in info.examples_allow:

@@ -198,8 +198,8 @@ def analyse(
     scripts = unknowncode.stdin_scripts(result.root)
     line = linecontext.build_line(invocations, scripts, tree_aliases, inherited, result.root)
     fed_degraded = False
-    for inv in invocations:
-        findings.extend(rules.check_invocation(inv))
+    for k, inv in enumerate(invocations):
+        findings.extend(rules.check_invocation(inv, invocations[:k]))
         for code in hidden.hidden_code(inv, line):
             found, degraded = _judge_hidden(code, inv, declared_validators, depth, line, tasks)
             findings.extend(found)

@@ -47,20 +47,23 @@ def _apply_facts(
     start: str,
     facts: TreeFacts | Callable[[], TreeFacts | None] | None,
     assume_dirty: bool,
+    max_file_size: int,
 ) -> tuple[Finding, ...]:
     """Drop discard findings that would destroy nothing; say what the rest would destroy.
 
-    With assume_dirty every target is taken to hold unsaved work, except literal temp dirs.
+    With assume_dirty every existing target is taken to hold unsaved work, except literal temp
+    dirs; a write that may be creating its target (`echo x > f`, `cp a f`) is not judged a
+    discard by text alone.
     """
     if not any(f.kind == "discard" for f in analysis.findings):
         return analysis.findings
-    if assume_dirty:  # a bare lease is judged by the tree only (see Targets.lease)
+    if assume_dirty:  # a bare lease and a write that may create its file: by the tree only
         return tuple(
             f
             for f in analysis.findings
-            if not (f.targets and (f.targets.temp_only or f.targets.lease))
+            if not (f.targets and (f.targets.temp_only or f.targets.lease or f.targets.creates))
         )
-    judge = Judge(start, facts() if callable(facts) else facts)
+    judge = Judge(start, facts() if callable(facts) else facts, max_file_size)
     kept: list[Finding] = []
     for finding in analysis.findings:
         if finding.kind != "discard":
@@ -69,7 +72,12 @@ def _apply_facts(
         verdict = judge.judge(finding)
         if verdict.lost:
             kept.append(
-                replace(finding, reason=f"{finding.reason}; unsaved here: {verdict.summary}")
+                replace(
+                    finding,
+                    reason=f"{finding.reason}; unsaved here: {verdict.summary}",
+                    lost=verdict.paths,
+                    unrecoverable=verdict.unrecoverable,
+                )
             )
     return tuple(kept)
 
@@ -125,7 +133,7 @@ def evaluate(
     try:
         aliases = None if assume_dirty else _alias_reader(start)
         analysis = analyse(command, config.validators, tasks=tasks, tree_aliases=aliases)
-        findings = _apply_facts(analysis, start, facts, assume_dirty)
+        findings = _apply_facts(analysis, start, facts, assume_dirty, config.recorder_max_file_size)
         if not assume_dirty:
             findings += _daemon_kills(analysis, start)
         parse = analysis.parse

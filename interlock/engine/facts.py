@@ -18,6 +18,18 @@ from interlock.constants import PID_FILE
 from interlock.git import RepoLocation
 from interlock.regenerable import is_regenerable
 
+# Which kinds of work (engine.findings.SavedKind) a discard of each kind destroys: a save
+# earlier on the line must hold all of them for an entry to count as saved.
+DESTROYED_KINDS: dict[str, frozenset[str]] = {
+    "unstaged": frozenset({"unstaged"}),
+    "tracked": frozenset({"staged", "unstaged"}),
+    "untracked": frozenset({"untracked"}),
+    "untracked+ignored": frozenset({"untracked", "ignored"}),
+    "ignored": frozenset({"ignored"}),
+    "files": frozenset({"unstaged", "untracked", "ignored"}),
+    "all": frozenset({"staged", "unstaged", "untracked", "ignored"}),
+}
+
 
 @dataclass(frozen=True)
 class TreeFacts:
@@ -51,7 +63,22 @@ class TreeFacts:
             return self.untracked | self.precious_ignored
         if destroys == "ignored":
             return self.precious_ignored
+        if destroys == "files":  # what the files hold: a staged-only change is in the index
+            return self.unstaged | self.untracked | self.precious_ignored
         return self.unstaged | self.staged | self.untracked | self.precious_ignored
+
+    def kinds_of(self, entry: str) -> frozenset[str]:
+        """The kinds of unsaved work an entry holds (`MM a.py`: staged and unstaged)."""
+        kinds = set()
+        if entry in self.staged:
+            kinds.add("staged")
+        if entry in self.unstaged:
+            kinds.add("unstaged")
+        if entry in self.untracked:
+            kinds.add("untracked")
+        if entry in self.ignored:
+            kinds.add("ignored")
+        return frozenset(kinds)
 
     def to_json(self) -> dict[str, Any]:
         return {

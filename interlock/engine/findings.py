@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 FindingKind = Literal["discard", "masked-validator", "self-disable", "unparsed"]
 Tier = Literal["fast", "slow"]
@@ -25,7 +25,27 @@ Destroys = Literal[
     "remote",  # commits on a remote (force push)
     "unreachable",  # unreachable objects / reflog (reflog expire, gc --prune=now)
     "worktree",  # another worktree's uncommitted work (worktree remove --force)
+    # the content of files in the worktree that exists nowhere else: unstaged changes,
+    # untracked files, hand-made ignored files (a staged-only change is kept by the index)
+    "files",
+    "device",  # a disk, partition or block device (dd of=/dev/sda, mkfs, fdisk)
 ]
+
+
+@dataclass(frozen=True)
+class Saved:
+    """Work saved earlier on the same line (engine.rules.sequence), e.g. `git stash -u && ...`
+    (every kind but ignored, the whole worktree) or `cp f f.bak && ...` (every kind, at f).
+
+    kinds: of `staged` (changes in the index), `unstaged` (changes to tracked files beyond the
+      index), `untracked`, `ignored`;
+    path: where the save acts, relative to where the line starts ('' = there) or absolute;
+    whole: it covers the whole worktree that `path` lies in.
+    """
+
+    kinds: frozenset[str]
+    path: str
+    whole: bool = False
 
 
 @dataclass(frozen=True)
@@ -54,6 +74,24 @@ class Targets:
     # it drops remote commits only when the pushed commit does not contain the remote-tracking
     # tip. By text alone it is allowed; the facts layer checks the tips. refs: (remote, refspecs).
     lease: bool = False
+    # Each path is one file (rm f, > f, cp a f): a directory there is not destroyed (the
+    # command fails on it, or writes the `into` names inside it).
+    single: bool = False
+    # The command may be creating the target (echo x > f, cp a f, curl -o f): by text alone
+    # that is not a discard; in a tree it is one only when the target exists with unsaved work.
+    creates: bool = False
+    # cp/mv/ln/tar -C: the names written inside a target that is an existing directory.
+    into: tuple[str, ...] = ()
+    # The command writes through a symlink at the target (> link writes the file it points
+    # to); rm, mv and ln -f replace the link itself. A directory symlink on the way is always
+    # followed, and so is a final one written with a trailing slash (rm -rf link/).
+    follows: bool = False
+    # Work saved earlier on the line (engine.sequence); the facts layer does not count it lost.
+    saved: tuple[Saved, ...] = ()
+    # tar -x/unzip -o: the archive (relative to the cwd) whose members, with `strip` leading
+    # components dropped, are written under paths[0]; read in the tree when it is a file.
+    archive: str | None = None
+    strip: int = 0
 
 
 @dataclass(frozen=True)
@@ -68,9 +106,14 @@ class Finding:
     targets: Targets | None = None
     cwd: str | None = ""
     severity: Severity = "block"
+    # Set by the facts layer (engine.check): the absolute paths whose unsaved content the
+    # command would destroy, and those of them too large for the recorder or a snapshot to
+    # keep (never recoverable). A door that snapshots before a discard reads these.
+    lost: tuple[str, ...] = ()
+    unrecoverable: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, str]:
-        return {
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
             "kind": self.kind,
             "rule": self.rule,
             "text": self.text,
@@ -78,6 +121,11 @@ class Finding:
             "instead": self.instead,
             "severity": self.severity,
         }
+        if self.lost:
+            data["lost"] = list(self.lost)
+        if self.unrecoverable:
+            data["unrecoverable"] = list(self.unrecoverable)
+        return data
 
 
 @dataclass(frozen=True)

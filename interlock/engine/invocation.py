@@ -7,7 +7,7 @@ argv is (git, status), cwd `sub`, via (sudo, timeout, bash -c).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 from interlock.engine.unwrap import program_name
@@ -35,6 +35,16 @@ class Invocation:
       `find` for `-exec`/`-execdir`/`-ok` (relative to cwd), None when unknown (xargs).
     degraded: found by a best-effort path (fallback tokenizer, inline interpreter code, an
       eval of a non-literal); the analysis result is then `degraded`.
+    alt_cwds: other directories it may run in, because a `cd` before it may have failed
+      without stopping the line (`cd build; rm -rf *` runs where the line started if the cd
+      fails); rules judge it in each.
+    succeeded: the invocations that have surely run and exited 0 before this one starts
+      (`git stash && git checkout -- .`: the stash; a `;` gives no such promise unless
+      `set -e` is on); engine.sequence reads what they saved.
+    pipe: an id shared by the commands of one pipeline (0: none), so a rule can see that
+      `cat f | sort > f` reads the file it truncates.
+    own_redirects: how many of `redirects` (the last ones) are written on the command itself;
+      the others come from an enclosing `{ ...; } > f` or `bash -c '...' > f`.
     """
 
     argv: tuple[Word, ...]
@@ -46,6 +56,10 @@ class Invocation:
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
     degraded: bool = False
+    alt_cwds: tuple[str | None, ...] = field(default=(), compare=False)
+    succeeded: tuple[Invocation, ...] = field(default=(), compare=False, repr=False)
+    pipe: int = field(default=0, compare=False)
+    own_redirects: int = field(default=0, compare=False)
 
     @cached_property
     def name(self) -> str | None:

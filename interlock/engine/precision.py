@@ -5,53 +5,60 @@ uncommitted changes, untracked files git does not ignore, hand-made ignored file
 other ref holds, stashes. `Judge.judge()` answers for one finding with the paths (or refs)
 that would be lost; an empty answer means the command destroys nothing and is allowed.
 
-Each target is judged in the worktree it lies in (`git -C ../other`, `rm -rf ../other/src`),
-with that worktree's facts; outside every worktree, recursive deletion of anything but a temp
-directory counts as lost, since nothing could bring it back.
+Each target is judged where it really lies: paths are resolved as the kernel does, through
+symlinks (a directory link on the way, a final link when the command writes through it or
+the path ends in `/`), and in the worktree found there (`git -C ../other`, `rm -rf
+../other/src`, `rm -rf link/` into another repository) with that worktree's facts. A single
+file that does not exist, or a directory where the command wants a file, loses nothing; work
+saved earlier on the same line (`Targets.saved`) is not lost; a disk or device always is.
+Outside every worktree, deleting anything but a temp directory counts as lost, since nothing
+could bring it back. A lost file larger than the recorder keeps is reported as unrecoverable.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
-import tempfile
+import posixpath
+import stat
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import PurePosixPath
 
 from interlock import git
-from interlock.engine.facts import TreeFacts, collect_facts, lease_drops
-from interlock.engine.findings import Finding, Targets
-from interlock.engine.rules.fs import is_temp_path as _is_temp_text
+from interlock.config import load_config
+from interlock.engine.facts import DESTROYED_KINDS, TreeFacts, collect_facts, lease_drops
+from interlock.engine.findings import Finding, Saved, Targets
+from interlock.engine.treepaths import (
+    archive_members,
+    existing_ancestor,
+    is_temp_path,
+    physical,
+    too_large,
+)
 from interlock.git import RepoLocation
+
+__all__ = ["Judge", "Judgement", "archive_members", "describe", "is_temp_path", "physical"]
+from interlock.regenerable import is_regenerable
 
 _GLOB_CHARS = set("*?[")
 _STATIC = ("remote", "unreachable", "worktree")
+# One lost thing: what to show, and its absolute path when it is a path.
+_Lost = tuple[str, str | None]
 
 
 @dataclass(frozen=True)
 class Judgement:
-    """The unsaved things a discard would destroy; `lost` empty means nothing is lost."""
+    """The unsaved things a discard would destroy; `lost` empty means nothing is lost.
+
+    lost: what to show (worktree-relative paths, `commit abc123`, ...); paths: the absolute
+    paths among them; unrecoverable: those larger than the recorder keeps.
+    """
 
     lost: tuple[str, ...]
     summary: str
-
-
-def is_temp_path(path: str) -> bool:
-    """An absolute path inside a temp directory (/tmp, /var/tmp, $TMPDIR, the system's)."""
-    norm = os.path.normpath(path)
-    if _is_temp_text(norm) and norm not in ("/tmp", "/var/tmp", "/dev/shm"):
-        return True
-    roots = [os.path.normpath(tempfile.gettempdir())]
-    if os.environ.get("TMPDIR"):
-        roots.append(os.path.normpath(os.environ["TMPDIR"]))
-    return any(norm != root and norm.startswith(root + "/") for root in roots)
-
-
-def _existing_ancestor(path: str) -> str:
-    while not os.path.exists(path) and path not in ("/", ""):
-        path = os.path.dirname(path)
-    return path or "/"
+    paths: tuple[str, ...] = ()
+    unrecoverable: tuple[str, ...] = ()
 
 
 def _overlaps(unsaved: str, target: str) -> bool:
@@ -81,22 +88,44 @@ def describe(paths: list[str], limit: int = 3) -> str:
     return f"{len(paths)} {noun}{under} ({shown})"
 
 
-def _summarise(lost: list[str]) -> Judgement:
+def _hard_linked(path: str) -> bool:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
+
+
+def _summarise(lost: list[_Lost], cap: int) -> Judgement:
     if not lost:
         return Judgement((), "")
-    paths = sorted({p for p in lost if not p.startswith("commit ")})
-    commits = sorted({p for p in lost if p.startswith("commit ")})
-    parts = [describe(paths)] if paths else []
+    shown = sorted({d for d, _ in lost if not d.startswith("commit ")})
+    commits = sorted({d for d, _ in lost if d.startswith("commit ")})
+    parts = [describe(shown)] if shown else []
     if commits:
         parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} no other ref holds")
-    return Judgement(tuple(paths + commits), "; ".join(parts))
+    paths = tuple(sorted({p for _, p in lost if p is not None}))
+    large = sorted({f for p in paths for f in too_large(p, cap)})
+    if large:
+        parts.append(f"too large to keep a copy of: {describe(large)}")
+    return Judgement(tuple(shown + commits), "; ".join(parts), paths, tuple(large))
+
+
+def _configured_cap(start: str) -> int:
+    loc = git.discover(start)
+    return load_config(loc.worktree if loc is not None else None).recorder_max_file_size
 
 
 class Judge:
     """Judges discard findings for a command line started in `start`."""
 
-    def __init__(self, start: str, facts: TreeFacts | None = None) -> None:
+    def __init__(
+        self, start: str, facts: TreeFacts | None = None, max_file_size: int | None = None
+    ) -> None:
+        """max_file_size: the recorder's cap (config `recorder_max_file_size`); a target
+        larger than it is never treated as recoverable. Default: the configured one."""
         self.start = os.path.realpath(start)
+        self.cap = max_file_size if max_file_size is not None else _configured_cap(start)
         self._facts: dict[str, TreeFacts] = {}
         if facts is not None:
             self._facts[os.path.realpath(facts.root)] = facts
@@ -114,12 +143,14 @@ class Judge:
             return self._lease(finding, targets)
         if targets.destroys in _STATIC:
             return Judgement(("(history outside the worktree)",), "history git keeps nowhere else")
-        base = (
-            None if finding.cwd is None else os.path.normpath(os.path.join(self.start, finding.cwd))
-        )
-        if targets.destroys == "all":
-            return _summarise(self._lost_files(targets, base))
-        return _summarise(self._lost_in_git(finding, targets, base))
+        if targets.destroys == "device":
+            shown = tuple(targets.paths) or ("(a device named at run time)",)
+            return Judgement(shown, f"a disk or device ({', '.join(shown)}) and all it holds")
+        base = None if finding.cwd is None else os.path.join(self.start, finding.cwd)
+        base = None if base is None else os.path.realpath(base)
+        if targets.destroys in ("all", "files"):
+            return _summarise(self._lost_files(targets, base), self.cap)
+        return _summarise(self._lost_in_git(finding, targets, base), self.cap)
 
     def _lease(self, finding: Finding, targets: Targets) -> Judgement:
         """A bare --force-with-lease drops what the remote-tracking tips hold beyond the push."""
@@ -133,85 +164,161 @@ class Judge:
             return Judgement((), "")
         return Judgement(tuple(dropped), "; ".join(dropped))
 
+    def _unsaved(
+        self, loc: RepoLocation, destroys: str, saved: tuple[Saved, ...] = ()
+    ) -> list[_Lost]:
+        """The worktree's unsaved entries of that kind, minus what the line saved first."""
+        facts = self.facts_for(loc)
+        root = os.path.realpath(loc.worktree)
+        kept: list[_Lost] = []
+        for entry in sorted(facts.unsaved(destroys)):
+            absolute = os.path.join(root, entry.rstrip("/"))
+            if saved and self._is_saved(facts, root, entry, absolute, destroys, saved):
+                continue
+            kept.append((entry, absolute))
+        return kept
+
+    def _is_saved(
+        self,
+        facts: TreeFacts,
+        root: str,
+        entry: str,
+        absolute: str,
+        destroys: str,
+        saved: tuple[Saved, ...],
+    ) -> bool:
+        needed = facts.kinds_of(entry) & DESTROYED_KINDS.get(destroys, DESTROYED_KINDS["all"])
+        held: set[str] = set()
+        for save in saved:
+            where = os.path.realpath(os.path.join(self.start, os.path.expanduser(save.path)))
+            if save.whole:
+                loc = git.discover(existing_ancestor(where))
+                covers = loc is not None and os.path.realpath(loc.worktree) == root
+            else:
+                covers = absolute == where or absolute.startswith(where.rstrip("/") + "/")
+            if covers:
+                held |= save.kinds
+        return bool(needed) and needed <= held
+
     # --- git commands: act on the worktree of their directory -------------------------
 
-    def _lost_in_git(self, finding: Finding, targets: Targets, base: str | None) -> list[str]:
+    def _lost_in_git(self, finding: Finding, targets: Targets, base: str | None) -> list[_Lost]:
         loc = self.start_loc if base is None else git.discover(base)
         if targets.git_dir_flag:
-            return ["(a repository named by --git-dir/--work-tree)"]
+            return [("(a repository named by --git-dir/--work-tree)", None)]
         if loc is None:
             # outside any repository git refuses to run; with an unknown cwd, assume the worst
-            return ["(an unknown repository)"] if base is None else []
+            return [("(an unknown repository)", None)] if base is None else []
         facts = self.facts_for(loc)
         if finding.rule == "git.operation-abort" and facts.operation is None:
             return []  # nothing in progress: git refuses to abort or skip
         if targets.destroys == "stash":
-            return ["refs/stash"] if facts.stash_count else []
-        lost: list[str] = []
+            return [("refs/stash", None)] if facts.stash_count else []
+        lost: list[_Lost] = []
         if targets.destroys == "commits" or targets.refs:
-            lost += self._lost_commits(loc, facts, targets.refs, finding.rule)
+            lost += [(c, None) for c in self._lost_commits(loc, facts, targets.refs, finding.rule)]
         if targets.destroys != "commits":
-            unsaved = sorted(facts.unsaved(targets.destroys))
+            unsaved = self._unsaved(loc, targets.destroys, targets.saved)
             if targets.whole_tree or targets.unknown or base is None:
                 lost += unsaved
             else:
                 lost += self._match(loc, unsaved, targets.paths or (".",), base)
         return lost
 
-    # --- file deletion: each target in the worktree it lies in --------------------------
+    # --- files: each target where it really lies -----------------------------------------
 
-    def _lost_files(self, targets: Targets, base: str | None) -> list[str]:
+    def _lost_files(self, targets: Targets, base: str | None) -> list[_Lost]:
         if base is None or (targets.unknown and not targets.paths):
             if self.start_loc is None:
-                return ["(unknown paths outside any worktree)"]
-            return sorted(self.facts_for(self.start_loc).unsaved("all"))
-        lost: list[str] = []
+                return [("(unknown paths outside any worktree)", None)]
+            return self._unsaved(self.start_loc, targets.destroys, targets.saved)
+        if targets.archive is not None:
+            members = archive_members(physical(base, targets.archive, True), targets.strip)
+            if members is not None:  # only the files the archive holds are written
+                dest = targets.paths[0] if targets.paths else "."
+                each = replace(targets, paths=(), archive=None, single=True)
+                return [
+                    lost
+                    for member in members
+                    for lost in self._lost_single(
+                        physical(base, posixpath.join(dest, member)), each
+                    )
+                ]
+        lost: list[_Lost] = []
         for target in targets.paths or (".",):
-            lost += self._lost_file_target(target, base, targets.unknown)
+            absolute = physical(base, target, targets.follows)
+            if targets.single or targets.into:
+                lost += self._lost_single(absolute, targets)
+            else:
+                lost += self._lost_path(absolute, targets)
         return lost
 
-    def _lost_file_target(self, target: str, base: str, unknown: bool) -> list[str]:
-        absolute = os.path.normpath(os.path.join(base, os.path.expanduser(target)))
+    def _lost_single(self, absolute: str, targets: Targets) -> list[_Lost]:
+        """A command that acts on one file there, or writes `into` a directory there."""
+        is_dir = os.path.isdir(absolute) and (targets.follows or not os.path.islink(absolute))
+        if targets.into and is_dir:
+            inner = Targets(targets.destroys, single=targets.single, saved=targets.saved)
+            found: list[_Lost] = []
+            for name in targets.into:
+                found += self._lost_single(os.path.join(absolute, name), inner)
+            return found
+        if is_dir and targets.single:
+            return []  # rm, >, cp, mv of a file: a directory there fails or is written into
+        if not os.path.lexists(absolute):
+            return []  # nothing there yet: the command creates it
+        return self._lost_path(absolute, targets)
+
+    def _lost_path(self, absolute: str, targets: Targets) -> list[_Lost]:
         if self.start_loc is not None:
             root = os.path.realpath(self.start_loc.worktree)
             if (root + "/").startswith(absolute.rstrip("/") + "/"):
-                return [f"{root} (the whole worktree, .git included)"]
+                return [(f"{root} (the whole worktree, .git included)", root)]
         if ".git" in absolute.split("/"):
-            return [f"{absolute} (git's own data)"]
-        loc = git.discover(_existing_ancestor(absolute))
+            return [(f"{absolute} (git's own data)", None)]
+        loc = git.discover(existing_ancestor(absolute))
         if loc is None:
-            if os.path.isdir(os.path.join(absolute, ".git")):
-                return [f"{absolute} (a git repository)"]
-            return [] if is_temp_path(absolute) else [f"{absolute} (outside any worktree)"]
-        facts = self.facts_for(loc)
-        unsaved = sorted(facts.unsaved("all"))
-        if unknown:
+            return self._lost_outside(absolute, targets)
+        unsaved = self._unsaved(loc, targets.destroys, targets.saved)
+        if targets.unknown:
             return unsaved
-        return self._match(loc, unsaved, (target,), base, files=True)
+        return self._match(loc, unsaved, (absolute,), "/", files=True)
+
+    def _lost_outside(self, absolute: str, targets: Targets) -> list[_Lost]:
+        if os.path.isdir(os.path.join(absolute, ".git")):
+            return [(f"{absolute} (a git repository)", absolute)]
+        if targets.single and _hard_linked(absolute):
+            # `ln src/app.py /tmp/h` made earlier: emptying /tmp/h empties src/app.py
+            return [(f"{absolute} (a file with other hard links, which may hold work)", absolute)]
+        if is_temp_path(absolute) or is_regenerable(absolute):
+            return []  # a temp dir, a cache or build output (~/.cache/x, /opt/app/node_modules)
+        glob = any(c in absolute for c in _GLOB_CHARS)
+        if (targets.single or targets.creates) and not glob and not os.path.isfile(absolute):
+            return []  # nothing there, or not a file (a device, a socket)
+        return [(f"{absolute} (outside any worktree)", None if glob else absolute)]
 
     def _match(
         self,
         loc: RepoLocation,
-        unsaved: list[str],
+        unsaved: list[_Lost],
         paths: Iterable[str],
         base: str,
         files: bool = False,
-    ) -> list[str]:
+    ) -> list[_Lost]:
         root = os.path.realpath(loc.worktree)
-        lost: list[str] = []
+        lost: list[_Lost] = []
         for target in paths:
             absolute = os.path.normpath(os.path.join(base, os.path.expanduser(target)))
             rel = os.path.relpath(absolute, root)
             if rel.startswith(".."):
-                lost.append(f"{absolute} (outside the worktree)")
+                lost.append((f"{absolute} (outside the worktree)", None))
                 continue
             rel = "" if rel == "." else rel
             if files and (rel == ".git" or rel.startswith(".git/")):
-                lost.append(f"{rel} (git's own data)")
+                lost.append((f"{rel} (git's own data)", None))
             elif any(c in rel for c in _GLOB_CHARS):
-                lost += [p for p in unsaved if _glob_hits(p, rel)]
+                lost += [p for p in unsaved if _glob_hits(p[0], rel)]
             else:
-                lost += [p for p in unsaved if _overlaps(p, rel)]
+                lost += [p for p in unsaved if _overlaps(p[0], rel)]
         return lost
 
     # --- commits ---------------------------------------------------------------------------

@@ -6,8 +6,12 @@ loops, `case`, function bodies, heredoc bodies, and through wrappers and trampol
 (wrappers.py, spawners.py) and inline interpreter code (inline/). It tracks the working
 directory through `cd`/`pushd`/`popd`/`env -C` (a subshell, pipeline element, background job
 or `bash -c` does not leak its `cd`); `cd -`, `cd` to a non-literal and ambiguous branches give
-cwd None. Trampolines nested deeper than depth_cap are not walked: an unknown, degraded
-Invocation stands for the rest.
+cwd None. A `cd` that may fail without stopping the line (`cd build; rm -rf *`, not
+`cd build && ...`, `cd build || exit`, or under `set -e`) leaves the directory it started from
+as an alternative (`Invocation.alt_cwds`). Each invocation also records which earlier ones
+surely exited 0 before it starts (`Invocation.succeeded`: an `&&` chain, an `if` condition,
+`X || exit`, `set -e`), and the pipeline it belongs to (`Invocation.pipe`). Trampolines nested
+deeper than depth_cap are not walked: an unknown, degraded Invocation stands for the rest.
 
 `is_degraded(result, invocations)` says whether the analysis was best effort: the parse was
 not clean, or an invocation came from a fallback path (a non-literal `bash -c`/`eval`, inline
@@ -20,12 +24,21 @@ to them and of the simple command itself.
 
 from __future__ import annotations
 
-import posixpath
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from interlock.engine.inline.interpreters import InlineCode, inline_code
 from interlock.engine.invocation import Invocation
+from interlock.engine.shellstate import (
+    Scope,
+    Success,
+    change_directory,
+    ends_shell,
+    is_cd,
+    is_popd,
+    join_cwd,
+    set_options,
+)
 from interlock.engine.unwrap import KEEP, Script, Unwrap
 from interlock.engine.wrappers import unwrap
 from interlock.shell.model import (
@@ -55,6 +68,7 @@ class InnerScript:
     same_shell: bool = False
     errexit: bool = False
     pipefail: bool = False
+    success: Success = ()
 
 
 @dataclass
@@ -67,6 +81,7 @@ class Step:
     scripts: list[InnerScript] = field(default_factory=list)
     children: list[Step] = field(default_factory=list)
     masks: str | None = None
+    success: Success = ()
 
 
 @dataclass
@@ -75,17 +90,6 @@ class Trace:
 
     invocations: list[Invocation]
     steps: dict[StepKey, Step]
-
-
-@dataclass
-class _Scope:
-    """Shell state that `cd` changes; copied for subshells."""
-
-    cwd: str | None = ""
-    stack: list[str | None] = field(default_factory=list)
-
-    def copy(self) -> _Scope:
-        return _Scope(self.cwd, list(self.stack))
 
 
 class _Env(NamedTuple):
@@ -100,6 +104,8 @@ class _Env(NamedTuple):
     assignments: tuple[Word, ...] = ()
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
+    pipe: int = 0
+    own: int = 0  # redirects written on the simple command itself (the last ones)
 
 
 def walk(result: ParseResult, depth_cap: int = 8) -> list[Invocation]:
@@ -111,42 +117,13 @@ def trace(result: ParseResult, depth_cap: int = 8) -> Trace:
     """walk() plus the Step of every simple command, for exitflow."""
     walker = _Walker(depth_cap)
     if result.root is not None:
-        walker.node(result.root, _Scope(), _Env(degraded=result.status != "ok"))
+        walker.node(result.root, Scope(), _Env(degraded=result.status != "ok"))
     return Trace(walker.invocations, walker.steps)
 
 
 def is_degraded(result: ParseResult, invocations: list[Invocation]) -> bool:
     """True when the analysis is best effort: see the module docstring."""
     return result.status != "ok" or any(inv.degraded for inv in invocations)
-
-
-def join_cwd(cwd: str | None, directory: str) -> str | None:
-    """`sub` + `../x` -> `x`; absolute stays absolute; '' is where the line started."""
-    if directory.startswith("/"):
-        return posixpath.normpath(directory)
-    if cwd is None:
-        return None
-    joined = posixpath.normpath(posixpath.join(cwd or ".", directory))
-    return "" if joined == "." else joined
-
-
-def _ends_shell(node: Node) -> bool:
-    """`exit`/`return` (alone or last in a group): the list does not go on after it."""
-    if isinstance(node, SimpleCommand):
-        return bool(node.words) and node.words[0].literal() in ("exit", "return")
-    if isinstance(node, Compound) and node.kind == "group" and node.parts:
-        return _ends_shell(node.parts[0])
-    if isinstance(node, CommandList) and node.items:
-        return _ends_shell(node.items[-1])
-    return False
-
-
-def _is_cd(node: Node) -> bool:
-    return (
-        isinstance(node, SimpleCommand)
-        and bool(node.words)
-        and node.words[0].literal() in ("cd", "pushd", "popd")
-    )
 
 
 def _stdin_text(redirects: tuple[Redirect, ...]) -> str | None:
@@ -169,105 +146,159 @@ class _Walker:
         self.steps: dict[StepKey, Step] = {}
 
     # -- structure ---------------------------------------------------------------------------
-    def node(self, node: Node, scope: _Scope, env: _Env) -> None:
+    def node(self, node: Node, scope: Scope, env: _Env) -> Success:
+        """Walk `node`; return what surely exited 0 if it does (see `Success`)."""
         if isinstance(node, SimpleCommand):
-            self.simple(node, scope, env)
-        elif isinstance(node, Pipeline):
+            return self.simple(node, scope, env)
+        if isinstance(node, Pipeline):
+            inner = env._replace(pipe=id(node)) if len(node.commands) > 1 else env
+            last: Success = ()
             for command in node.commands:  # each element runs in a subshell
-                self.node(command, scope.copy(), env)
-        elif isinstance(node, CommandList):
-            self.command_list(node, scope, env)
-        else:
-            self.compound(node, scope, env)
+                last = self.node(command, scope.copy(), inner)
+            return () if node.negated else last
+        if isinstance(node, CommandList):
+            return self.command_list(node, scope, env)
+        return self.compound(node, scope, env)
 
-    def substitutions(self, nodes: tuple[Node, ...], scope: _Scope, env: _Env) -> None:
+    def substitutions(self, nodes: tuple[Node, ...], scope: Scope, env: _Env) -> None:
         for node in nodes:
             self.node(node, scope.copy(), env)
 
-    def words(self, words: tuple[Word, ...], scope: _Scope, env: _Env) -> None:
+    def words(self, words: tuple[Word, ...], scope: Scope, env: _Env) -> None:
         for word in words:
             self.substitutions(word.substitutions, scope, env)
 
-    def redirects(self, redirects: tuple[Redirect, ...], scope: _Scope, env: _Env) -> None:
+    def redirects(self, redirects: tuple[Redirect, ...], scope: Scope, env: _Env) -> None:
         for r in redirects:
             if r.target is not None:
                 self.substitutions(r.target.substitutions, scope, env)
             self.substitutions(r.substitutions, scope, env)
 
-    def command_list(self, node: CommandList, scope: _Scope, env: _Env) -> None:
+    def command_list(self, node: CommandList, scope: Scope, env: _Env) -> Success:
         start = 0
+        last: Success = ()
         for k, op in enumerate(node.ops):
             if op in ("&&", "||"):
                 continue
             chain = node.items[start : k + 1]
             chain_ops = node.ops[start:k]
             target = scope.copy() if op == "&" else scope  # a background job is a subshell
-            self.chain(chain, chain_ops, target, env)
+            got = self.chain(chain, chain_ops, target, env)
+            last = () if op == "&" else got
             start = k + 1
+        return last
 
     def chain(
-        self, items: tuple[Node, ...], ops: tuple[str, ...], scope: _Scope, env: _Env
-    ) -> None:
+        self, items: tuple[Node, ...], ops: tuple[str, ...], scope: Scope, env: _Env
+    ) -> Success:
+        """An `&&`/`||` chain. Besides the cwd on success, it follows what surely succeeded
+        before each item, and where a failed `cd` leaves the line when it falls out of the
+        chain (`cd X; cmd`, `cd X && make; cmd`)."""
         before = after = scope.cwd
+        start_done = scope.done
+        prefix: Success = ()  # what surely succeeded if the chain so far did
+        held: Success = ()  # the prefix before the last item
+        fallout: list[str | None] = []
         for k, item in enumerate(items):
-            if k > 0 and ops[k - 1] == "||" and after != before:
+            op = ops[k - 1] if k else "&&"
+            scope.done = start_done + prefix if op == "&&" else start_done
+            pre_cwd, pre_alts = scope.cwd, scope.alts
+            if k > 0 and op == "||" and after != before:
                 # item runs only when the previous one failed: not after its `cd`
                 success = after
-                scope.cwd = before if _is_cd(items[k - 1]) else None
+                scope.cwd = before if is_cd(items[k - 1]) else None
                 before = scope.cwd
-                self.node(item, scope, env)
-                if not _ends_shell(item) and scope.cwd != success:
+                got = self.node(item, scope, env)
+                if not ends_shell(item) and scope.cwd != success:
                     scope.cwd = None
-                elif _ends_shell(item):
+                elif ends_shell(item):
                     scope.cwd = success
                 after = scope.cwd
-                continue
-            before = scope.cwd
-            self.node(item, scope, env)
-            after = scope.cwd
+            else:
+                before = scope.cwd
+                got = self.node(item, scope, env)
+                after = scope.cwd
+                last = k == len(items) - 1
+                stays = last and scope.errexit or is_popd(item)  # popd fails only where it is
+                moved = (after, scope.alts) != (pre_cwd, pre_alts)
+                if moved and "||" not in ops[k:] and not stays:
+                    fallout += [pre_cwd, *pre_alts]  # a failure here skips to after the chain
+            held = prefix
+            prefix = prefix + got if op == "&&" else ()
+        if fallout:
+            scope.set_alts(scope.alts + tuple(fallout))
+        if len(items) > 1 and ops[-1] == "||" and ends_shell(items[-1]):
+            scope.done = start_done + held  # `X || exit`: the line goes on only if X succeeded
+        elif len(items) == 1 and scope.errexit:
+            scope.done = start_done + prefix
+        else:
+            scope.done = start_done
+        return prefix
 
-    def compound(self, node: Compound, scope: _Scope, env: _Env) -> None:
+    def compound(self, node: Compound, scope: Scope, env: _Env) -> Success:
         self.words(node.words, scope, env)
         self.redirects(node.redirects, scope, env)
         inner = env._replace(redirects=env.redirects + node.redirects) if node.redirects else env
         kind = node.kind
+        success: Success = ()
         if kind in ("subshell", "function"):
             for part in node.parts:
-                self.node(part, scope.copy(), inner)
+                success = self.node(part, scope.copy(), inner)
         elif kind == "group":
             for part in node.parts:
-                self.node(part, scope, inner)
+                success = self.node(part, scope, inner)
         elif kind == "if":
             self.if_(node, scope, inner)
         elif kind == "case":
             self.branches([(part,) for part in node.parts], scope, inner, may_skip=True)
         elif node.parts:  # while, until, for, select: the body runs once in our reading
-            self.branches([node.parts], scope, inner, may_skip=True)
+            guarded = kind == "while" and len(node.parts) == 2
+            self.branches([node.parts], scope, inner, may_skip=True, guarded=guarded)
+        return success if kind != "function" else ()
 
-    def if_(self, node: Compound, scope: _Scope, env: _Env) -> None:
+    def if_(self, node: Compound, scope: Scope, env: _Env) -> None:
         parts = node.parts
         pairs = [parts[k : k + 2] for k in range(0, len(parts) - (1 if node.has_else else 0), 2)]
         branches = list(pairs)
         if node.has_else and parts:
             branches.append((parts[-1],))
-        self.branches(branches, scope, env, may_skip=not node.has_else)
+        self.branches(branches, scope, env, may_skip=not node.has_else, guarded=True)
 
     def branches(
-        self, branches: list[tuple[Node, ...]], scope: _Scope, env: _Env, may_skip: bool
+        self,
+        branches: list[tuple[Node, ...]],
+        scope: Scope,
+        env: _Env,
+        may_skip: bool,
+        guarded: bool = False,
     ) -> None:
+        """Branches from the same start; `guarded`: a two-part branch is (condition, body),
+        and the body runs only when the condition succeeded."""
         start = scope.cwd
         ends: set[str | None] = {start} if may_skip else set()
+        alts: list[str | None] = list(scope.alts)
         for branch in branches:
-            inner = _Scope(start, list(scope.stack))
-            for part in branch:
-                self.node(part, inner, env)
+            inner = scope.at(start, scope.alts)
+            for k, part in enumerate(branch):
+                got = self.node(part, inner, env)
+                if guarded and k == 0 and len(branch) == 2:
+                    inner.done = inner.done + got
             ends.add(inner.cwd)
+            alts += inner.alts
         scope.cwd = ends.pop() if len(ends) == 1 else None
+        scope.set_alts(tuple(alts))
 
     # -- simple commands ---------------------------------------------------------------------
     def emit(
-        self, argv: tuple[Word, ...], env: _Env, cwd: str | None, degraded: bool
+        self,
+        argv: tuple[Word, ...],
+        env: _Env,
+        cwd: str | None,
+        degraded: bool,
+        scope: Scope,
+        alts: tuple[str | None, ...] | None = None,
     ) -> Invocation:
+        others = scope.alts if alts is None else alts
         inv = Invocation(
             argv,
             env.assignments,
@@ -278,11 +309,15 @@ class _Walker:
             env.extra_args,
             env.arg_roots,
             degraded,
+            alt_cwds=tuple(a for a in others if a != cwd or a is None),
+            succeeded=scope.done,
+            pipe=env.pipe,
+            own_redirects=env.own,
         )
         self.invocations.append(inv)
         return inv
 
-    def simple(self, cmd: SimpleCommand, scope: _Scope, env: _Env) -> None:
+    def simple(self, cmd: SimpleCommand, scope: Scope, env: _Env) -> Success:
         self.words(cmd.assignments + cmd.words, scope, env)
         self.redirects(cmd.redirects, scope, env)
         key = env.key + (id(cmd),)
@@ -291,20 +326,26 @@ class _Walker:
             key=key,
             assignments=env.assignments + cmd.assignments,
             redirects=env.redirects + cmd.redirects,
+            own=len(cmd.redirects),
         )
         if not cmd.words:  # assignments or redirections only: rules still want to see them
-            self.steps[key] = Step(invocation=self.emit((), env, scope.cwd, env.degraded))
-            return
-        self.steps[key] = self.resolve(cmd.words, _stdin_text(cmd.redirects), scope, env)
+            inv = self.emit((), env, scope.cwd, env.degraded, scope)
+            self.steps[key] = Step(invocation=inv, success=(inv,))
+            return (inv,)
+        step = self.resolve(cmd.words, _stdin_text(cmd.redirects), scope, env)
+        self.steps[key] = step
+        return step.success
 
-    def resolve(self, words: tuple[Word, ...], stdin: str | None, scope: _Scope, env: _Env) -> Step:
+    def resolve(self, words: tuple[Word, ...], stdin: str | None, scope: Scope, env: _Env) -> Step:
         """Strip wrappers from words; walk what they hand over to; return the Step."""
         masks: str | None = None
         local_via: tuple[str, ...] = ()
-        cwd = scope.cwd
+        cwd, alts = scope.cwd, scope.alts
         while (found := unwrap(words, stdin)) is not None and found.kind in ("exec", "script"):
             if found.cwd != KEEP:
-                cwd = None if found.cwd is None else join_cwd(cwd, found.cwd)
+                moved = found.cwd
+                cwd = None if moved is None else join_cwd(cwd, moved)
+                alts = tuple(None if moved is None else join_cwd(a, moved) for a in alts)
             masks = masks or found.masks
             env = env._replace(
                 assignments=env.assignments + found.assignments,
@@ -313,15 +354,15 @@ class _Walker:
             )
             if found.kind == "script":
                 same_shell = all(s.same_shell for s in found.scripts) and cwd == scope.cwd
-                target = scope if same_shell else _Scope(cwd, list(scope.stack))
+                target = scope if same_shell else scope.at(cwd, alts)
                 return self.scripts(found, target, env, masks)
             local_via += (found.via,)
             env = env._replace(via=env.via + (found.via,))
             words = found.rest
         code = inline_code(words, stdin)
-        inv = self.emit(words, env, cwd, env.degraded or code is not None)
-        step = Step(invocation=inv, masks=masks)
-        inner_scope = _Scope(cwd, list(scope.stack))
+        inv = self.emit(words, env, cwd, env.degraded or code is not None, scope, alts)
+        step = Step(invocation=inv, masks=masks, success=(inv,))
+        inner_scope = scope.at(cwd, alts)
         if found is not None:  # a spawner: find -exec, git rebase -x, ...
             for k, child in enumerate(found.children):
                 child_env = env._replace(key=env.key + (k,))
@@ -329,14 +370,15 @@ class _Walker:
         if code is not None:
             step.children.extend(self.inline(code, inner_scope, env))
         if set(local_via) <= _SHELL_BUILTIN_VIA:
-            self.change_directory(inv, scope)
+            change_directory(inv, scope)
+            set_options(inv, scope)
         return step
 
-    def inline(self, code: InlineCode, scope: _Scope, env: _Env) -> list[Step]:
+    def inline(self, code: InlineCode, scope: Scope, env: _Env) -> list[Step]:
         """What interpreter code runs (scanned, so degraded); its status is not followed."""
         steps: list[Step] = []
         for k, action in enumerate(code.actions):
-            child_env = env._replace(degraded=True, key=env.key + (k,))
+            child_env = env._replace(degraded=True, key=env.key + (k,), own=0)
             if action.script is not None:
                 script = Script(action.script, code.via, degraded=True)
                 found = Unwrap("script", code.via, scripts=(script,))
@@ -348,58 +390,50 @@ class _Walker:
             steps.append(step)
         return steps
 
-    def child(self, child: Unwrap, scope: _Scope, env: _Env) -> Step:
+    def child(self, child: Unwrap, scope: Scope, env: _Env) -> Step:
         """A command that find -exec, git rebase -x, ... runs."""
         env = env._replace(
             extra_args=env.extra_args or child.extra_args,
             arg_roots=child.arg_roots if child.extra_args else env.arg_roots,
+            own=0,
         )
         if child.kind == "script":
             return self.scripts(child, scope.copy(), env, child.masks)
         env = env._replace(via=env.via + (child.via,))
         if child.via.endswith("dir"):  # find -execdir/-okdir: runs in each file's directory
-            scope = _Scope(None)
+            scope = Scope(None)
         step = self.resolve(child.rest, None, scope.copy(), env)
         step.masks = step.masks or child.masks
         return step
 
-    def scripts(self, found: Unwrap, scope: _Scope, env: _Env, masks: str | None) -> Step:
+    def scripts(self, found: Unwrap, scope: Scope, env: _Env, masks: str | None) -> Step:
         step = Step(masks=masks or found.masks)
         for k, script in enumerate(found.scripts):
             inner = self.script(script, scope, env._replace(key=env.key + (k,)))
             if inner is not None:
                 step.scripts.append(inner)
+                step.success = inner.success
         return step
 
-    def script(self, script: Script, scope: _Scope, env: _Env) -> InnerScript | None:
-        env = env._replace(via=env.via + (script.via,), depth=env.depth + 1)
+    def script(self, script: Script, scope: Scope, env: _Env) -> InnerScript | None:
+        env = env._replace(via=env.via + (script.via,), depth=env.depth + 1, own=0)
         result = parse(script.text)
         if result.root is None and result.status == "ok":
             return InnerScript(result, env.key, script.via)  # empty: runs nothing
         if env.depth > self.depth_cap or result.root is None:
-            self.emit((Word(script.text, None),), env, scope.cwd, True)  # unknown, never safe
+            self.emit((Word(script.text, None),), env, scope.cwd, True, scope)  # unknown
             return None
         degraded = env.degraded or script.degraded or result.status != "ok"
         target = scope if script.same_shell else scope.copy()
-        self.node(result.root, target, env._replace(degraded=degraded))
+        if not script.same_shell:  # a new shell: `set -e` is not inherited
+            target.errexit = script.errexit
+        success = self.node(result.root, target, env._replace(degraded=degraded, pipe=0))
         return InnerScript(
-            result, env.key, script.via, script.same_shell, script.errexit, script.pipefail
+            result,
+            env.key,
+            script.via,
+            script.same_shell,
+            script.errexit,
+            script.pipefail,
+            success,
         )
-
-    def change_directory(self, inv: Invocation, scope: _Scope) -> None:
-        name = inv.name
-        if name not in ("cd", "pushd", "popd"):
-            return
-        args = [w for w in inv.argv[1:] if (w.literal() or "x")[0] != "-" or w.literal() == "-"]
-        if name == "popd":
-            scope.cwd = scope.stack.pop() if scope.stack and not args else None
-            return
-        target = args[0].literal() if args else None
-        if name == "pushd":
-            scope.stack.append(scope.cwd)
-            if target is not None and target[:1] in "+-" and target[1:].isdigit():
-                target = None
-        if target is None or target == "-" or args[0].has_glob:
-            scope.cwd = None
-        else:
-            scope.cwd = join_cwd(scope.cwd, target)

@@ -72,8 +72,11 @@ def test_json_contract_has_exactly_the_documented_fields(sub_repo):
     assert data["verdict"] == "block" and data["would_block"] is True and data["_exit"] == 126
     assert data["parse"] == "ok"
     finding = data["findings"][0]
-    assert set(finding) == {"kind", "rule", "text", "reason", "instead", "severity"}
+    # `lost` (and `unrecoverable`, when a file is too large to keep) appear only when the tree
+    # was read: the exact paths a door must save before it lets a discard run
+    assert set(finding) == {"kind", "rule", "text", "reason", "instead", "severity", "lost"}
     assert finding["kind"] == "discard" and finding["severity"] == "block"
+    assert finding["lost"] == [str((sub_repo / "sub" / "a.py").resolve())]
     assert data["validators"] == [{"text": "pytest", "tier": "slow", "masked": False}]
 
 
@@ -101,6 +104,11 @@ def test_a_hidden_status_message_says_it_runs_and_is_not_credited(sub_repo, cap_
     assert code == 0
     assert err.startswith("interlock: [masked-validator] warning (runs, but is never credited")
     assert "instead:" in err and "PIPESTATUS" in err
+
+
+def test_json_findings_judged_by_text_alone_carry_no_lost_paths(sub_repo):
+    data = check_json(sub_repo, "git reset --hard", "--mode", "blocking", "--assume-dirty")
+    assert set(data["findings"][0]) == {"kind", "rule", "text", "reason", "instead", "severity"}
 
 
 def test_advisory_mode_warns_but_would_block_stays_true(sub_repo):

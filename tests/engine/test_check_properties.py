@@ -168,3 +168,61 @@ def test_prefix_wrappers_never_lower_a_simple_blocked_command(blocked_seeds, dat
     for wrapper in wrappers:
         command = wrapper.format(command)
     assert RANK[verdict(command)] >= RANK[before], command
+
+
+# Single files, devices, cwd and line state (the overwrite, disk and sequence families).
+LINE_SEEDS = [
+    ": > src/app.py",
+    "> src/app.py",
+    "truncate -s 0 src/app.py",
+    "cp /dev/null src/app.py",
+    "rm -f src/app.py",
+    "sort notes.md > notes.md",
+    "git show HEAD:src/app.py > src/app.py",
+    "git diff | git apply -R",
+    "git archive HEAD | tar -x",
+    "sed -i /x/d src/app.py",
+    "sort -o words.txt words.txt",
+    "dd if=/dev/zero of=/dev/sda",
+    "mkfs.ext4 /dev/sdb1",
+    "wipefs -a /dev/sdb",
+    "fdisk /dev/sda",
+    "cd /tmp/x; rm -rf *",
+    "ln -s /home/me/repo /tmp/x && rm -rf /tmp/x/src",
+]
+# Forms that put state before a blocked command without saving what it destroys: a cd that
+# may fail, a save joined by `;` or `||`, a save of other paths, a link elsewhere.
+LINE_FORMS = [
+    "cd sub; {}",
+    "cd /tmp/elsewhere; {}",
+    "pushd sub; {}; popd",
+    "git stash; {}",
+    "git stash || true; {}",
+    "git stash push -- unrelated.txt && {}",
+    "git commit -am wip; {}",
+    "cp other.txt other.bak && {}",
+    "ln -s /opt/x /tmp/y && {}",
+    "set +e; {}",
+    "cd /tmp/w || true; {}",
+    "true; {}",
+    "{} 2>/dev/null",
+    "{} || true",
+]
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.sampled_from(LINE_SEEDS),
+    st.lists(st.sampled_from(LINE_FORMS + WRAPPERS + PREFIX_WRAPPERS[:3]), min_size=1, max_size=3),
+)
+def test_line_state_and_wrappers_never_lower_a_single_file_or_device_discard(seed, forms):
+    before = verdict(seed)
+    assert before == "block", seed
+    command = seed
+    for form in forms:
+        if "'" in form and "'" in command:
+            continue
+        if form in PREFIX_WRAPPERS and not _is_simple(command):
+            continue
+        command = form.format(command)
+    assert RANK[verdict(command)] >= RANK[before], command

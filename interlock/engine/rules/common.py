@@ -19,13 +19,16 @@ def rule(
     block: tuple[str, ...] = (),
     allow: tuple[str, ...] = (),
     severity: Severity = "block",
+    judged: str = "",
 ) -> RuleInfo:
     """Declare a rule: its public description, registered in the catalogue by id.
 
     `block` lists commands it flags, `allow` commands it does not; `severity` is what
-    blocking mode does with its findings (refuse, or warn and run).
+    blocking mode does with its findings (refuse, or warn and run); `judged` says how the
+    facts decide it, when that needs saying (shown by `interlock explain`).
     """
-    info = RuleInfo(rule_id, kind, summary, why, instead, block, allow, severity=severity)
+    extra = {"judged": judged} if judged else {}
+    info = RuleInfo(rule_id, kind, summary, why, instead, block, allow, extra, severity=severity)
     if rule_id in _CATALOG:
         raise ValueError(f"rule {rule_id} declared twice")
     _CATALOG[rule_id] = info

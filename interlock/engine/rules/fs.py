@@ -1,13 +1,14 @@
-"""Deletion outside git: rm -r, rm of unknown targets (globs, `$X`, xargs, find -exec),
-find -delete, shred, rsync --delete.
+"""Deletion outside git: rm -r (and rimraf), rm/unlink/srm of named files, rm of unknown
+targets (globs, `$X`, xargs, find -exec), find -delete, shred, rsync --delete.
 
-Plain `rm` of individually named files is not a discard: the snapshot engine saves named
-files before they go. `rmdir` (empty dirs only), `unlink` (one named file), `mv X /dev/null`
-and `> file` are not discards either. Targets named by a temp variable (`$TMPDIR/x`,
+Deleting a named file is a discard too (`fs.rm-file`): what is in it may exist nowhere else.
+Each target is reported exactly (`Targets.single`: a directory named to plain `rm` is not
+deleted), so the facts layer keeps only files that hold unsaved work - an untracked or
+modified file, a hand-made ignored one - and a run can tell its own files from a person's.
+`rmdir` (empty dirs only) and `mv X /dev/null` are not discards; overwriting is in
+`overwrite`, devices in `disk`. Targets named by a temp variable (`$TMPDIR/x`,
 `$(mktemp -d)`) are skipped; literal temp paths (/tmp/x) are reported with
-`Targets.temp_only` so the facts layer can still see a worktree living under /tmp; every
-target is reported with its path so the facts layer can decide whether it holds unsaved work
-(ignored build output is allowed).
+`Targets.temp_only` so the facts layer can still see a worktree living under /tmp.
 """
 
 from __future__ import annotations
@@ -55,6 +56,18 @@ _TEMP_VAR = (
     r"^\$(\{)?(\w*_)?(tmp|temp)(_?(dir|path|root|file|folder|d))?\d*(?(1)(:[-=+?]?[^}]*)?\})(?!\w)"
 )
 _MKTEMP = r"^(\$\(|`)\s*mktemp\b[^)`]*(\)|`)$"
+# Block devices and memory: disks, partitions, floppies, RAID, device-mapper, loop, LVM
+# (/dev/VG/LV), by-id links, macOS disks. Other names under /dev (null, terminals, streams,
+# tmpfs, bash's /dev/tcp) are no disks; a misspelt /dev/nul is not one either.
+_DISK_NAMES = (
+    r"^/dev/(sd[a-z]+|hd[a-z]|vd[a-z]+|xvd[a-z]+|nvme\d+n\d+|mmcblk\d+|md\d*|dm-\d+|loop\d+"
+    r"|sr\d+|fd\d+|rfd\d+|r?disk\d+|nbd\d+|rbd\d+|zram\d+|ram\d+|mtd(block)?\d+|ubi\w*"
+    r"|bcache\d+|zd\d+|mem|kmem|port|root|sg\d+|st\d+|nst\d+)(p?\d+)?(s\d+)?$"
+)
+_NOT_DISK_DIRS = frozenset(
+    "pts fd shm mqueue tcp udp input snd dri bus net char cpu hugepages vfio usb serial v4l "
+    "dma_heap pty".split()
+)
 # find primaries that take one argument, and those that run a command up to `;`/`+`.
 _FIND_ARG = frozenset(
     "-name -iname -path -ipath -wholename -iwholename -regex -iregex -lname -ilname -type "
@@ -71,8 +84,28 @@ RM_RECURSIVE = rule(
     "deletes everything under the target, including uncommitted and untracked work that "
     "exists nowhere else (ignored build output is fine to delete)",
     "mv DIR /tmp/DIR.bak (recoverable), or delete the named files one by one",
-    ("rm -rf src", "rm -rf .", "rm -r -f tests/", "rm --recursive --force lib", "rm -rf ./*"),
-    ("rm -rf /tmp/build-cache", "rm file.txt", "rmdir empty/"),
+    (
+        "rm -rf src",
+        "rm -rf .",
+        "rm -r -f tests/",
+        "rm --recursive --force lib",
+        "rm -rf ./*",
+        "rimraf dist",
+    ),
+    ("rm -rf /tmp/build-cache", "rmdir empty/"),
+)
+RM_FILE = rule(
+    "fs.rm-file",
+    "discard",
+    "rm, unlink or srm deletes a named file",
+    "a file that is untracked, modified, or hand-made and ignored holds work that exists "
+    "nowhere else",
+    "mv FILE /tmp/FILE.bak (recoverable), or commit or stash it first",
+    ("rm notes.txt", "rm -f src/app.py", "unlink draft.md", "rm -- -weird.txt"),
+    ("rm -f /tmp/out.log", 'rm -f "$TMPDIR/x"', "rmdir empty/", "rm .git/index.lock"),
+    judged="in a repository only a file with unsaved work counts (an unmodified tracked file, "
+    "ignored build output, a temp file or a missing one is free to delete); by text alone "
+    "every named file does",
 )
 RM_UNKNOWN = rule(
     "fs.rm-unknown-targets",
@@ -82,7 +115,7 @@ RM_UNKNOWN = rule(
     "may hold work that exists nowhere else",
     "list the targets first (e.g. `ls *.py`, drop `| xargs rm`), then delete named files one by one",
     ("rm *.py", "git ls-files | xargs rm", "find src -type f -exec rm {} +", 'rm "$FILE"'),
-    ("rm notes.txt", "rm -f /tmp/out.log", 'rm -rf "$TMPDIR/cache"'),
+    ("rm -f /tmp/out.log", 'rm -rf "$TMPDIR/cache"'),
 )
 FIND_DELETE = rule(
     "fs.find-delete",
@@ -101,7 +134,7 @@ SHRED_RULE = rule(
     "trusted to hold the last version",
     "rm FILE (the snapshot engine keeps a copy), or move it out of the tree",
     ("shred -u secrets.txt",),
-    ("rm secrets.txt",),
+    ("shred -u /tmp/key.pem", "shred --help"),
 )
 RSYNC_RULE = rule(
     "fs.rsync-delete",
@@ -133,25 +166,48 @@ def is_temp_path(path: str) -> bool:
     return any(norm == root or norm.startswith(root + "/") for root in _TEMP_ROOTS)
 
 
-def _is_temp_var(word: Word) -> bool:
+def is_temp_var(word: Word) -> bool:
     """A temp dir named through a variable or mktemp: nothing else can be said of it."""
     return word.literal() is None and is_temp_path(word.text)
 
 
-def _is_temp_literal(word: Word, cwd: str | None) -> bool:
+def is_temp_literal(word: Word, cwd: str | None) -> bool:
     text = word.literal()
     if text is None:
         return False
     return is_temp_path(text) or (cwd is not None and is_temp_path(resolve(cwd, text)))
 
 
-def _temp_split(words: list[Word], cwd: str | None) -> tuple[list[Word], bool]:
+def temp_split(words: list[Word], cwd: str | None) -> tuple[list[Word], bool]:
     """(targets that are not temp variables, whether all of those are literal temp paths)."""
-    kept = [w for w in words if not _is_temp_var(w)]
-    return kept, bool(kept) and all(_is_temp_literal(w, cwd) for w in kept)
+    kept = [w for w in words if not is_temp_var(w)]
+    return kept, bool(kept) and all(is_temp_literal(w, cwd) for w in kept)
 
 
-def _move_aside(targets: list[Word]) -> str | None:
+def in_git_dir(word: Word) -> bool:
+    """A file inside a `.git` directory (`.git/index.lock`): git's own, judged by the git and
+    self-disable families (a stale lock file is removed freely)."""
+    parts = literal_or_text(word).replace('"', "").replace("'", "").split("/")
+    return ".git" in parts[:-1]
+
+
+def is_device(word: Word | str) -> bool:
+    """A disk, partition or memory device (`/dev/sda1`, `/dev/nvme0n1p2`, `/dev/mapper/x`,
+    `/dev/$DISK`); not /dev/null, a terminal, a stream, /dev/shm or bash's /dev/tcp."""
+    text = word if isinstance(word, str) else literal_or_text(word)
+    text = text.replace('"', "").replace("'", "")
+    if not text.startswith("/dev/"):
+        return False
+    if "$" in text or "`" in text:
+        return True
+    norm = posixpath.normpath(text)
+    parts = norm.split("/")[2:]
+    if len(parts) > 1:  # /dev/disk/by-id/..., /dev/mapper/x, /dev/VG/LV; not /dev/pts/0
+        return parts[0] not in _NOT_DISK_DIRS
+    return bool(re.match(_DISK_NAMES, norm))
+
+
+def _move_aside(targets: list[Word], rest: str | None = None) -> str | None:
     """`mv src /tmp/src.bak` for one plain target; the rule's generic advice otherwise."""
     if len(targets) != 1 or targets[0].literal() is None or targets[0].has_glob:
         return None
@@ -159,15 +215,20 @@ def _move_aside(targets: list[Word]) -> str | None:
     base = posixpath.basename(posixpath.normpath(path)).lstrip(".") or "tree"
     if path in (".", "./", "..") or path.startswith("/") and path.count("/") < 2:
         return None
+    if rest is not None:
+        return f"mv {shlex.quote(path)} /tmp/{base}.bak (recoverable), or commit or stash it first"
     return f"mv {shlex.quote(path)} /tmp/{base}.bak (recoverable), or delete the named files one by one"
 
 
-def _rm(inv: Invocation) -> list[Finding]:
+def _rm(inv: Invocation, recursive: bool = False) -> list[Finding]:
     args = parse_args(inv.argv[1:], RM)
     if args.has("--help", "--version"):
         return []
-    recursive = args.has("-r", "-R", "--recursive")
+    recursive = recursive or args.has("-r", "-R", "--recursive")
     operands = args.operands()
+    if inv.name == "unlink":  # exactly one operand; no options but --help/--version
+        words = inv.argv[1:]
+        operands = words[1:2] if words[:1] and words[0].literal() == "--" else words[:1]
     if inv.extra_args:
         # find's `{}` (and xargs -I's) placeholder stands for the run-time arguments
         operands = tuple(w for w in operands if "{}" not in (w.literal() or ""))
@@ -175,20 +236,25 @@ def _rm(inv: Invocation) -> list[Finding]:
         temp = bool(roots) and all(is_temp_path(resolve(inv.cwd, r)) for r in roots or ())
         paths = tuple(roots or ()) + tuple(literal_or_text(w) for w in operands)
         targets = Targets(
-            "all", paths=paths, unknown=roots is None, temp_only=temp and not operands
+            "files", paths=paths, unknown=roots is None, temp_only=temp and not operands
         )
         return [make_finding(RM_UNKNOWN, inv, targets)]
-    kept, temp_only = _temp_split(list(operands), inv.cwd)
+    kept, temp_only = temp_split(list(operands), inv.cwd)
     if not kept:
         return []
     paths = tuple(literal_or_text(w) for w in kept)
     unknown = any(known_path(w) is None for w in kept)
-    targets = Targets("all", paths=paths, unknown=unknown, temp_only=temp_only)
+    targets = Targets("files", paths=paths, unknown=unknown, temp_only=temp_only)
     if recursive:
         return [make_finding(RM_RECURSIVE, inv, targets, instead=_move_aside(kept))]
     if unknown or any(w.has_glob for w in kept):
         return [make_finding(RM_UNKNOWN, inv, targets)]
-    return []
+    files = [w for w in kept if not in_git_dir(w)]
+    if not files:
+        return []
+    paths = tuple(literal_or_text(w) for w in files)
+    single = Targets("files", paths=paths, single=True, temp_only=temp_only)
+    return [make_finding(RM_FILE, inv, single, instead=_move_aside(files, RM_FILE.instead))]
 
 
 def find_start_paths(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
@@ -232,25 +298,28 @@ def _find(inv: Invocation) -> list[Finding]:
     starts, expression = find_start_paths(inv.argv[1:])
     if not find_deletes(expression):
         return []
-    kept, temp_only = _temp_split(starts, inv.cwd)
+    kept, temp_only = temp_split(starts, inv.cwd)
     if starts and not kept:
         return []
     paths = tuple(literal_or_text(w) for w in kept) or (".",)
     unknown = inv.extra_args or any(known_path(w) is None for w in kept)
-    targets = Targets("all", paths=paths, unknown=unknown, temp_only=temp_only)
+    # -L and -H make find follow a start path that is a symlink (-P, the default, does not)
+    follows = any(w.literal() in ("-L", "-H") for w in inv.argv[1:] if w not in starts)
+    targets = Targets("files", paths=paths, unknown=unknown, temp_only=temp_only, follows=follows)
     return [make_finding(FIND_DELETE, inv, targets)]
 
 
 def _shred(inv: Invocation) -> list[Finding]:
     args = parse_args(inv.argv[1:], SHRED)
-    named = [w for w in args.operands() if w.literal() != "-"]
-    operands, temp_only = _temp_split(named, inv.cwd)
+    # a device (shred /dev/sda) is the disk family's
+    named = [w for w in args.operands() if w.literal() != "-" and not is_device(w)]
+    operands, temp_only = temp_split(named, inv.cwd)
     if args.has("--help", "--version") or not (operands or inv.extra_args):
         return []
     paths = tuple(literal_or_text(w) for w in operands)
     unknown = inv.extra_args or any(known_path(w) is None for w in operands)
     targets = Targets(
-        "all", paths=paths, unknown=unknown, temp_only=temp_only and not inv.extra_args
+        "files", paths=paths, unknown=unknown, temp_only=temp_only and not inv.extra_args
     )
     return [make_finding(SHRED_RULE, inv, targets)]
 
@@ -278,18 +347,20 @@ def _rsync(inv: Invocation) -> list[Finding]:
         return []
     dest = operands[-1]
     text = literal_or_text(dest)
-    if ":" in text.split("/", 1)[0] or _is_temp_var(dest):
+    if ":" in text.split("/", 1)[0] or is_temp_var(dest):
         return []
-    temp_only = _is_temp_literal(dest, inv.cwd)
-    targets = Targets("all", paths=(text,), unknown=known_path(dest) is None, temp_only=temp_only)
+    temp_only = is_temp_literal(dest, inv.cwd)
+    targets = Targets("files", paths=(text,), unknown=known_path(dest) is None, temp_only=temp_only)
     return [make_finding(RSYNC_RULE, inv, targets)]
 
 
 def check_fs(inv: Invocation) -> list[Finding]:
-    """Deletion findings for rm, find, shred and rsync invocations."""
+    """Deletion findings for rm, unlink, srm, rimraf, find, shred and rsync invocations."""
     name = inv.name
-    if name == "rm":
+    if name in ("rm", "unlink", "srm"):
         return _rm(inv)
+    if name == "rimraf":
+        return _rm(inv, recursive=True)
     if name in ("find", "gfind"):
         return _find(inv)
     if name == "shred":

@@ -1,11 +1,13 @@
 """Which paths an invocation writes, removes or changes the mode of.
 
 Used by the self-disable rules to see edits to `.git/hooks/*`, `.interlock.toml`,
-`.git/interlock/` and git config files. Covers redirects (`>`, `>>`, `&>`, `>|`, `<>`), the
-file tools that change files non-interactively (rm, unlink, shred, truncate, mv, cp, install,
-ln, rsync, tee, dd of=, sed -i, perl -i, chmod/chown/chgrp/chattr/setfacl, sqlite3), and the
-run-time targets of `find -exec rm`/`find -delete` when their roots are known. Editors are
-interactive and are not read.
+`.git/interlock/` and git config files, and by `sequence` to see a saved path written again.
+Covers redirects (`>`, `>>`, `&>`, `>|`, `<>`), the file tools that change files
+non-interactively (rm, unlink, shred, truncate, fallocate, mv, cp, install, ln, rsync, tee,
+sponge, dd of=, sed -i, perl -i, sort/shuf -o, uniq, chmod/chown/chgrp/chattr/setfacl,
+sqlite3), downloads (curl -o, wget -O), archives unpacked into a directory (tar -C, unzip -d,
+7z -o: the directory), and the run-time targets of `find -exec rm`/`find -delete` when their
+roots are known. Editors are interactive and are not read.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Literal
 
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import Args, literal_or_text, parse_args, spec
+from interlock.engine.rules.extract import tar_words
 from interlock.engine.rules.fs import find_deletes, find_start_paths
 from interlock.shell.model import Word
 
@@ -34,6 +37,23 @@ _SPECS = {
     "tee": spec(),
     "rsync": spec(short_value="eTf", long_value="rsh exclude include filter temp-dir"),
     "sqlite3": spec(long_value="cmd init"),
+    "sort": spec(short_value="oktST", long_value="output key field-separator buffer-size"),
+    "shuf": spec(short_value="nior", long_value="head-count input-range output random-source"),
+    "curl": spec(short_value="AbcCdDeEFHKmoQrtTuUwxXyYzP", long_value="output url header data"),
+    "wget": spec(short_value="OoaPtTweiUQlARDIXB", long_value="output-document directory-prefix"),
+    "tar": spec(
+        short_value="fCbFgHIKLNTVX",
+        long_value="file directory exclude format",
+        long_flags="extract get create list",
+    ),
+}
+# Options naming the file or directory a tool writes (its output, or where it unpacks).
+_OUTPUT_OPTS = {
+    "sort": ("-o", "--output"),
+    "shuf": ("-o", "--output"),
+    "curl": ("-o", "--output"),
+    "wget": ("-O", "--output-document"),
+    "tar": ("-C", "--directory"),
 }
 
 
@@ -95,7 +115,16 @@ def _mode_touches(name: str, inv: Invocation) -> list[Touch]:
 
 
 def _edit_touches(name: str, inv: Invocation) -> list[Touch]:
-    args = parse_args(inv.argv[1:], _SPECS[name])
+    words = tar_words(inv) if name == "tar" else inv.argv[1:]  # `tar xzf a.tgz -C dir`
+    args = parse_args(words, _SPECS[name])
+    if name in _OUTPUT_OPTS:
+        if name == "tar" and not args.has("-x", "--extract", "--get"):
+            return []  # -C of tar -c is where it reads
+        return [
+            Touch(o.word or Word(o.value or "", o.value), "write")
+            for o in args.values(*_OUTPUT_OPTS[name])
+            if o.value != "-"
+        ]
     if name == "mv":
         moved = [Touch(w, "remove") for w in args.operands()]
         if args.has("-t", "--target-directory"):
@@ -127,6 +156,20 @@ def _dd_touches(inv: Invocation) -> list[Touch]:
     return touches
 
 
+def _other_touches(name: str, inv: Invocation) -> list[Touch]:
+    words = list(inv.argv[1:])
+    plain = [w for w in words if not (w.literal() or "x").startswith("-")]
+    if name in ("sponge", "fallocate"):
+        return [Touch(w, "write") for w in plain[-1:]]
+    if name == "uniq":
+        return [Touch(w, "write") for w in plain[1:2]]
+    if name == "unzip":
+        dirs = [words[k + 1] for k, w in enumerate(words[:-1]) if w.literal() == "-d"]
+        return [Touch(w, "write") for w in dirs]
+    outs = [(w.literal() or "")[2:] for w in words if (w.literal() or "").startswith("-o")]
+    return [Touch(Word(o, o), "write") for o in outs if o]
+
+
 def _roots(inv: Invocation) -> list[Touch]:
     return [Touch(Word(r, r), "remove") for r in inv.arg_roots or ()]
 
@@ -148,6 +191,8 @@ def touched_paths(inv: Invocation) -> list[Touch]:
         touches += _edit_touches(name, inv)
     elif name == "dd":
         touches += _dd_touches(inv)
+    elif name in ("sponge", "fallocate", "unzip", "uniq", "7z", "7za", "7zr", "7zz"):
+        touches += _other_touches(name, inv)
     elif name in ("find", "gfind"):
         starts, expression = find_start_paths(inv.argv[1:])
         if find_deletes(expression):

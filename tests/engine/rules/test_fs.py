@@ -14,8 +14,9 @@ from interlock.shell.parse import parse
 
 
 def static(findings: list[Finding]) -> list[Finding]:
-    """Findings as the text alone judges them: literal temp-dir targets are free."""
-    return [f for f in findings if not (f.targets and f.targets.temp_only)]
+    """Findings as the text alone judges them: literal temp-dir targets are free, and a write
+    that may be creating its file is no discard."""
+    return [f for f in findings if not (f.targets and (f.targets.temp_only or f.targets.creates))]
 
 
 @pytest.fixture(scope="session")
@@ -69,13 +70,20 @@ BLOCKED = [
     ("shred notes.txt", "fs.shred"),
     ("rsync -a --delete build/ src/", "fs.rsync-delete"),
     ("rsync -av --delete-after ../upstream/ .", "fs.rsync-delete"),
+    ("rm file.txt", "fs.rm-file"),
+    ("rm -f a.py b.py", "fs.rm-file"),
+    ("rm -f ~/.android/adbkey ~/.android/adbkey.pub", "fs.rm-file"),
+    ("rm -d emptydir", "fs.rm-file"),
+    ("unlink file.txt", "fs.rm-file"),
+    ("unlink -- -x", "fs.rm-file"),
+    ("srm notes.txt", "fs.rm-file"),
+    ("rm -i draft.md", "fs.rm-file"),
+    ("rimraf dist", "fs.rm-recursive"),
 ]
 
 ALLOWED = [
-    "rm file.txt",
-    "rm -f a.py b.py",
     "rm -f /tmp/out.log",
-    "rm -f ~/.android/adbkey ~/.android/adbkey.pub",
+    "rm .git/index.lock",
     "shred -s 10 -",
     "rm -rf /tmp/build-cache",
     "rm -rf /var/tmp/x /tmp/y",
@@ -85,12 +93,10 @@ ALLOWED = [
     'rm -rf "$tmpdir"',
     "rm -rf $tmp_dir",
     "rm -rf $(mktemp -d)",
-    "rm -d emptydir",
     "rm --help",
     "rmdir empty/",
-    "unlink file.txt",
+    "unlink --help",
     "mv build /dev/null",
-    "truncate -s 0 log.txt",
     "find . -name '*.py'",
     "find . -name -delete",
     "find . -name '*.py' -print",
@@ -135,8 +141,22 @@ def test_deletion_reports_its_targets(
 ) -> None:
     (finding,) = discards(cmd)
     assert finding.targets is not None
-    assert finding.targets.destroys == "all"
+    assert finding.targets.destroys == "files"
     assert finding.targets.paths == paths and finding.targets.unknown is unknown
+    assert not finding.targets.single
+
+
+def test_rm_of_named_files_reports_each_file_exactly_for_the_run(discards) -> None:
+    (finding,) = discards("rm -f src/a.py 'my notes.txt'")
+    assert finding.rule == "fs.rm-file" and finding.targets is not None
+    assert finding.targets.paths == ("src/a.py", "my notes.txt")
+    assert finding.targets.single and not finding.targets.creates and not finding.targets.unknown
+    assert finding.instead == rules.rule_info("fs.rm-file").instead  # two files: general advice
+
+
+def test_rm_of_one_named_file_suggests_moving_it_aside(discards) -> None:
+    (finding,) = discards("rm notes.txt")
+    assert finding.instead.startswith("mv notes.txt /tmp/notes.txt.bak")
 
 
 def test_xargs_rm_has_unknown_targets(discards) -> None:

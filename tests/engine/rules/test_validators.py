@@ -712,7 +712,11 @@ def verdict_kinds(inv: Callable[..., Invocation]) -> Callable[[str], list[str]]:
         # and a bare lease is left to the tree
         findings = rules.check_invocation(invocation)
         kinds = {
-            f.kind for f in findings if not (f.targets and (f.targets.temp_only or f.targets.lease))
+            f.kind
+            for f in findings
+            if not (
+                f.targets and (f.targets.temp_only or f.targets.lease or f.targets.creates)
+            )
         }
         match = rules.classify_validator(invocation)
         found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)
@@ -743,8 +747,9 @@ def _through_walker(cmd: str) -> tuple[set[str], list[ValidatorMatch]]:
         f.kind
         for i in invocations
         for f in rules.check_invocation(i)
-        # text alone: literal temp dirs are free, a bare lease is left to the tree
-        if not (f.targets and (f.targets.temp_only or f.targets.lease))
+        # text alone: literal temp dirs are free, a bare lease is left to the tree, and a write
+        # that may create its file is fine
+        if not (f.targets and (f.targets.temp_only or f.targets.lease or f.targets.creates))
     }
     matches = [m for i in invocations if (m := rules.classify_validator(i)) is not None]
     return kinds, matches

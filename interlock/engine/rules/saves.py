@@ -1,0 +1,210 @@
+"""What a command that surely succeeded saved (for `sequence`): `git stash [-u|-a] [-- paths]`,
+`git commit [-a] [paths]` (with what `git add` put in the index first), `git diff --binary > f`,
+copies (`cp`, `mv`, `rsync`, `cat f > g`) and archives (`tar -c`, `zip`); also how many
+commits the line made (they move HEAD) and whether a new branch or tag keeps HEAD's commits.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from interlock.engine.findings import Saved
+from interlock.engine.invocation import Invocation
+from interlock.engine.rules.args import Args, known_path, literal_or_text, parse_args, spec
+from interlock.engine.rules.common import resolve
+from interlock.engine.rules.extract import tar_words
+from interlock.engine.rules.git.invocation import GitCall, parse_git
+from interlock.engine.rules.targets import is_dev_path
+from interlock.shell.model import Word
+
+ALL = frozenset(("staged", "unstaged", "untracked", "ignored"))
+_TRACKED = frozenset(("staged", "unstaged"))
+_COMMIT = spec(
+    short_value="mFcCt",
+    long_value=(
+        "message file reuse-message reedit-message fixup squash author date template cleanup "
+        "trailer pathspec-from-file"
+    ),
+    long_flags="all amend include only dry-run patch interactive allow-empty",
+)
+_STASH = spec(short_value="m", long_value="message pathspec-from-file")
+_ADD = spec(long_value="chmod pathspec-from-file")
+_COPY = spec(
+    short_value="tS",
+    long_value="target-directory suffix exclude include filter exclude-from include-from",
+    long_flags="no-clobber update interactive",
+)
+_SKIPS = (
+    "-n",
+    "--no-clobber",
+    "-u",
+    "--update",
+    "-i",
+    "--interactive",
+    "--exclude",
+    "--include",
+    "--filter",
+    "-f",
+    "--exclude-from",
+    "--include-from",
+    "--existing",
+    "--ignore-existing",
+)
+_TAR = spec(
+    short_value="fCbFgHIKLNTVX",
+    long_value="file directory exclude format",
+    long_flags="create extract list",
+)
+REV = r"^(HEAD|@)((~\d*|\^1?)*)$"
+
+
+@dataclass
+class State:
+    """What the line has surely done by some point."""
+
+    saves: list[tuple[int, Saved, str | None]] = field(default_factory=list)  # (at, save, dest)
+    staged: list[Saved] = field(default_factory=list)  # work `git add` put in the index
+    commits: int = 0
+    refs_kept: bool = False
+
+
+def _whole_or_paths(kinds: frozenset[str], call: GitCall, paths: Sequence[str]) -> list[Saved]:
+    cwd = call.cwd or ""
+    if not paths:
+        return [Saved(kinds, cwd, whole=True)]
+    return [Saved(kinds, resolve(cwd, p)) for p in paths]
+
+
+def _literal_paths(args: Args, skip_first: bool = False) -> list[str] | None:
+    words = list(args.after_dashdash if args.dashdash else args.positionals)
+    if skip_first and not args.dashdash:
+        words = words[1:]
+    if any(known_path(w) is None for w in words):
+        return None
+    return [literal_or_text(w) for w in words]
+
+
+def _git_saves(call: GitCall, state: State) -> list[Saved]:
+    sub = call.sub
+    if sub == "add":
+        args = parse_args(call.args, _ADD)
+        paths = _literal_paths(args)
+        if paths is None or args.has("-n", "--dry-run", "-N", "--intent-to-add", "-p", "--patch"):
+            return []
+        kinds = frozenset({"unstaged"} if args.has("-u", "--update") else {"unstaged", "untracked"})
+        whole = args.has("-A", "--all", "-u", "--update") and not paths
+        state.staged += (
+            _whole_or_paths(kinds, call, [] if whole else paths) if paths or whole else []
+        )
+        return []
+    if sub == "stash":
+        first = call.args[0].literal() if call.args else None
+        if first not in (None, "push", "save") and not (first or "").startswith("-"):
+            return []
+        args = parse_args(call.args[1:] if first in ("push", "save") else call.args, _STASH)
+        if args.has("-p", "--patch"):
+            return []
+        kinds = frozenset({"staged"}) if args.has("--staged", "-S") else _TRACKED
+        if args.has("-u", "--include-untracked"):
+            kinds |= {"untracked"}
+        if args.has("-a", "--all"):
+            kinds |= {"untracked", "ignored"}
+        paths = [] if first == "save" else _literal_paths(args)
+        if paths is None:
+            return []
+        return _whole_or_paths(kinds, call, paths) + state.staged
+    if sub == "commit":
+        args = parse_args(call.args, _COMMIT)
+        if args.has("--dry-run", "-p", "--patch", "--interactive"):
+            return []
+        paths = _literal_paths(args)
+        if paths is None:
+            return []
+        state.commits += 0 if args.has("--amend") else 1
+        if paths:
+            return _whole_or_paths(_TRACKED, call, paths)
+        kinds = _TRACKED if args.has("-a", "--all") else frozenset({"staged"})
+        return _whole_or_paths(kinds, call, []) + state.staged
+    if sub in ("branch", "tag") and len(call.args) == 1 and call.args[0].literal():
+        state.refs_kept = not (call.args[0].literal() or "-").startswith("-")
+    return []
+
+
+def _diff_saved(inv: Invocation, call: GitCall) -> list[Saved]:
+    """`git diff --binary [HEAD] [-- paths] > file` keeps the changes in that file (without
+    --binary a changed binary file is only named, so the diff saves nothing whole)."""
+    out = [r for r in inv.redirects if r.op in (">", ">|") and r.fd in (None, 1) and r.target]
+    if not out or any(r.target is not None and is_dev_path(r.target) for r in out):
+        return []
+    args = parse_args(call.args, spec(short_value="OUS", long_value="output"))
+    if not args.has("--binary") or args.has("--stat", "--name-only", "--name-status", "-s"):
+        return []
+    revs = [w for w in args.positionals if re.match(REV, literal_or_text(w))]
+    kinds = frozenset({"staged"}) if args.has("--cached", "--staged") else frozenset({"unstaged"})
+    named = args.after_dashdash if args.dashdash else [w for w in args.positionals if w not in revs]
+    if any(known_path(w) is None for w in named):
+        return []
+    paths = [literal_or_text(w) for w in named]  # a branch name read as a path only narrows it
+    return _whole_or_paths(kinds | (_TRACKED if revs else kinds), call, paths)
+
+
+def copy_saves(inv: Invocation) -> list[tuple[Saved, str | None]]:
+    """cp/mv/rsync/tar -c/zip of literal paths: every kind of work at those paths."""
+    name = inv.name
+    cwd = inv.cwd or ""
+    if name in ("cp", "mv", "rsync"):
+        args = parse_args(inv.argv[1:], _COPY)
+        if args.has(*_SKIPS):
+            return []  # the copy may be skipped (-n, -u) or leave files out (--exclude)
+        operands = list(args.operands())
+        target = args.last("-t", "--target-directory")
+        dest = target.text if target is not None else None
+        if dest is None and len(operands) > 1:
+            dest = literal_or_text(operands.pop())
+        if dest is None or dest.startswith("/dev/"):
+            return []
+        return [(Saved(ALL, resolve(cwd, p)), resolve(cwd, dest)) for p in _known(operands)]
+    if name == "cat":  # cat FILE > COPY
+        outs = [r for r in inv.redirects if r.op in (">", ">|") and r.fd in (None, 1) and r.target]
+        sources = [w for w in inv.argv[1:] if not (w.literal() or "x").startswith("-")]
+        if len(outs) != 1 or len(sources) != 1 or outs[0].target is None:
+            return []
+        dest = outs[0].target.literal()
+        if dest is None or dest.startswith("/dev/"):
+            return []
+        return [(Saved(ALL, resolve(cwd, p)), resolve(cwd, dest)) for p in _known(sources)]
+    if name == "zip":  # zip [-r] ARCHIVE PATHS...
+        if any(w.literal() in ("-x", "--exclude") for w in inv.argv):
+            return []
+        operands = [w for w in inv.argv[1:] if not (w.literal() or "x").startswith("-")]
+        return [(Saved(ALL, resolve(cwd, p)), None) for p in _known(operands[1:])]
+    if name in ("tar", "gtar", "bsdtar"):
+        args = parse_args(tar_words(inv), _TAR)
+        out = args.last("-f", "--file")
+        if not args.has("-c", "--create") or out is None or out.value in (None, "-"):
+            return []
+        if args.has("--exclude", "-X", "--exclude-from", "--exclude-vcs", "--exclude-ignore"):
+            return []
+        return [(Saved(ALL, resolve(cwd, p)), None) for p in _known(args.operands())]
+    return []
+
+
+def _known(words: Sequence[Word]) -> list[str]:
+    return [v for w in words if (v := known_path(w)) is not None and not w.has_glob]
+
+
+def state_before(inv: Invocation, earlier: Sequence[Invocation]) -> State:
+    state = State()
+    index = {id(e): k for k, e in enumerate(earlier)}
+    for before in inv.succeeded:
+        at = index.get(id(before), -1)
+        call = parse_git(before)
+        if call is not None and call.sub == "diff":
+            state.saves += [(at, s, None) for s in _diff_saved(before, call)]
+        elif call is not None:
+            state.saves += [(at, s, None) for s in _git_saves(call, state)]
+        else:
+            state.saves += [(at, s, dest) for s, dest in copy_saves(before)]
+    return state

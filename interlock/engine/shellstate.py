@@ -1,0 +1,114 @@
+"""Shell state the walker follows through a command line: the working directory (`cd`,
+`pushd`, `popd`), the directories a failed `cd` may leave the shell in, `set -e`, and which
+commands surely exited 0 so far (engine.walk builds one Scope per shell).
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass, field
+
+from interlock.engine.invocation import Invocation
+from interlock.shell.model import CommandList, Compound, Node, SimpleCommand
+
+# The invocations that surely exited 0 when a node did (an `&&` chain: all of them; a
+# pipeline: its last command).
+Success = tuple[Invocation, ...]
+_MAX_ALTS = 6  # alternative directories kept before the rest are read as unknown (None)
+
+
+@dataclass
+class Scope:
+    """Shell state that `cd` and `set -e` change; copied for subshells.
+
+    alts: other directories the shell may be in, after a `cd` that may have failed.
+    done: the invocations that surely exited 0 so far on this path.
+    """
+
+    cwd: str | None = ""
+    stack: list[str | None] = field(default_factory=list)
+    alts: tuple[str | None, ...] = ()
+    done: Success = ()
+    errexit: bool = False
+
+    def copy(self) -> Scope:
+        return Scope(self.cwd, list(self.stack), self.alts, self.done, self.errexit)
+
+    def at(self, cwd: str | None, alts: tuple[str | None, ...]) -> Scope:
+        """A copy in another directory (a wrapper's `-C DIR`, a branch)."""
+        return Scope(cwd, list(self.stack), alts, self.done, self.errexit)
+
+    def set_alts(self, alts: tuple[str | None, ...]) -> None:
+        unique = tuple(a for a in dict.fromkeys(alts) if a != self.cwd or a is None)
+        if len(unique) > _MAX_ALTS:
+            unique = unique[:_MAX_ALTS] + (None,)
+        self.alts = unique
+
+
+def join_cwd(cwd: str | None, directory: str) -> str | None:
+    """`sub` + `../x` -> `x`; absolute stays absolute; '' is where the line started."""
+    if directory.startswith("/"):
+        return posixpath.normpath(directory)
+    if cwd is None:
+        return None
+    joined = posixpath.normpath(posixpath.join(cwd or ".", directory))
+    return "" if joined == "." else joined
+
+
+def ends_shell(node: Node) -> bool:
+    """`exit`/`return` (alone or last in a group): the list does not go on after it."""
+    if isinstance(node, SimpleCommand):
+        return bool(node.words) and node.words[0].literal() in ("exit", "return")
+    if isinstance(node, Compound) and node.kind == "group" and node.parts:
+        return ends_shell(node.parts[0])
+    if isinstance(node, CommandList) and node.items:
+        return ends_shell(node.items[-1])
+    return False
+
+
+def is_cd(node: Node) -> bool:
+    return (
+        isinstance(node, SimpleCommand)
+        and bool(node.words)
+        and node.words[0].literal() in ("cd", "pushd", "popd")
+    )
+
+
+def is_popd(node: Node) -> bool:
+    return (
+        isinstance(node, SimpleCommand) and bool(node.words) and node.words[0].literal() == "popd"
+    )
+
+
+def change_directory(inv: Invocation, scope: Scope) -> None:
+    name = inv.name
+    if name not in ("cd", "pushd", "popd"):
+        return
+    args = [w for w in inv.argv[1:] if (w.literal() or "x")[0] != "-" or w.literal() == "-"]
+    if name == "popd":
+        scope.cwd = scope.stack.pop() if scope.stack and not args else None
+        scope.alts = ()  # back where pushd started, whether or not pushd succeeded
+        return
+    target = args[0].literal() if args else None
+    if name == "pushd":
+        scope.stack.append(scope.cwd)
+        if target is not None and target[:1] in "+-" and target[1:].isdigit():
+            target = None
+    if target is None or target == "-" or args[0].has_glob:
+        scope.cwd = None
+        scope.alts = ()
+    else:
+        scope.cwd = join_cwd(scope.cwd, target)
+        scope.set_alts(tuple(join_cwd(a, target) for a in scope.alts))
+
+
+def set_options(inv: Invocation, scope: Scope) -> None:
+    """`set -e`, `set -euo pipefail`, `set -o errexit` (and `+e`) in this shell."""
+    if inv.name != "set":
+        return
+    words = [w.literal() or "" for w in inv.argv[1:]]
+    for k, word in enumerate(words):
+        if word in ("-o", "+o") and k + 1 < len(words) and words[k + 1] == "errexit":
+            scope.errexit = word == "-o"
+        elif word[:1] in "-+" and word[1:].isalpha() and "e" in word[1:]:
+            scope.errexit = word[0] == "-"

@@ -1,0 +1,93 @@
+"""Where paths really are, for precision: through symlinks (`physical`), in a temp dir
+(`is_temp_path`), what an archive would write (`archive_members`), and which files are too
+large for the recorder to keep (`too_large`).
+"""
+
+from __future__ import annotations
+
+import os
+import tarfile
+import tempfile
+import zipfile
+
+from interlock.engine.rules.fs import is_temp_path as _is_temp_text
+
+_SIZE_SCAN_LIMIT = 2000  # files looked at under one lost directory for the size cap
+_ARCHIVE_READ_MAX = 64 << 20  # archives larger than this are not listed (members unknown)
+
+
+def is_temp_path(path: str) -> bool:
+    """An absolute path inside a temp directory (/tmp, /var/tmp, $TMPDIR, the system's)."""
+    norm = os.path.normpath(path)
+    if _is_temp_text(norm) and norm not in ("/tmp", "/var/tmp", "/dev/shm"):
+        return True
+    roots = [os.path.normpath(tempfile.gettempdir())]
+    if os.environ.get("TMPDIR"):
+        roots.append(os.path.normpath(os.environ["TMPDIR"]))
+    return any(norm != root and norm.startswith(root + "/") for root in roots)
+
+
+def physical(base: str, target: str, follows: bool = False) -> str:
+    """Where `target` (relative to `base`) really is: every directory link on the way is
+    resolved, and the last component too when the command writes through it or the path
+    ends in `/` (`rm -rf link/` deletes what the link points to)."""
+    joined = os.path.join(base, os.path.expanduser(target))
+    if follows or target.endswith("/"):
+        return os.path.realpath(joined)
+    head, tail = os.path.split(joined)
+    if tail in ("", ".", ".."):
+        return os.path.realpath(joined)
+    return os.path.join(os.path.realpath(head), tail)
+
+
+def existing_ancestor(path: str) -> str:
+    while not os.path.exists(path) and path not in ("/", ""):
+        path = os.path.dirname(path)
+    return path or "/"
+
+
+def too_large(path: str, cap: int) -> list[str]:
+    """The files at or under `path` larger than `cap` bytes (a bounded look under dirs)."""
+    try:
+        if os.path.isfile(path) and not os.path.islink(path):
+            return [path] if os.path.getsize(path) > cap else []
+    except OSError:
+        return []
+    found: list[str] = []
+    seen = 0
+    for root, _dirs, files in os.walk(path):
+        for name in files:
+            seen += 1
+            full = os.path.join(root, name)
+            try:
+                if not os.path.islink(full) and os.path.getsize(full) > cap:
+                    found.append(full)
+            except OSError:
+                continue
+            if seen >= _SIZE_SCAN_LIMIT:
+                return found
+    return found
+
+
+def archive_members(path: str, strip: int = 0) -> list[str] | None:
+    """The files a tar or zip archive would write (after `strip` leading components), or None
+    when it cannot be read cheaply (too large, another format, damaged)."""
+    try:
+        if os.path.getsize(path) > _ARCHIVE_READ_MAX:
+            return None
+        if zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                names = [n for n in archive.namelist() if not n.endswith("/")]
+        elif tarfile.is_tarfile(path):
+            with tarfile.open(path) as archive:
+                names = [m.name for m in archive.getmembers() if not m.isdir()]
+        else:
+            return None
+    except (OSError, EOFError, ValueError, tarfile.TarError, zipfile.BadZipFile):
+        return None
+    members: list[str] = []
+    for name in names:
+        parts = [p for p in name.split("/") if p not in ("", ".")]
+        if ".." not in parts and parts[strip:]:  # tar and unzip refuse `..` members
+            members.append("/".join(parts[strip:]))
+    return members

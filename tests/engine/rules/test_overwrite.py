@@ -1,0 +1,379 @@
+"""The overwrite family: a single file written over, emptied, cut short, edited down,
+unpacked over or given git's content back (overwrite, copies, editors, extract).
+
+Judged here by text alone, as `--assume-dirty` does, through the real parser and walker; the
+tree side (which file really holds unsaved work) is in tests/engine/test_precision_files.py.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from interlock.engine.analysis import analyse
+from interlock.engine.check import evaluate
+from interlock.engine.findings import Finding
+from interlock.engine.rules import index as rules
+from interlock.engine.rules.sedscript import ex_deletes, sed_commands, sed_deletes
+
+
+def text_alone(command: str) -> list[Finding]:
+    return list(evaluate(command, "/", mode="blocking", assume_dirty=True).result.findings)
+
+
+def rules_of(command: str) -> set[str]:
+    return {f.rule for f in text_alone(command)}
+
+
+def raw(command: str) -> list[Finding]:
+    """Every finding before the text-alone filter (writes that may create their file too)."""
+    return [f for f in analyse(command).findings if f.kind == "discard"]
+
+
+BLOCKED_BY_TEXT = [
+    # emptied or cut short, in every form of redirection
+    ("> src/app.py", "overwrite.truncate"),
+    (": > src/app.py", "overwrite.truncate"),
+    (":>src/app.py", "overwrite.truncate"),
+    (">| src/app.py", "overwrite.truncate"),
+    ("&> src/app.py true", "overwrite.truncate"),
+    ("exec 3> src/app.py", "overwrite.truncate"),
+    ("true > src/app.py", "overwrite.truncate"),
+    ("cat /dev/null > README.md", "overwrite.truncate"),
+    ("cat < /dev/null > README.md", "overwrite.truncate"),
+    ("echo -n > notes.md", "overwrite.truncate"),
+    ("printf '' > notes.md", "overwrite.truncate"),
+    ("X=1 > notes.md", "overwrite.truncate"),
+    ("sudo true > notes.md", "overwrite.truncate"),
+    ("sh -c ': > src/app.py'", "overwrite.truncate"),
+    ("eval ': > src/app.py'", "overwrite.truncate"),
+    ("truncate -s 0 src/app.py", "overwrite.truncate"),
+    ("truncate --size=0 src/app.py", "overwrite.truncate"),
+    ("truncate -s -100 src/app.py", "overwrite.truncate"),
+    ("truncate -r /dev/null src/app.py", "overwrite.truncate"),
+    ('truncate -s 0 "$F"', "overwrite.truncate"),
+    ("fallocate --punch-hole -o 0 -l 4096 data.bin", "overwrite.truncate"),
+    ("install /dev/null src/app.py", "overwrite.truncate"),
+    ("ln -sf /dev/null src/app.py", "overwrite.truncate"),
+    ("head -c 0 > src/app.py", "overwrite.truncate"),
+    ("head -n0 src/app.py > src/app.py", "overwrite.truncate"),
+    (": | sponge src/app.py", "overwrite.truncate"),
+    ("grep -v TODO notes.md | sponge notes.md", "overwrite.edit-deletes"),
+    ("sort -u words.txt | sponge words.txt", "overwrite.edit-deletes"),
+    ("git show HEAD:src/app.py | cat > src/app.py", "overwrite.git-content"),
+    (
+        "git archive --format=zip -o /tmp/s.zip HEAD && unzip -o /tmp/s.zip",
+        "overwrite.git-content",
+    ),
+    ("cp /dev/null src/app.py", "overwrite.truncate"),
+    ("cp /dev/null -- src/app.py", "overwrite.truncate"),
+    ("dd if=/dev/null of=src/app.py", "overwrite.truncate"),
+    ("dd of=src/app.py count=0 < /dev/zero", "overwrite.truncate"),
+    ("tee src/app.py < /dev/null", "overwrite.truncate"),
+    (": | tee src/app.py", "overwrite.truncate"),
+    ("echo -n | tee src/app.py", "overwrite.truncate"),
+    # a write over the file the command (or its pipeline) reads: emptied before it is read
+    ("sort data.txt > data.txt", "overwrite.redirect"),
+    ("grep -v TODO notes.md > notes.md", "overwrite.redirect"),
+    ("tr a-z A-Z < notes.md > notes.md", "overwrite.redirect"),
+    ("cat notes.md | grep -v TODO > notes.md", "overwrite.redirect"),
+    ("cd src && sort app.py > ./app.py", "overwrite.redirect"),
+    ("sed 's/a/b/' f.txt | tee f.txt", "overwrite.redirect"),
+    ("uniq f f", "overwrite.redirect"),
+    # in-place edits that delete
+    ("sed -i '/^import os$/d' src/app.py", "overwrite.edit-deletes"),
+    ("sed -i -e '1d' src/app.py", "overwrite.edit-deletes"),
+    ("sed --in-place '1,$d' notes.md", "overwrite.edit-deletes"),
+    ("sed -i'' '/x/d' notes.md", "overwrite.edit-deletes"),
+    ("sed -i '' '/x/d' notes.md", "overwrite.edit-deletes"),
+    ("sed -Ei '/x/d' notes.md", "overwrite.edit-deletes"),
+    ("sed -i d notes.md", "overwrite.edit-deletes"),
+    ("sed -i '5q' notes.md", "overwrite.edit-deletes"),
+    ("sed -i 's/.*//' notes.md", "overwrite.edit-deletes"),
+    ("sed -i 'c\\\\gone' notes.md", "overwrite.edit-deletes"),
+    ("sed -i -n '/keep/p' notes.md", "overwrite.edit-deletes"),
+    ("sed -i -f cleanup.sed notes.md", "overwrite.edit-deletes"),
+    ('sed -i "/$PATTERN/d" notes.md', "overwrite.edit-deletes"),
+    ("find . -name '*.py' -exec sed -i '1d' {} +", "overwrite.edit-deletes"),
+    ("perl -ni -e 'print unless /TODO/' src/app.py", "overwrite.edit-deletes"),
+    ("perl -pi -e '$_ = \"\" if /x/' src/app.py", "overwrite.edit-deletes"),
+    ("perl -i -pe 'last if /END/' src/app.py", "overwrite.edit-deletes"),
+    ("perl -0777 -pi -e 's/.*//s' src/app.py", "overwrite.edit-deletes"),
+    ("ruby -i -ne 'print if /x/' src/app.py", "overwrite.edit-deletes"),
+    ("sort -o words.txt words.txt", "overwrite.edit-deletes"),
+    ("sort words.txt -o words.txt", "overwrite.edit-deletes"),
+    ("sort -u --output=words.txt words.txt", "overwrite.edit-deletes"),
+    ("shuf -o deck.txt deck.txt", "overwrite.edit-deletes"),
+    ("vim -es -c '%d' -c 'wq' src/app.py", "overwrite.edit-deletes"),
+    ("ex -sc '%d|x' src/app.py", "overwrite.edit-deletes"),
+    ("vi -c ':g/TODO/d' -c ':wq' src/app.py", "overwrite.edit-deletes"),
+    ("vim +'%d' +wq src/app.py", "overwrite.edit-deletes"),
+    ("ed -s src/app.py <<< $',d\\nw'", "overwrite.edit-deletes"),
+    ("printf ',d\\nw\\n' | ed -s src/app.py", "overwrite.edit-deletes"),
+    # git content written over the tree
+    ("git show HEAD:src/app.py > src/app.py", "overwrite.git-content"),
+    ("git show HEAD~3:./app.py > app.py", "overwrite.git-content"),
+    ("git show :src/app.py > src/app.py", "overwrite.git-content"),
+    ("git cat-file -p HEAD:README.md > README.md", "overwrite.git-content"),
+    ("git cat-file blob HEAD:README.md >| README.md", "overwrite.git-content"),
+    ("git --no-pager show main:src/app.py > src/app.py", "overwrite.git-content"),
+    ("git show HEAD:src/app.py | tee src/app.py", "overwrite.git-content"),
+    ("git archive HEAD | tar -x", "overwrite.git-content"),
+    ("git archive HEAD src | tar x", "overwrite.git-content"),
+    ("git archive --format=tar HEAD | (cd . && tar xf -)", "overwrite.git-content"),
+    ("git archive HEAD | gzip | tar xz", "overwrite.git-content"),
+    ("git archive -o /tmp/a.tar HEAD && tar -xf /tmp/a.tar", "overwrite.git-content"),
+    ("git diff | git apply -R", "overwrite.git-content"),
+    ("git diff HEAD -- src | git apply --reverse", "overwrite.git-content"),
+    ("git apply -R <(git diff)", "overwrite.git-content"),
+    ("git diff | patch -R -p1", "overwrite.git-content"),
+    ("patch -R -p1 < <(git diff)", "overwrite.git-content"),
+]
+
+
+@pytest.mark.parametrize(("command", "rule_id"), BLOCKED_BY_TEXT)
+def test_a_write_that_destroys_a_file_is_a_discard_by_text_alone(command, rule_id):
+    assert rule_id in rules_of(command), text_alone(command)
+
+
+ALLOWED_BY_TEXT = [
+    "echo 'git reset --hard' > notes.txt",  # new content: may be creating the file
+    "cat > new_module.py <<'EOF'\nprint(1)\nEOF",
+    "ls -la 2>&1 | tee listing.txt",
+    "make 2> errors.txt",
+    "exec > build.log 2>&1",
+    "echo done >> notes.md",
+    ": >> notes.md",
+    "ls | tee -a log.txt",
+    "echo x > /dev/null",
+    "echo > src/pkg/__init__.py",  # a new line: read as making the file
+    "make > /dev/null 2>&1",
+    "echo 1 > /dev/tcp/localhost/80",
+    "echo x > /tmp/out",
+    ": > /tmp/scratch.log",
+    ': > "$TMPDIR/x"',
+    'echo x > "$OUT"',  # a path known only at run time, written like a new file
+    "sort words.txt > sorted.txt",
+    "sort -o sorted.txt words.txt",
+    "echo words.txt > words.txt",  # echo does not read its operand
+    "find . -name all.txt > all.txt",  # find reads names, not the file
+    "cp template.py src/app.py",
+    "mv draft.md README.md",
+    "install -m 755 build/tool bin/tool",
+    "ln -sf ../shared.cfg app.cfg",
+    "rsync -a src/ backup/",
+    "curl -fsSL -o install.sh https://example.com/install.sh",
+    "wget -O setup.py https://example.com/setup.py",
+    "dd if=/dev/zero of=disk.img bs=1M count=10",
+    "truncate -s +1M disk.img",
+    "truncate -s 10M disk.img",
+    "tar -xzf vendor.tgz",
+    "unzip -o release.zip",
+    "sed -i 's/foo/bar/' src/app.py",
+    'sed -i "s/$OLD/$NEW/g" src/app.py',
+    "sed -i.bak '/x/d' notes.md",
+    "sed -ie '/x/d' notes.md",  # GNU reads `e` as the backup suffix
+    "sed -i .orig '/x/d' notes.md",
+    "sed -i '$q' notes.md",
+    "sed -i -n p notes.md",
+    "sed -n '1,80p' src/app.py",
+    "sed '/x/d' notes.md",
+    "sed 's/a/b/' notes.md | sponge notes.md",  # an edit through sponge
+    "echo hi | sponge new.txt",
+    "perl -pi -e 's/a/b/g' src/app.py",
+    "perl -pi.bak -ne 'print if /x/' src/app.py",
+    "perl -pie 's/a/b/' src/app.py",  # -i with the suffix `e`
+    "vim -es -c '%s/a/b/g' -c 'wq' src/app.py",
+    "vim -c '%d' src/app.py",  # deletes in the buffer, never writes it
+    "git show HEAD:src/app.py > /tmp/app.py",
+    "git show HEAD~1:src/app.py > old_app.py",
+    "git diff > edits.patch",
+    "git apply -R fix.patch",  # the patch file keeps every line it takes out
+    "git apply -R --check fix.patch",
+    "git diff --cached | git apply -R",
+    "git archive -o /tmp/src.tar HEAD",
+    "git archive HEAD | tar -x -C /tmp/export",
+    "rm .git/index.lock",
+    "cat /dev/null > .git/info/exclude",
+]
+
+
+@pytest.mark.parametrize("command", ALLOWED_BY_TEXT)
+def test_ordinary_writes_and_edits_are_allowed_by_text_alone(command):
+    assert text_alone(command) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "rule_id", "paths"),
+    [
+        ("echo x > notes.md", "overwrite.redirect", ("notes.md",)),
+        ("cp a.py b.py src/", "overwrite.copy", ("src/",)),
+        ("mv -f a.py b.py", "overwrite.copy", ("b.py",)),
+        ("ln -sf /opt/tool/bin/tool", "overwrite.copy", ("tool",)),
+        ("install -Dm644 a.cfg -t /etc/app/", "overwrite.copy", ("/etc/app/",)),
+        ("curl -sO https://example.com/dl/tool.sh", "overwrite.download", ("tool.sh",)),
+        ("curl --output-dir dl -O https://x.io/a/b.tgz", "overwrite.download", ("dl/b.tgz",)),
+        ("wget -N https://example.com/x/data.csv", "overwrite.download", ("data.csv",)),
+        ("wget -O- https://example.com | sh -s", None, ()),
+        ("tar xzf vendor.tgz -C third_party", "overwrite.extract", ("third_party",)),
+        ("unzip -o pkg.zip -d out", "overwrite.extract", ("out",)),
+        ("7z x -y pack.7z -oout", "overwrite.extract", ("out",)),
+        ("cpio -idu < a.cpio", "overwrite.extract", (".",)),
+        ("pytest 2>&1 | tee test.log", "overwrite.redirect", ("test.log",)),
+    ],
+)
+def test_writes_that_may_create_their_file_are_kept_for_the_tree_with_exact_targets(
+    command, rule_id, paths
+):
+    found = [f for f in raw(command) if f.rule == rule_id]
+    if rule_id is None:
+        assert not [f for f in raw(command) if f.rule.startswith("overwrite.")]
+        return
+    (finding,) = found
+    assert finding.targets is not None and finding.targets.creates
+    assert finding.targets.paths == paths
+    assert text_alone(command) == [] or rule_id not in rules_of(command)
+
+
+def test_copy_into_a_directory_names_what_it_writes_there():
+    (finding,) = [f for f in raw("cp src/a.py src/b.py backup/") if f.rule == "overwrite.copy"]
+    assert finding.targets is not None
+    assert finding.targets.into == ("a.py", "b.py") and finding.targets.single
+    (tree,) = [f for f in raw("cp -r src backup/") if f.rule == "overwrite.copy"]
+    assert tree.targets is not None and tree.targets.into == ("src",) and not tree.targets.single
+
+
+def test_symlink_following_differs_by_tool():
+    def follows(command: str) -> bool:
+        (finding,) = [f for f in raw(command) if f.targets is not None]
+        assert finding.targets is not None
+        return finding.targets.follows
+
+    assert follows("echo x > link")  # the shell opens the file the link points to
+    assert follows("cp a link")
+    assert not follows("mv a link")  # mv and ln replace the link itself
+    assert not follows("ln -sf a link")
+    assert not follows("rm link")
+    assert not follows("sed -i '/x/d' link")  # GNU sed -i replaces the link with a file
+    assert follows("sed -i --follow-symlinks '/x/d' link")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cp -n a.py b.py",
+        "cp --no-clobber a b",
+        "cp -i a b",
+        "cp -b a b",
+        "cp --backup=numbered a b",
+        "cp --update=none a b",
+        "mv -n a b",
+        "mv --backup a b",
+        "mv --exchange a b",
+        "ln -s target new-link",
+        "ln target new-link",
+        "install -d build/bin",
+        "rsync -a --ignore-existing a/ b/",
+        "rsync -an a/ b/",
+        "rsync -a src/ host:backup/",
+        "wget https://example.com/x.tar.gz",
+        "wget -nc -N https://example.com/x.csv",
+        "curl -C - -o big.iso https://example.com/big.iso",
+        "curl -o /dev/null https://example.com",
+        "tar -tzf vendor.tgz",
+        "tar -xkf vendor.tgz",
+        "tar --skip-old-files -xf vendor.tar",
+        "tar -xOf vendor.tar a.txt",
+        "unzip release.zip",
+        "unzip -n release.zip",
+        "unzip -lo release.zip",
+        "7z x pack.7z",
+        "7z x -aos -y pack.7z",
+        "cpio -id < a.cpio",
+        "dd if=a.img of=b.img conv=notrunc oflag=append",
+    ],
+)
+def test_options_that_never_replace_a_file_make_no_finding(command):
+    assert [f for f in raw(command) if f.rule.startswith("overwrite.")] == []
+
+
+def test_redirection_inherited_from_a_group_is_reported_once_with_the_group():
+    findings = [f for f in raw("{ echo a; echo b; } > out.txt") if f.rule.startswith("overw")]
+    assert {f.text for f in findings} == {"{ ... } > out.txt"}
+    assert all(f.targets is not None and f.targets.creates for f in findings)
+
+
+def test_emptiness_is_read_from_the_command_that_owns_the_redirection():
+    # `bash -c ':' > f` writes nothing, but the redirection belongs to bash, whose script may
+    # write; it is read as a write of new content
+    assert text_alone("bash -c ':; echo hi' > f") == []
+    assert text_alone("{ :; echo hi; } > f") == []
+
+
+def test_rule_examples_are_judged_as_documented():
+    for info in rules.all_rules():
+        if not info.id.startswith("overwrite."):
+            continue
+        assert info.summary and info.why and info.instead and info.extra.get("judged")
+        for example in info.examples_block:
+            assert info.id in {f.rule for f in raw(example)}, (info.id, example)
+        for example in info.examples_allow:
+            assert info.id not in {f.rule for f in raw(example)} or text_alone(example) == [], (
+                info.id,
+                example,
+            )
+
+
+def test_sed_script_reader_finds_commands_past_addresses_and_substitutions():
+    commands = sed_commands("/a;b/d; s|x|y|g;2,$ { /z/!p }; y/abc/xyz/; $q")
+    assert [c for _, c, _, _ in commands] == ["d", "s", "p", "y", "q"]
+    assert commands[0][0] == "/a;b/"
+    assert commands[1][2:] == ("x", "y")
+    assert commands[-1][0] == "$"
+
+
+@pytest.mark.parametrize(
+    ("script", "quiet", "deletes"),
+    [
+        ("s/a/b/g", False, False),
+        ("s/a//g", False, False),  # removes a word: an edit
+        ("s/.*//", False, True),
+        ("s/^.*$//", False, True),
+        ("/x/d", False, True),
+        ("/x/!d", False, True),
+        ("1~2D", False, True),
+        ("$d", False, True),
+        ("10q", False, True),
+        ("$q", False, False),
+        ("/x/c\\\\y", False, True),
+        ("z", False, True),
+        ("a\\\\text", False, False),
+        ("1i header", False, False),
+        ("p", True, False),
+        ("/x/p", True, True),
+        ("s/a/b/p", True, True),
+        ("#n\np", False, False),
+        ("#n\n/x/p", False, True),
+        ("", False, False),
+    ],
+)
+def test_sed_script_deletion_is_read_from_its_commands(script, quiet, deletes):
+    assert (sed_deletes(script, quiet) is not None) is deletes, script
+
+
+@pytest.mark.parametrize(
+    ("commands", "deletes"),
+    [
+        (["%d", "wq"], True),
+        (["%d|x"], True),
+        (["g/TODO/d", "w"], True),
+        (["1,$delete", "update"], True),
+        (["normal! ggdG", "wq"], True),
+        (["%!true", "x"], True),
+        ([",d", "w"], True),  # ed
+        (["%d"], False),  # never written
+        (["%s/a/b/g", "wq"], False),
+        (["set ff=unix", "wq"], False),
+    ],
+)
+def test_ex_scripts_delete_only_when_they_write_the_file(commands, deletes):
+    assert (ex_deletes(commands) is not None) is deletes, commands

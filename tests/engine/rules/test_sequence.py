@@ -1,0 +1,302 @@
+"""Sequences on one line: a discard after a save that surely succeeded first is harmless, a
+path through a link made earlier on the line is judged where it leads, and a command after a
+`cd` that may fail is judged in both places. By text alone, and in real repositories."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from interlock.engine.check import evaluate
+
+
+def verdict(command: str, cwd: str = "/", *, assume_dirty: bool = True) -> str:
+    return evaluate(command, cwd, mode="blocking", assume_dirty=assume_dirty).result.verdict
+
+
+def rules_of(command: str, cwd: str = "/", *, assume_dirty: bool = True) -> set[str]:
+    result = evaluate(command, cwd, mode="blocking", assume_dirty=assume_dirty).result
+    return {f.rule for f in result.findings}
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True
+    ).stdout
+
+
+SAVED_FIRST = [
+    "git stash && git checkout -- .",
+    "git stash push && git checkout -- .",
+    "git stash push -m wip && git restore .",
+    "git stash && git reset --hard",
+    "git stash -u && git clean -fd",
+    "git stash --include-untracked && git clean -fd && git checkout -- .",
+    "git stash --all && git clean -fdx",
+    "git add -A && git stash && git clean -fd",
+    "git commit -am wip && git reset --hard HEAD~1",
+    "git commit -a -m wip && git reset --hard HEAD^",
+    "git add -A && git commit -m wip && git reset --hard HEAD~1",
+    "git add . && git commit -m wip && git clean -fd",
+    "git commit -am wip && git checkout -- .",
+    "git stash push -- src/app.py && git checkout -- src/app.py",
+    "git commit src/app.py -m wip && git checkout -- src/app.py",
+    "cp src/app.py src/app.py.bak && git checkout -- src/app.py",
+    "cp notes.md /tmp/notes.md && rm notes.md",
+    "cat notes.md > /tmp/notes.md && rm notes.md",
+    "cp -r src /tmp/src.bak && rm -rf src",
+    "mv notes.md /tmp/ && git checkout -- notes.md",
+    "tar czf /tmp/backup.tgz src && rm -rf src",
+    "git diff --binary > /tmp/edits.patch && git checkout -- .",
+    "git diff --binary -- src > edits.patch && git checkout -- src",
+    "git diff --binary src > edits.patch && git checkout -- src",
+    "git branch backup && git stash && git reset --hard origin/main",
+    "set -e; git stash; git checkout -- .",
+    "git stash || exit 1; git checkout -- .",
+    "if git stash; then git checkout -- .; fi",
+    "git stash && cd src && git checkout -- .",
+    "bash -c 'git stash && git checkout -- .'",
+    "git stash && bash -c 'git checkout -- .'",
+]
+
+
+@pytest.mark.parametrize("command", SAVED_FIRST)
+def test_a_discard_after_a_save_that_surely_succeeded_is_allowed(command):
+    assert verdict(command) == "allow", rules_of(command)
+
+
+NOT_SAVED = [
+    ("git stash; git checkout -- .", "a `;` does not wait for the stash to succeed"),
+    ("git stash || true; git checkout -- .", "the line goes on if the stash failed"),
+    ("git stash || git checkout -- .", "runs exactly when the stash failed"),
+    ("git stash & git checkout -- .", "in the background: no order, no status"),
+    ("git stash && git clean -fd", "a plain stash keeps no untracked files"),
+    ("git stash && git clean -fdx", "nor ignored ones"),
+    ("git stash -u && git clean -fdx", "-u keeps untracked, not ignored files"),
+    ("git commit -am wip && git clean -fd", "commit -a takes tracked files only"),
+    ("git commit -m wip && git checkout -- .", "a commit without -a keeps only the index"),
+    ("git commit -am wip && git reset --hard HEAD~2", "HEAD~2 drops a commit made before"),
+    ("git stash && git reset --hard HEAD~1", "the stash keeps no commits"),
+    ("git stash push -- a.py && git checkout -- .", "a save covers only its own paths"),
+    ("cp a.py a.py.bak && git checkout -- .", "one copy does not cover the tree"),
+    ("cp a.py a.py.bak && rm b.py", "nor another file"),
+    ("cp -r src src.bak && git clean -fd", "the copy is untracked and goes with the rest"),
+    ("git stash && echo x > a.py && git checkout -- a.py", "written again after the save"),
+    ("git stash && git stash drop", "dropping the stash destroys the save itself"),
+    ("git stash -p && git checkout -- .", "an interactive stash may keep nothing"),
+    ("git stash && git -C ../other checkout -- .", "another worktree was not saved"),
+    ("cp f /dev/null && rm f", "/dev/null keeps nothing"),
+    ("git diff --stat > x && git checkout -- .", "a stat is not the changes"),
+    ("git diff > x.patch && git checkout -- .", "without --binary a binary change is only named"),
+    ("git diff --binary src > x.patch && git checkout -- .", "the diff covers src only"),
+    ("cp -n f /tmp/f && rm f", "cp -n skips an existing copy"),
+    ("cp -u f /tmp/f && rm f", "cp -u skips a newer copy"),
+    ("tar czf /tmp/b.tgz --exclude='*.env' src && rm -rf src", "excluded files are not saved"),
+    ("rsync -a --exclude=x src/ /tmp/b && rm -rf src", "excluded files are not saved"),
+    ("git add -A && git clean -fd", "the index is not a save until a stash or commit"),
+    ("true && git stash drop", "no save at all"),
+    ("cp f f.bak && rm f f.bak", "the backup goes with the file"),
+    ("cp f f.bak && rm f && rm f.bak", "the backup is deleted after the file"),
+    ("mv f /tmp/f.bak && rm /tmp/f.bak", "the moved file is the only copy, even in /tmp"),
+    ("cat f > /tmp/g && rm f && rm /tmp/g", "a copy made by cat, then deleted"),
+    ("cp f /tmp/f.bak && git checkout -- f && rm /tmp/f.bak", "restored, then the backup goes"),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), NOT_SAVED)
+def test_a_save_that_may_fail_or_does_not_cover_the_target_does_not_count(command, why):
+    assert verdict(command) == "block", why
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . -name '*.py' > list.txt; wc -l list.txt; rm list.txt",
+        "python gen.py > out.json && jq . out.json && rm -f out.json",
+        "cp template.cfg app.cfg && sed -i '/^#/d' app.cfg",
+        "curl -o data.csv https://example.com/d.csv && sort -u -o data.csv data.csv",
+    ],
+)
+def test_a_file_written_earlier_on_the_line_holds_only_what_the_line_put_there(command):
+    assert verdict(command) == "allow", rules_of(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo x >> notes.md; rm notes.md",  # an append keeps what was there
+        "rm notes.md; echo x > notes.md",  # deleted before it is written
+        "cp a notes.md; rm notes.md",  # the copy may have failed
+        "cat notes.md > /tmp/n; rm notes.md",  # a copy elsewhere is read, not this file
+    ],
+)
+def test_a_file_not_surely_rewritten_on_the_line_keeps_its_old_content(command):
+    assert verdict(command) == "block", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ln -s /home/me/repo /tmp/x && rm -rf /tmp/x/src",
+        "ln -s /home/me/repo /tmp/x; rm -rf /tmp/x/",
+        "ln -sf ~/work /tmp/w && rm -rf /tmp/w/*",
+        "ln -s /home/me/repo /tmp/x && cd /tmp/x && rm -rf src",
+        "ln -s /home/me/repo /tmp/x && cd /tmp/x && git checkout -- .",
+        "ln /home/me/repo/notes.md /tmp/n && : > /tmp/n",
+        "ln -s /home/me/repo/src/app.py /tmp/a && truncate -s 0 /tmp/a",
+        "ln -s /home/me/repo /tmp/x && find /tmp/x/ -delete",
+        "cd /tmp && ln -s /home/me/repo r && rm -rf /tmp/r/src",
+        "ln -s $HOME/repo /tmp/x && rm -rf /tmp/x/src",
+        "sudo mount --bind /home/me/repo /tmp/x && rm -rf /tmp/x/src",
+        "bindfs /home/me/repo /tmp/x; rm -rf /tmp/x/",
+    ],
+)
+def test_a_temp_path_through_a_link_made_earlier_on_the_line_is_not_free(command):
+    assert verdict(command) == "block", command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "ln -s /tmp/a /tmp/b && rm -rf /tmp/b/x",
+        "ln -s /opt/tool/bin/tool /tmp/bin/tool && rm -f /tmp/bin/tool",
+        "rm -rf /tmp/x && ln -s /home/me/repo /tmp/x",
+    ],
+)
+def test_links_within_temp_dirs_or_made_afterwards_change_nothing(command):
+    assert verdict(command) == "allow", rules_of(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd /tmp/work; rm -rf *",
+        "cd /tmp/build\nrm -rf ./*",
+        "cd $TMPDIR/x; rm -rf *",
+        "cd /tmp && cd work; rm -rf *",
+        "(cd /tmp/scratch; rm -f *.log)",
+        "cd /tmp/w; git clean -fdx",
+        "pushd /tmp/w; rm -rf *",
+    ],
+)
+def test_after_a_cd_that_may_fail_the_command_is_judged_where_the_line_started(command):
+    assert verdict(command) == "block", command
+    reasons = " ".join(
+        f.reason for f in evaluate(command, "/", mode="blocking", assume_dirty=True).result.findings
+    )
+    assert "if a `cd` before it fails" in reasons
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd /tmp/work && rm -rf *",
+        "cd /tmp/work || exit 1; rm -rf *",
+        "set -e; cd /tmp/work; rm -rf *",
+        "cd /tmp/work; ls",
+        "cd build; make",
+    ],
+)
+def test_a_cd_that_stops_the_line_when_it_fails_leaves_one_place(command):
+    assert verdict(command) == "allow", rules_of(command)
+
+
+# --- in a real repository: the tree decides what is saved and where a path leads -----------
+
+
+@pytest.fixture
+def dirty(git_repo: Path) -> Path:
+    (git_repo / "src" / "app.py").write_text("edited\n")
+    (git_repo / "README.md").write_text("edited too\n")
+    (git_repo / "notes.md").write_text("untracked notes\n")
+    return git_repo
+
+
+def test_a_partial_save_covers_its_paths_in_the_tree(dirty):
+    repo = str(dirty)
+    assert (
+        verdict("git stash push -- src/app.py && git checkout -- .", repo, assume_dirty=False)
+        == "block"
+    )
+    (dirty / "README.md").write_text("# demo\n")  # back to the committed text
+    assert (
+        verdict("git stash push -- src/app.py && git checkout -- .", repo, assume_dirty=False)
+        == "allow"
+    )
+    assert (
+        verdict("git stash push -- README.md && git checkout -- .", repo, assume_dirty=False)
+        == "block"
+    )
+
+
+def test_a_copy_covers_the_file_it_copied_in_the_tree(dirty):
+    repo = str(dirty)
+    command = "cp src/app.py /tmp/app.bak && git checkout -- ."
+    result = evaluate(command, repo, mode="blocking").result
+    (finding,) = result.findings
+    assert finding.lost == (str((dirty / "README.md").resolve()),)
+
+
+def test_a_cd_into_ignored_output_that_may_fail_is_judged_at_the_start(dirty):
+    (dirty / ".gitignore").write_text("build/\n")
+    git(dirty, "add", ".gitignore")
+    git(dirty, "commit", "-qm", "ignore build")
+    (dirty / "build").mkdir()
+    (dirty / "build" / "out.o").write_text("x")
+    repo = str(dirty)
+    assert verdict("cd build && rm -rf *", repo, assume_dirty=False) == "allow"
+    result = evaluate("cd build; rm -rf *", repo, mode="blocking").result
+    assert result.verdict == "block"
+    (finding,) = result.findings
+    assert str((dirty / "notes.md").resolve()) in finding.lost
+
+
+def test_a_link_made_on_the_line_into_the_repo_is_followed(dirty, tmp_path):
+    link = tmp_path / "scratch-link"
+    command = f"ln -s {dirty} {link} && rm -rf {link}/src"
+    result = evaluate(command, str(tmp_path), mode="blocking").result
+    assert result.verdict == "block"
+    assert any(str((dirty / "src" / "app.py").resolve()) in f.lost for f in result.findings)
+    assert not link.exists()
+
+
+def test_deleting_the_only_copy_made_on_the_line_is_judged_at_the_original(dirty):
+    repo = str(dirty)
+    command = "cp notes.md /tmp/notes.bak && rm notes.md && rm /tmp/notes.bak"
+    result = evaluate(command, repo, mode="blocking").result
+    assert result.verdict == "block"
+    assert str((dirty / "notes.md").resolve()) in result.findings[0].lost
+    clean = "cp README.md /tmp/readme.bak && rm README.md && rm /tmp/readme.bak"
+    (dirty / "README.md").write_text("# demo\n")  # committed content: nothing unsaved
+    assert verdict(clean, repo, assume_dirty=False) == "allow"
+
+
+def test_commits_made_on_the_line_move_head(dirty):
+    repo = str(dirty)
+    git(dirty, "commit", "-qam", "second")  # HEAD now has a parent
+    (dirty / "src" / "app.py").write_text("third\n")
+    assert (
+        verdict("git commit -am wip && git reset --hard HEAD~1", repo, assume_dirty=False)
+        == "allow"
+    )
+    # HEAD~2 from the new commit is HEAD~1 from today: `second` exists on no other ref
+    assert (
+        verdict("git commit -am wip && git reset --hard HEAD~2", repo, assume_dirty=False)
+        == "block"
+    )
+    git(dirty, "branch", "keep")
+    assert (
+        verdict("git commit -am wip && git reset --hard HEAD~2", repo, assume_dirty=False)
+        == "allow"
+    )
+
+
+def test_symlinked_cwd_in_the_tree_is_judged_at_the_real_path(dirty, tmp_path):
+    link = tmp_path / "via"
+    os.symlink(dirty / "src", link)
+    result = evaluate("rm -f app.py", str(link), mode="blocking").result
+    (finding,) = result.findings
+    assert finding.lost == (str((dirty / "src" / "app.py").resolve()),)

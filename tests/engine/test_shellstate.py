@@ -1,0 +1,104 @@
+"""The shell state the walker follows: where a command may run after a `cd` that may fail,
+what surely succeeded before it, `set -e`, pipelines and which redirections are its own."""
+
+from __future__ import annotations
+
+import pytest
+
+from interlock.engine.invocation import Invocation
+from interlock.engine.walk import walk
+from interlock.shell.parse import parse
+
+
+def walked(command: str) -> dict[str, Invocation]:
+    return {inv.text: inv for inv in walk(parse(command))}
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd", "alts"),
+    [
+        ("cd build; rm -rf *", "build", ("",)),
+        ("cd build\nrm -rf *", "build", ("",)),
+        ("cd build && rm -rf *", "build", ()),
+        ("cd build || exit 1; rm -rf *", "build", ()),
+        ("cd build || { echo no; exit 1; }; rm -rf *", "build", ()),
+        ("set -e; cd build; rm -rf *", "build", ()),
+        ("set -euo pipefail; cd build; rm -rf *", "build", ()),
+        ("set -e; set +e; cd build; rm -rf *", "build", ("",)),
+        ("set -o errexit; cd build; rm -rf *", "build", ()),
+        ("cd build && make; rm -rf *", "build", ("",)),  # cd fails -> make skipped -> rm here
+        ("set -e; cd build && make; rm -rf *", "build", ("",)),  # set -e ignores `cd` in &&
+        ("cd a && cd b; rm -rf *", "a/b", ("", "a")),
+        ("cd a; cd b; rm -rf *", "a/b", ("b", "a", "")),
+        ("(cd sub; rm -rf *)", "sub", ("",)),
+        ("pushd sub; rm -rf *; popd", "sub", ("",)),
+        ("cd /tmp/work; rm -rf *", "/tmp/work", ("",)),
+        ("builtin cd x; rm -rf *", "x", ("",)),
+        ("if true; then cd x; fi; rm -rf *", None, ("",)),
+    ],
+)
+def test_a_cd_that_may_fail_leaves_where_it_started_as_an_alternative(command, cwd, alts):
+    inv = walked(command)["rm -rf *"]
+    assert inv.cwd == cwd
+    assert inv.alt_cwds == alts
+
+
+def test_popd_returns_to_one_place_whether_or_not_pushd_worked():
+    inv = walked("pushd sub; make; popd; rm -rf *")["rm -rf *"]
+    assert inv.cwd == "" and inv.alt_cwds == ()
+
+
+def test_alternatives_do_not_leak_out_of_a_subshell_or_into_a_child_shell():
+    assert walked("(cd sub; true); rm -rf *")["rm -rf *"].alt_cwds == ()
+    inner = walked("cd sub; bash -c 'rm -rf *'")["rm -rf *"]
+    assert inner.cwd == "sub" and inner.alt_cwds == ("",)
+
+
+def test_too_many_alternatives_are_read_as_unknown():
+    command = "; ".join(f"cd d{k}" for k in range(8)) + "; rm -rf *"
+    alts = walked(command)["rm -rf *"].alt_cwds
+    assert None in alts and len(alts) <= 7
+
+
+def names(invs: tuple[Invocation, ...]) -> list[str]:
+    return [i.text for i in invs]
+
+
+@pytest.mark.parametrize(
+    ("command", "before"),
+    [
+        ("git stash && git checkout -- .", ["git stash"]),
+        ("git add -A && git commit -m x && git checkout -- .", ["git add -A", "git commit -m x"]),
+        ("git stash; git checkout -- .", []),
+        ("git stash || true; git checkout -- .", []),
+        ("git stash || git checkout -- .", []),
+        ("git stash || exit 1; git checkout -- .", ["git stash"]),
+        ("set -e; git stash; git checkout -- .", ["set -e", "git stash"]),
+        ("set -e; git stash && true; git checkout -- .", ["set -e"]),
+        ("if git stash; then git checkout -- .; fi", ["git stash"]),
+        ("while git stash; do git checkout -- .; done", ["git stash"]),
+        ("until git stash; do git checkout -- .; done", []),
+        ("git stash | cat && git checkout -- .", ["cat"]),  # only the last of a pipeline
+        ("! git stash && git checkout -- .", []),
+        ("(git stash) && git checkout -- .", ["git stash"]),
+        ("{ git stash; } && git checkout -- .", ["git stash"]),
+        ("bash -c 'git stash && git checkout -- .'", ["git stash"]),
+        ("git stash && bash -c 'git checkout -- .'", ["git stash"]),
+        ("git stash & git checkout -- .", []),
+    ],
+)
+def test_what_surely_succeeded_before_a_command(command, before):
+    assert names(walked(command)["git checkout -- ."].succeeded) == before
+
+
+def test_pipeline_commands_share_an_id_that_other_commands_do_not():
+    invs = walked("cat f | sort > f; cat g")
+    assert invs["cat f"].pipe and invs["cat f"].pipe == invs["sort"].pipe
+    assert invs["cat g"].pipe == 0
+
+
+def test_own_redirections_are_told_from_inherited_ones():
+    inv = walked("{ true > a; } > b")["true"]
+    assert [r.target.text for r in inv.redirects if r.target] == ["b", "a"]
+    assert inv.own_redirects == 1
+    assert walked("bash -c 'true' > b")["true"].own_redirects == 0

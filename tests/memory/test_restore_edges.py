@@ -139,6 +139,31 @@ def test_an_ignored_file_where_a_directory_must_go_declines_the_restore(git_repo
     assert listing(git_repo) == before
 
 
+def test_an_ignored_symlink_inside_a_directory_that_must_become_a_file_declines_the_restore(
+    git_repo,
+):
+    # Regression: os.walk lists a symlink to a directory among the directories, so the proof
+    # missed it, and the restore failed midway (rolled back) instead of declining up front.
+    loc = discover(git_repo)
+    (git_repo / "thing").write_text("a file in the snapshot\n")
+    snap = take_snapshot(loc)
+    (git_repo / "thing").unlink()
+    (git_repo / "thing").mkdir()
+    (git_repo / "target").mkdir()
+    (git_repo / "target" / "precious.txt").write_text("precious\n")
+    (git_repo / ".gitignore").write_text("link\n")
+    os.symlink("../target", git_repo / "thing" / "link")
+    before = listing(git_repo)
+
+    with pytest.raises(RestoreError) as caught:
+        restore_snapshot(loc, snap.id)
+
+    assert "unsaved files are in the way: thing/link (in the way of thing)" in str(caught.value)
+    assert "nothing was changed" in str(caught.value)
+    assert listing(git_repo) == before
+    assert list_snapshots(loc, "pre-restore") == []  # declined before anything was saved
+
+
 def test_a_file_that_became_a_deep_directory_and_back_is_restored(git_repo):
     loc = discover(git_repo)
     (git_repo / "thing").mkdir()

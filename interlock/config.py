@@ -255,7 +255,7 @@ def resolve(sources: list[RawSource], warnings: list[str] | None = None) -> Conf
     for source in sources:
         for raw_key in source.values:
             if raw_key not in SCHEMA_BY_NAME:
-                notes.append(f"{source.name}: {_unknown(raw_key)}")
+                notes.append(f"{source.name}: unknown key {raw_key!r} ignored{_suggest(raw_key)}")
     for key in SCHEMA:
         values[key.name], origin[key.name] = key.default, "default"
         setter = next((s for s in sources if key.name in s.values), None)
@@ -313,7 +313,9 @@ def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:
         key_path = f"{prefix}.{raw_key}" if prefix else raw_key
         key = SCHEMA_BY_NAME.get(raw_key)
         if key is None:
-            errors.append(ConfigError(f"{path}: {key_path}: {_unknown(raw_key)}"))
+            errors.append(
+                ConfigError(f"{path}: {key_path}: unknown key, ignored{_suggest(raw_key)}")
+            )
             continue
         try:
             key.parse(raw)
@@ -331,6 +333,7 @@ def show_value(value: Any) -> str:
     return str(value)
 
 
-def _unknown(raw_key: str) -> str:
+def _suggest(raw_key: str) -> str:
+    """' (did you mean 'mode'?)' for a near miss of a known key, else ''."""
     close = difflib.get_close_matches(raw_key, list(SCHEMA_BY_NAME))
-    return f"unknown key {raw_key!r} ignored" + (f" (did you mean {close[0]!r}?)" if close else "")
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -367,7 +367,7 @@ def test_validate_file_reports_an_unknown_key_and_goes_on(tmp_path):
     errors = [str(e) for e in validate_file(tmp_path / ".interlock.toml")]
     path = tmp_path / ".interlock.toml"
     assert errors == [
-        f"{path}: mdoe: unknown key 'mdoe' ignored (did you mean 'mode'?)",
+        f"{path}: mdoe: unknown key, ignored (did you mean 'mode'?)",
         f"{path}: max_turns: expected a positive integer or 'unbounded', found 'lots'",
     ]
 
@@ -491,7 +491,7 @@ def test_interlock_config_validate_lists_every_problem_of_both_files(git_repo, i
     assert result.stderr.splitlines() == [
         f"interlock: error: {git_repo / '.interlock.toml'}: mode: expected one of off, "
         "advisory, blocking, found 5",
-        f"interlock: error: {git_repo / '.interlock.toml'}: mdoe: unknown key 'mdoe' ignored "
+        f"interlock: error: {git_repo / '.interlock.toml'}: mdoe: unknown key, ignored "
         "(did you mean 'mode'?)",
         f"interlock: error: {git_repo / 'pyproject.toml'}: [tool.interlock] is not a table",
     ]

@@ -21,6 +21,7 @@ below its record or below the floor (90%).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import tomllib
 from dataclasses import dataclass
@@ -131,22 +132,29 @@ def check(module: str, score: Score, recorded: dict[str, float | int] | None) ->
     return None
 
 
+def _mutator_version() -> str:
+    """Keys change with the mutator, so results of another version cannot be reused."""
+    return hashlib.sha256((Path(__file__).parent / "mutants.py").read_bytes()).hexdigest()
+
+
 def save_results(path: Path, module_source: str, outcomes: list[Outcome]) -> None:
     """The last run's outcome of every mutant of a module (for --survivors and review)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     data = {
         "source": module_source,
+        "mutator": _mutator_version(),
         "outcomes": {o.mutant.key: o.status for o in outcomes},
     }
     path.write_text(json.dumps(data, indent=1), encoding="utf-8")
 
 
 def last_survivors(path: Path, module_source: str) -> set[str] | None:
-    """Keys of the mutants that were not killed last time, if the module is unchanged."""
+    """Keys of the mutants that were not killed last time, if the module and the mutator are
+    unchanged since."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    if data.get("source") != module_source:
+    if data.get("source") != module_source or data.get("mutator") != _mutator_version():
         return None
     return {k for k, status in data["outcomes"].items() if status not in ("killed", "timeout")}

@@ -111,10 +111,18 @@ class _Finder(ast.NodeVisitor):
     """Walks a module and proposes (node, operator, replacement node or text) triples."""
 
     def __init__(self) -> None:
-        # node, operator, function, original text, replacement text
-        self.found: list[tuple[ast.expr | ast.stmt, str, str, str, str]] = []
+        # node, operator, function, original and replacement as shown, text spliced in
+        self.found: list[tuple[ast.expr | ast.stmt, str, str, str, str, str]] = []
         self.scope: list[str] = []
         self.returns_bool: list[bool] = []
+        self.parents: list[ast.AST] = []
+
+    def visit(self, node: ast.AST) -> None:
+        self.parents.append(node)
+        try:
+            super().visit(node)
+        finally:
+            self.parents.pop()
 
     # --- helpers -------------------------------------------------------------------------
 
@@ -124,14 +132,32 @@ class _Finder(ast.NodeVisitor):
 
     def propose(self, node: ast.expr | ast.stmt, operator: str, new: ast.AST | str) -> None:
         replacement = new if isinstance(new, str) else _one_line(new)
-        self.found.append((node, operator, self.function, _one_line(node), replacement))
+        shown = (_one_line(node), replacement)
+        if operator in _SHOWN_IN_CONTEXT:
+            shown = self.in_context(node, ast.Name(new) if isinstance(new, str) else new)
+        self.found.append((node, operator, self.function, *shown, replacement))
+
+    def in_context(self, node: ast.AST, new: ast.AST) -> tuple[str, str]:
+        """A constant or a name alone (`1 -> 2`) says little and matches too much: show it in
+        the nearest enclosing expression (or statement), before and after the change."""
+        chain = [p for p in self.parents if p is not node]
+        outer = next((p for p in reversed(chain) if isinstance(p, ast.expr | ast.stmt)), None)
+        if not chain or outer is None:
+            return _one_line(node), _one_line(new)
+        before = _one_line(outer)
+        _swap(chain[-1], node, new)
+        after = _one_line(outer)
+        _swap(chain[-1], new, node)
+        if max(len(before), len(after)) > 120 or before == after:
+            return _one_line(node), _one_line(new)
+        return before, after
 
     def propose_statement(self, stmt: ast.stmt, operator: str) -> None:
         if isinstance(stmt, ast.Pass) or _is_docstring(stmt):
             return
         if isinstance(stmt, ast.Continue | ast.Break):
             operator = "loopctl"
-        self.found.append((stmt, operator, self.function, _first_line(stmt), "pass"))
+        self.found.append((stmt, operator, self.function, _first_line(stmt), "pass", "pass"))
 
     # --- scopes and things never mutated -------------------------------------------------
 
@@ -314,6 +340,22 @@ class _Finder(ast.NodeVisitor):
             self.propose(node, "number", ast.Constant(value - 1))
 
 
+_SHOWN_IN_CONTEXT = frozenset({"number", "bool", "string", "builtin"})
+
+
+def _swap(parent: ast.AST, old: ast.AST, new: ast.AST) -> None:
+    """Put new where old is among parent's fields (a field or an item of a list field)."""
+    for name, value in ast.iter_fields(parent):
+        if value is old:
+            setattr(parent, name, new)
+            return
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                if item is old:
+                    value[i] = new
+                    return
+
+
 def _is_docstring(stmt: ast.stmt) -> bool:
     return (
         isinstance(stmt, ast.Expr)
@@ -363,11 +405,11 @@ def find_mutants(source: str, module: str) -> list[Mutant]:
     seen: dict[tuple[str, str, str], int] = {}
     spans: set[tuple[int, int, int, int, str]] = set()
     mutants: list[Mutant] = []
-    for node, operator, function, original, replacement in finder.found:
+    for node, operator, function, original, replacement, spliced in finder.found:
         span = (node.lineno, node.col_offset, node.end_lineno or 0, node.end_col_offset or 0)
-        if (*span, replacement) in spans:
+        if (*span, spliced) in spans:
             continue  # the same change proposed twice (a call statement in an `if` body)
-        spans.add((*span, replacement))
+        spans.add((*span, spliced))
         ident = (function, original, replacement)
         mutant = Mutant(
             module=module,
@@ -379,7 +421,7 @@ def find_mutants(source: str, module: str) -> list[Mutant]:
             end_col=span[3],
             original=original,
             replacement=replacement,
-            text=_spliced_text(node, replacement),
+            text=_spliced_text(node, spliced),
             occurrence=seen.get(ident, 0) + 1,
         )
         try:

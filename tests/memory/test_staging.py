@@ -284,6 +284,39 @@ def test_a_failure_midway_says_which_path_and_every_step_taken_in_order(
     assert temps(git_repo) == []
 
 
+def test_a_directory_removed_to_make_room_for_a_file_comes_back_on_rollback(
+    repo, git_repo, monkeypatch
+):
+    (git_repo / "thing").mkdir()
+    (git_repo / "thing" / "inner.txt").write_text("inner\n")
+    plan = plan_for(git_repo)
+    plan.deletes = [b"thing/inner.txt"]
+    plan.writes = {b"thing": blob(repo, b"a file\n"), b"z.txt": blob(repo, b"z\n")}
+    plan.before = {b"thing/inner.txt": blob(repo, b"inner\n"), b"thing": None, b"z.txt": None}
+    staged = stage(repo, plan)
+    real_replace = os.replace
+
+    def failing_replace(src, dst):
+        if dst.endswith(b"/z.txt"):
+            raise OSError(errno.ENOSPC, "No space left on device", dst)
+        real_replace(src, dst)
+
+    monkeypatch.setattr(staging.os, "replace", failing_replace)
+    with pytest.raises(MidwayError) as caught:
+        commit(plan, staged)
+    monkeypatch.setattr(staging.os, "replace", real_replace)
+    discard(staged)
+
+    assert caught.value.done == [
+        ("delete", b"thing/inner.txt"),
+        ("rmdir", b"thing"),
+        ("write", b"thing"),
+    ]
+    assert rollback(repo, plan, caught.value.done) == []
+    assert (git_repo / "thing" / "inner.txt").read_text() == "inner\n"
+    assert not (git_repo / "z.txt").exists() and temps(git_repo) == []
+
+
 def test_a_failure_on_the_first_deletion_has_taken_no_step(repo, git_repo, monkeypatch):
     (git_repo / "x.txt").write_text("x\n")
     plan = plan_for(git_repo)

@@ -125,6 +125,15 @@ def test_keys_name_a_mutant_without_its_line_so_they_survive_edits_above():
     assert all(after[k] == before[k] + 2 for k in before)
 
 
+def test_a_constant_is_named_by_the_expression_around_it():
+    found = find_mutants(SAMPLE, "pkg/sample.py")
+    shown = {(m.original, m.replacement) for m in found if m.operator in ("number", "builtin")}
+    assert ("total >= 2", "total >= 3") in shown
+    assert ("item * 2", "item * 3") in shown
+    assert ("LIMIT = 3", "LIMIT = 4") in shown  # at module level: the statement
+    assert any(o.startswith("any(") and r.startswith("all(") for o, r in shown)
+
+
 def test_equivalent_entries_match_by_function_and_text_and_occurrence(tmp_path):
     (tmp_path / "eq.toml").write_text(
         textwrap.dedent(
@@ -212,19 +221,22 @@ def _digest(path: Path) -> str:
 
 
 def _config_mutant(function: str, original: str, replacement: str) -> str:
+    """The id of the one mutant of interlock/config.py in function whose texts contain these."""
     source = (ROOT / "interlock/config.py").read_text()
     (found,) = [
         m
         for m in find_mutants(source, "interlock/config.py")
-        if (m.function, m.original, m.replacement) == (function, original, replacement)
+        if m.function == function and original in m.original and replacement in m.replacement
     ]
     return found.id
 
 
 def test_known_mutants_are_applied_in_a_copy_and_killed_and_a_weak_test_lets_one_survive():
     closure = _config_mutant("_choice.parse", "value not in options", "value in options")
-    low = _config_mutant("<module>", "200", "199")  # same size as the next one: no stale .pyc
-    high = _config_mutant("<module>", "200", "201")
+    low = _config_mutant(
+        "<module>", "'max_turns', 200,", "'max_turns', 199,"
+    )  # same size as the next one: no stale .pyc
+    high = _config_mutant("<module>", "'max_turns', 200,", "'max_turns', 201,")
     before = _digest(ROOT / "interlock/config.py")
     run = [sys.executable, str(HERE / "run.py"), "interlock/config.py", "--no-nice", "--jobs", "1"]
     strong = subprocess.run(

@@ -103,22 +103,22 @@ def test_a_submodule_is_skipped_never_deleted(git_repo):
     assert result.mismatches == ()
 
 
-def test_a_symlink_to_a_directory_is_replaced_and_the_directory_is_left_alone(git_repo):
+def test_a_symlink_to_a_directory_is_replaced_not_followed(git_repo, tmp_path):
     loc = discover(git_repo)
     (git_repo / "data").write_text("a file in the snapshot\n")
     snap = take_snapshot(loc)
-    outside = git_repo / "elsewhere"
+    outside = tmp_path / "elsewhere"
     outside.mkdir()
     (outside / "keep.txt").write_text("not the restore's to touch\n")
     (git_repo / "data").unlink()
-    os.symlink("elsewhere", git_repo / "data")
+    os.symlink(outside, git_repo / "data")
 
     result = restore_snapshot(loc, snap.id)
 
     assert (git_repo / "data").read_text() == "a file in the snapshot\n"
     assert not (git_repo / "data").is_symlink()
-    assert b"elsewhere/keep.txt" in result.deleted  # untracked and not in the snapshot
-    assert result.mismatches == ()
+    assert (outside / "keep.txt").read_text() == "not the restore's to touch\n"
+    assert result.written == (b"data",) and result.mismatches == ()
 
 
 def test_an_ignored_file_where_a_directory_must_go_declines_the_restore(git_repo):

@@ -53,21 +53,22 @@ class Job:
 class Workers:
     """A pool of copies of the tree; one mutant at a time in each."""
 
-    def __init__(self, copies: list[Path], sources: dict[str, str]) -> None:
+    def __init__(self, copies: list[Path], sources: dict[str, str], verbose: bool = False) -> None:
         self.free: queue.Queue[Path] = queue.Queue()
         for copy in copies:
             self.free.put(copy)
         self.sources = sources  # module -> original text
+        self.verbose = verbose  # keep pytest's whole output in each outcome
         self.stopping = threading.Event()
         self.running: dict[Path, subprocess.Popen[bytes]] = {}
         self.lock = threading.Lock()
 
-    def run(self, job: Job, keep_output: bool = False) -> Outcome:
+    def run(self, job: Job) -> Outcome:
         if not job.tests:
             return Outcome(job.mutant, "uncovered", 0, 0.0, "no test runs this line")
         copy = self.free.get()
         try:
-            return self._run_in(copy, job, keep_output)
+            return self._run_in(copy, job, self.verbose)
         finally:
             self.free.put(copy)
 

@@ -5,13 +5,18 @@ in `SCHEMA`. Sources, highest first: an explicit override (a CLI flag), the envi
 (`INTERLOCK_MODE`), `.interlock.toml` at the worktree root, `[tool.interlock]` in
 pyproject.toml, the default.
 
-A value that cannot be used falls back to that key's default with a visible warning; a file
-that cannot be read or parsed yields the defaults plus a warning. The defaults are the guarded
-side (advisory guard on, bounded turns), so a broken file never means "everything off".
+The highest source that sets a key decides it. A value that cannot be used falls back to that
+key's default with a visible warning, never to a lower source's value (a typo for "blocking" in
+.interlock.toml must not hand the key to a pyproject.toml that says "off"); a file that cannot
+be read or parsed yields the defaults plus a warning. The defaults are the guarded side
+(advisory guard on, bounded turns), so a broken file never means "everything off".
 """
 
 from __future__ import annotations
 
+import contextlib
+import difflib
+import math
 import os
 import tomllib
 from collections.abc import Callable, Mapping
@@ -68,7 +73,7 @@ class _Invalid(ValueError):
 
 def _choice(options: tuple[str, ...]) -> Callable[[Any], Any]:
     def parse(raw: Any) -> str:
-        if isinstance(raw, bool) or not isinstance(raw, str):
+        if not isinstance(raw, str):  # `mode = 5` or `mode = true`: warn, never crash
             raise _Invalid(f"one of {', '.join(options)}")
         value = raw.strip().lower()
         if value not in options:
@@ -84,8 +89,9 @@ def _parse_max_turns(raw: Any) -> int | None:
         raise _Invalid("a positive integer or 'unbounded' (a boolean is not a number)")
     if isinstance(raw, int):
         return raw if raw > 0 else None
-    if isinstance(raw, float) and raw.is_integer():
-        return int(raw) if raw > 0 else None
+    if isinstance(raw, float) and (raw.is_integer() or math.isinf(raw)):
+        # TOML's `inf` is the number for "unbounded"; `nan` is junk.
+        return int(raw) if 0 < raw < math.inf else None
     if isinstance(raw, str):
         text = raw.strip().lower()
         if text in UNBOUNDED_WORDS:
@@ -99,16 +105,20 @@ def _parse_max_turns(raw: Any) -> int | None:
 
 
 def _parse_stall(raw: Any) -> int | None:
-    if raw is None:
-        return None
+    """An integer >= 2 (a whole float too); 'off', 'none' or '' mean off (None)."""
     if isinstance(raw, bool):
         raise _Invalid("an integer >= 2 (a boolean is not a number)")
-    if isinstance(raw, str) and raw.strip().lower() in ("off", "none", ""):
-        return None
-    try:
-        number = int(raw) if not isinstance(raw, float) or raw.is_integer() else None
-    except (TypeError, ValueError):
-        number = None
+    number: int | None = None
+    if isinstance(raw, int):
+        number = raw
+    elif isinstance(raw, float) and raw.is_integer():
+        number = int(raw)
+    elif isinstance(raw, str):
+        text = raw.strip().lower()
+        if text in ("off", "none", ""):
+            return None
+        with contextlib.suppress(ValueError):
+            number = int(text)
     if number is None or number < 2:
         raise _Invalid("an integer >= 2, or absent for off")
     return number
@@ -212,7 +222,9 @@ ENV_KEYS = {"mode": constants.ENV_MODE}
 
 @dataclass(frozen=True)
 class Config:
-    """The effective configuration; `sources[key]` says where each value came from."""
+    """The effective configuration; `sources[key]` says where each value came from, and
+    `files` names the config files that were read ('.interlock.toml', 'pyproject.toml
+    [tool.interlock]'), highest priority first."""
 
     mode: str
     verification_tiers: str
@@ -235,10 +247,12 @@ class Config:
 
 @dataclass(frozen=True)
 class RawSource:
-    """A table of raw values and the name to show for it ('.interlock.toml', 'env', ...)."""
+    """A table of raw values and the name to show for it ('.interlock.toml', 'env', ...);
+    `path` is the config file it was read from (None for the environment and options)."""
 
     name: str
     values: Mapping[str, Any]
+    path: Path | None = None
 
 
 def _read_toml(path: Path, table: tuple[str, ...]) -> tuple[RawSource | None, list[str]]:
@@ -251,13 +265,23 @@ def _read_toml(path: Path, table: tuple[str, ...]) -> tuple[RawSource | None, li
         return None, [f"{path}: cannot be read ({exc}); using the guarded defaults"]
     except tomllib.TOMLDecodeError as exc:
         return None, [f"{path}: not valid TOML ({exc}); using the guarded defaults"]
-    for part in table:
-        data = data.get(part, {}) if isinstance(data, dict) else {}
+    data = _table(data, table)
+    if data is None:
+        return None, []
     if not isinstance(data, dict):
         return None, [f"{path}: [{'.'.join(table)}] is not a table; using the guarded defaults"]
-    if not data and table:
-        return None, []
-    return RawSource(path.name if not table else f"{path.name} [{'.'.join(table)}]", data), []
+    name = path.name if not table else f"{path.name} [{'.'.join(table)}]"
+    return RawSource(name, data, path), []
+
+
+def _table(data: Any, table: tuple[str, ...]) -> Any:
+    """The value at the dotted table path; None when a level is missing (or is not a table
+    on the way down: `tool = 5` holds no [tool.interlock])."""
+    for part in table:
+        if not isinstance(data, dict) or part not in data:
+            return None
+        data = data[part]
+    return data
 
 
 def file_sources(root: Path | None) -> tuple[list[RawSource], list[str]]:
@@ -280,7 +304,7 @@ def file_sources(root: Path | None) -> tuple[list[RawSource], list[str]]:
 def env_source(environ: Mapping[str, str] | None = None) -> RawSource | None:
     env = os.environ if environ is None else environ
     values = {key: env[var] for key, var in ENV_KEYS.items() if env.get(var)}
-    return RawSource("env", {k: v for k, v in values.items()}) if values else None
+    return RawSource("env", values) if values else None
 
 
 def resolve(sources: list[RawSource], warnings: list[str] | None = None) -> Config:
@@ -291,29 +315,25 @@ def resolve(sources: list[RawSource], warnings: list[str] | None = None) -> Conf
     for source in sources:
         for raw_key in source.values:
             if raw_key not in SCHEMA_BY_NAME:
-                notes.append(f"{source.name}: unknown key {raw_key!r} ignored")
+                notes.append(f"{source.name}: unknown key {raw_key!r} ignored{_suggest(raw_key)}")
     for key in SCHEMA:
-        for source in sources:
-            if key.name not in source.values:
-                continue
-            raw = source.values[key.name]
-            try:
-                values[key.name] = key.parse(raw)
-                origin[key.name] = source.name
-                break
-            except _Invalid as exc:
-                notes.append(
-                    f"{source.name}: {key.name} = {raw!r} is not {exc}; "
-                    f"using the default ({_show(key.default)})"
-                )
-        if key.name not in values:
-            values[key.name] = key.default
-            origin[key.name] = "default"
+        values[key.name], origin[key.name] = key.default, "default"
+        setter = next((s for s in sources if key.name in s.values), None)
+        if setter is None:
+            continue
+        raw = setter.values[key.name]
+        try:
+            values[key.name], origin[key.name] = key.parse(raw), setter.name
+        except _Invalid as exc:
+            notes.append(
+                f"{setter.name}: {key.name} = {raw!r} is not {exc}; "
+                f"using the default ({show_value(key.default)})"
+            )
     return Config(
         **values,
         sources=origin,
         warnings=tuple(notes),
-        files=tuple(s.name for s in sources if s.name != "env" and not s.name.startswith("--")),
+        files=tuple(s.name for s in sources if s.path is not None),
     )
 
 
@@ -366,8 +386,9 @@ def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:
         return []
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         return [ConfigError(f"{path}: cannot be used: {exc}")]
-    for part in table:
-        data = data.get(part, {}) if isinstance(data, dict) else {}
+    data = _table(data, table)
+    if data is None:
+        return []
     if not isinstance(data, dict):
         return [ConfigError(f"{path}: [{'.'.join(table)}] is not a table")]
     prefix = ".".join(table)
@@ -375,7 +396,9 @@ def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:
         key_path = f"{prefix}.{raw_key}" if prefix else raw_key
         key = SCHEMA_BY_NAME.get(raw_key)
         if key is None:
-            errors.append(ConfigError(f"{path}: {key_path}: unknown key (ignored)"))
+            errors.append(
+                ConfigError(f"{path}: {key_path}: unknown key, ignored{_suggest(raw_key)}")
+            )
             continue
         try:
             key.parse(raw)
@@ -384,7 +407,8 @@ def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:
     return errors
 
 
-def _show(value: Any) -> str:
+def show_value(value: Any) -> str:
+    """How `config show` and the warnings print a value."""
     if value is None:
         return "unbounded/off"
     if isinstance(value, tuple):
@@ -392,6 +416,7 @@ def _show(value: Any) -> str:
     return str(value)
 
 
-def show_value(value: Any) -> str:
-    """How `config show` prints a value."""
-    return _show(value)
+def _suggest(raw_key: str) -> str:
+    """' (did you mean 'mode'?)' for a near miss of a known key, else ''."""
+    close = difflib.get_close_matches(raw_key, list(SCHEMA_BY_NAME))
+    return f" (did you mean {close[0]!r}?)" if close else ""

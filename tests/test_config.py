@@ -1,11 +1,22 @@
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
 import pytest
 
 from interlock.cli import run_cli
-from interlock.config import load_config, validate_file
+from interlock.config import (
+    SCHEMA,
+    Config,
+    Key,
+    RawSource,
+    load_config,
+    resolve,
+    show_value,
+    validate_file,
+)
 
 
 def write(root: Path, name: str, text: str) -> None:
@@ -39,6 +50,17 @@ def test_defaults_apply_outside_a_repository():
         ('"no limit"', None),
         ('"12"', 12),
         ("40.0", 40),
+        ("1", 1),
+        ("1.0", 1),
+        ("0.0", None),
+        ("-1.0", None),
+        ('"0"', None),
+        ('"1"', 1),
+        ('"-1"', None),
+        ('" 9 "', 9),
+        ('"UNBOUNDED"', None),
+        ("inf", None),
+        ("-inf", None),
     ],
 )
 def test_max_turns_accepts_numbers_and_unbounded_words(tmp_path, raw, expected):
@@ -49,7 +71,9 @@ def test_max_turns_accepts_numbers_and_unbounded_words(tmp_path, raw, expected):
     assert config.warnings == ()
 
 
-@pytest.mark.parametrize("raw", ["true", "false", '"lots"', "[1]", "1.5", '"1e9x"'])
+@pytest.mark.parametrize(
+    "raw", ["true", "false", '"lots"', "[1]", "1.5", '"1e9x"', "nan", '""', "{ a = 1 }"]
+)
 def test_max_turns_junk_or_bool_falls_back_to_default_with_warning(tmp_path, raw):
     write(tmp_path, ".interlock.toml", f"max_turns = {raw}\n")
     config = load_config(tmp_path, environ={})
@@ -91,7 +115,19 @@ def test_mode_is_case_insensitive(tmp_path):
     assert load_config(tmp_path, environ={}).mode == "blocking"
 
 
-@pytest.mark.parametrize(("raw", "expected"), [("2", 2), ("10", 10), ('"off"', None)])
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("2", 2),
+        ("10", 10),
+        ("3.0", 3),
+        ('"4"', 4),
+        ('" 5 "', 5),
+        ('"off"', None),
+        ('" None "', None),
+        ('""', None),
+    ],
+)
 def test_progress_stall_threshold_accepts_two_or_more(tmp_path, raw, expected):
     write(tmp_path, ".interlock.toml", f"progress_stall_threshold = {raw}\n")
     config = load_config(tmp_path, environ={})
@@ -99,7 +135,9 @@ def test_progress_stall_threshold_accepts_two_or_more(tmp_path, raw, expected):
     assert config.warnings == ()
 
 
-@pytest.mark.parametrize("raw", ["1", "0", "true", '"soon"'])
+@pytest.mark.parametrize(
+    "raw", ["1", "0", "-4", "1.0", "2.5", "true", "false", '"soon"', '"1"', "[3]", "inf"]
+)
 def test_progress_stall_threshold_below_two_is_rejected(tmp_path, raw):
     write(tmp_path, ".interlock.toml", f"progress_stall_threshold = {raw}\n")
     config = load_config(tmp_path, environ={})
@@ -192,3 +230,281 @@ def test_config_validate_exits_one_on_bad_value(git_repo, cap_out):
     assert "mode" in cap_out[1].getvalue()
     write(git_repo, ".interlock.toml", 'mode = "blocking"\n')
     assert run_cli(["config", "validate", "--cwd", str(git_repo)]) == 0
+
+
+# --- values of the wrong type never crash: they warn and take the default ---
+
+
+@pytest.mark.parametrize("key", ["mode", "verification_tiers", "safe_state_abort"])
+@pytest.mark.parametrize("raw", ["5", "true", '["blocking"]', "{ value = 'off' }", '""'])
+def test_a_choice_of_the_wrong_type_warns_and_takes_the_default(tmp_path, key, raw):
+    write(tmp_path, ".interlock.toml", f"{key} = {raw}\n")
+    config = load_config(tmp_path, environ={})
+    assert config.value(key) == "advisory"
+    assert config.sources[key] == "default"
+    assert any(f"{key} = " in w and "using the default (advisory)" in w for w in config.warnings)
+
+
+def test_mode_is_trimmed_before_it_is_matched(tmp_path):
+    write(tmp_path, ".interlock.toml", 'mode = "  Blocking "\n')
+    config = load_config(tmp_path, environ={})
+    assert (config.mode, config.warnings) == ("blocking", ())
+
+
+def test_a_string_list_key_rejects_a_list_with_one_non_string(tmp_path):
+    write(tmp_path, ".interlock.toml", 'validators = ["just test", 1]\nprotected = []\n')
+    config = load_config(tmp_path, environ={})
+    assert config.validators == ()
+    assert config.sources["validators"] == "default"
+    assert config.protected == ()  # an explicit empty list is a value, not a mistake
+    assert config.sources["protected"] == ".interlock.toml"
+
+
+def test_the_loaded_config_and_its_parts_are_frozen(tmp_path):
+    config = load_config(tmp_path, environ={})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        config.mode = "off"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        SCHEMA[0].default = "off"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        RawSource("env", {}).name = "x"  # type: ignore[misc]
+    assert isinstance(SCHEMA[0], Key) and isinstance(config, Config)
+
+
+# --- sources: the highest one that sets a key decides it ---
+
+
+def test_a_bad_value_takes_the_default_not_a_lower_sources_value(tmp_path):
+    # A typo for "blocking" must not hand the key to a pyproject.toml that says "off".
+    write(tmp_path, ".interlock.toml", 'mode = "blockng"\n')
+    write(tmp_path, "pyproject.toml", '[tool.interlock]\nmode = "off"\n')
+    config = load_config(tmp_path, environ={})
+    assert config.mode == "advisory"
+    assert config.sources["mode"] == "default"
+    assert config.warnings == (
+        ".interlock.toml: mode = 'blockng' is not one of off, advisory, blocking; "
+        "using the default (advisory)",
+    )
+
+
+def test_a_bad_environment_value_takes_the_default_not_the_files(tmp_path):
+    write(tmp_path, ".interlock.toml", 'mode = "off"\n')
+    config = load_config(tmp_path, environ={"INTERLOCK_MODE": "loud"})
+    assert (config.mode, config.sources["mode"]) == ("advisory", "default")
+    assert any(w.startswith("env: mode = 'loud'") for w in config.warnings)
+
+
+def test_the_environment_is_named_env_and_an_empty_variable_is_no_source(tmp_path):
+    write(tmp_path, ".interlock.toml", 'mode = "off"\n')
+    config = load_config(tmp_path, environ={"INTERLOCK_MODE": "Blocking"})
+    assert (config.mode, config.sources["mode"]) == ("blocking", "env")
+    config = load_config(tmp_path, environ={"INTERLOCK_MODE": ""})
+    assert (config.mode, config.sources["mode"]) == ("off", ".interlock.toml")
+    assert config.warnings == ()
+
+
+def test_an_option_set_to_none_is_no_source(tmp_path):
+    write(tmp_path, ".interlock.toml", 'mode = "blocking"\n')
+    config = load_config(tmp_path, {"mode": None}, environ={})
+    assert (config.mode, config.sources["mode"]) == ("blocking", ".interlock.toml")
+
+
+def test_config_files_names_the_files_read_highest_first(tmp_path):
+    assert load_config(tmp_path, environ={}).files == ()
+    write(tmp_path, "pyproject.toml", '[project]\nname = "x"\n')
+    assert load_config(tmp_path, environ={}).files == ()  # no [tool.interlock] table
+    write(tmp_path, "pyproject.toml", "[tool.interlock]\n")
+    assert load_config(tmp_path, environ={}).files == ("pyproject.toml [tool.interlock]",)
+    write(tmp_path, ".interlock.toml", "")
+    config = load_config(tmp_path, {"mode": "off"}, environ={"INTERLOCK_MODE": "off"})
+    assert config.files == (".interlock.toml", "pyproject.toml [tool.interlock]")
+
+
+def test_resolve_of_no_sources_is_the_defaults_and_keeps_given_warnings():
+    config = resolve([], ["earlier problem"])
+    assert config.warnings == ("earlier problem",)
+    assert all(config.value(k.name) == k.default for k in SCHEMA)
+    assert config.files == ()
+
+
+def test_a_tool_interlock_that_is_not_a_table_gives_the_defaults_and_a_warning(tmp_path):
+    write(tmp_path, "pyproject.toml", '[tool]\ninterlock = "blocking"\n')
+    config = load_config(tmp_path, environ={})
+    assert config.mode == "advisory"
+    assert config.files == ()
+    assert config.warnings == (
+        f"{tmp_path / 'pyproject.toml'}: [tool.interlock] is not a table; "
+        "using the guarded defaults",
+    )
+    errors = validate_file(tmp_path / "pyproject.toml", ("tool", "interlock"))
+    assert [str(e) for e in errors] == [
+        f"{tmp_path / 'pyproject.toml'}: [tool.interlock] is not a table"
+    ]
+
+
+def test_a_tool_key_that_is_not_a_table_holds_no_interlock_table(tmp_path):
+    write(tmp_path, "pyproject.toml", "tool = 5\n")
+    config = load_config(tmp_path, environ={})
+    assert (config.files, config.warnings) == ((), ())
+    assert validate_file(tmp_path / "pyproject.toml", ("tool", "interlock")) == []
+
+
+def test_unknown_key_warning_suggests_the_closest_key(tmp_path):
+    write(tmp_path, ".interlock.toml", "max_turn = 5\nzzz = 1\n")
+    config = load_config(tmp_path, environ={})
+    assert config.max_turns == 200
+    assert config.warnings == (
+        ".interlock.toml: unknown key 'max_turn' ignored (did you mean 'max_turns'?)",
+        ".interlock.toml: unknown key 'zzz' ignored",
+    )
+
+
+# --- validate_file: the strict check ---
+
+
+def test_validate_file_reports_an_unknown_key_and_goes_on(tmp_path):
+    write(tmp_path, ".interlock.toml", 'mdoe = "off"\nmax_turns = "lots"\nmode = "blocking"\n')
+    errors = [str(e) for e in validate_file(tmp_path / ".interlock.toml")]
+    path = tmp_path / ".interlock.toml"
+    assert errors == [
+        f"{path}: mdoe: unknown key, ignored (did you mean 'mode'?)",
+        f"{path}: max_turns: expected a positive integer or 'unbounded', found 'lots'",
+    ]
+
+
+def test_validate_file_names_the_key_path_inside_pyproject(tmp_path):
+    write(tmp_path, "pyproject.toml", "[tool.interlock]\nmax_turns = true\n")
+    errors = [str(e) for e in validate_file(tmp_path / "pyproject.toml", ("tool", "interlock"))]
+    assert errors == [
+        f"{tmp_path / 'pyproject.toml'}: tool.interlock.max_turns: expected a positive integer "
+        "or 'unbounded' (a boolean is not a number), found True"
+    ]
+
+
+def test_validate_file_of_a_missing_file_or_table_finds_nothing(tmp_path):
+    assert validate_file(tmp_path / ".interlock.toml") == []
+    write(tmp_path, "pyproject.toml", '[project]\nname = "x"\n')
+    assert validate_file(tmp_path / "pyproject.toml", ("tool", "interlock")) == []
+
+
+def test_validate_file_reports_a_file_it_cannot_use(tmp_path):
+    write(tmp_path, ".interlock.toml", "mode = [unclosed\n")
+    (errors,) = validate_file(tmp_path / ".interlock.toml")
+    assert str(errors).startswith(f"{tmp_path / '.interlock.toml'}: cannot be used: ")
+    (tmp_path / ".interlock.toml").unlink()
+    (tmp_path / ".interlock.toml").mkdir()
+    (errors,) = validate_file(tmp_path / ".interlock.toml")
+    assert "cannot be used" in str(errors) and "Is a directory" in str(errors)
+
+
+def test_a_stall_threshold_given_as_a_boolean_says_so(tmp_path):
+    write(tmp_path, ".interlock.toml", "progress_stall_threshold = true\n")
+    (error,) = validate_file(tmp_path / ".interlock.toml")
+    assert "expected an integer >= 2 (a boolean is not a number), found True" in str(error)
+
+
+# --- display ---
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        (None, "unbounded/off"),
+        ((), "(none)"),
+        (("a", "b c"), "a, b c"),
+        (200, "200"),
+        ("advisory", "advisory"),
+    ],
+)
+def test_show_value_prints_each_kind_of_value(value, shown):
+    assert show_value(value) == shown
+
+
+def shown_table(text: str) -> dict[str, str]:
+    """`config show` lines as {key: rest of the line}."""
+    rows = {}
+    for line in text.splitlines():
+        name, _, rest = line.partition("  ")
+        rows[name.strip()] = rest.strip()
+    return rows
+
+
+def test_config_show_prints_every_value_and_its_source(git_repo, cap_out):
+    write(
+        git_repo,
+        ".interlock.toml",
+        'mode = "blocking"\nmax_turns = 7\nvalidators = ["just test", "make check"]\n'
+        "protected = []\n",
+    )
+    write(git_repo, "pyproject.toml", "[tool.interlock]\nprogress_stall_threshold = 4\n")
+    assert run_cli(["config", "show", "--cwd", str(git_repo)]) == 0
+    assert shown_table(cap_out[0].getvalue()) == {
+        "mode": "blocking  (.interlock.toml)",
+        "verification_tiers": "advisory  (default)",
+        "progress_stall_threshold": "4  (pyproject.toml [tool.interlock])",
+        "safe_state_abort": "advisory  (default)",
+        "max_turns": "7  (.interlock.toml)",
+        "validators": "just test, make check  (.interlock.toml)",
+        "protected": "(none)  (.interlock.toml)",
+        "recorder_max_file_size": "67108864  (default)",
+        "recorder_keep_days": "7.0  (default)",
+        "recorder_max_bytes": "1073741824  (default)",
+        "discards": "by-owner  (default)",
+        "read from": ".interlock.toml, pyproject.toml [tool.interlock]",
+    }
+    assert cap_out[1].getvalue() == ""
+
+
+def test_config_show_says_when_no_config_file_was_read(git_repo, cap_out):
+    assert run_cli(["config", "show", "--cwd", str(git_repo)]) == 0
+    rows = shown_table(cap_out[0].getvalue())
+    assert rows["read from"] == "no config file (.interlock.toml)"
+    assert rows["progress_stall_threshold"] == "unbounded/off  (default)"
+    assert rows["max_turns"] == "200  (default)"
+
+
+def test_config_show_json_lists_the_files_read_and_unbounded_as_null(git_repo, cap_out):
+    write(git_repo, ".interlock.toml", 'max_turns = "unlimited"\nvalidators = "make check"\n')
+    assert run_cli(["config", "show", "--json", "--cwd", str(git_repo)]) == 0
+    data = json.loads(cap_out[0].getvalue())
+    assert data["root"] == str(git_repo)
+    assert data["files"] == [".interlock.toml"]
+    assert data["values"]["max_turns"] == {"value": None, "source": ".interlock.toml"}
+    assert data["values"]["validators"] == {"value": ["make check"], "source": ".interlock.toml"}
+    assert data["warnings"] == []
+
+
+def test_interlock_config_show_warns_about_a_wrong_type_and_runs_on(git_repo, interlock):
+    write(git_repo, ".interlock.toml", "mode = 5\nmax_turns = 0\n")
+    result = interlock(git_repo, "config", "show")
+    assert result.returncode == 0
+    assert result.stderr == (
+        "interlock: warning: .interlock.toml: mode = 5 is not one of off, advisory, blocking; "
+        "using the default (advisory)\n"
+    )
+    rows = shown_table(result.stdout)
+    assert rows["mode"] == "advisory  (default)"
+    assert rows["max_turns"] == "unbounded/off  (.interlock.toml)"
+
+
+def test_interlock_config_validate_lists_every_problem_of_both_files(git_repo, interlock):
+    write(git_repo, ".interlock.toml", "mode = 5\nmdoe = 1\n")
+    write(git_repo, "pyproject.toml", "[tool]\ninterlock = 3\n")
+    result = interlock(git_repo, "config", "validate")
+    assert result.returncode == 1
+    assert result.stderr.splitlines() == [
+        f"interlock: error: {git_repo / '.interlock.toml'}: mode: expected one of off, "
+        "advisory, blocking, found 5",
+        f"interlock: error: {git_repo / '.interlock.toml'}: mdoe: unknown key, ignored "
+        "(did you mean 'mode'?)",
+        f"interlock: error: {git_repo / 'pyproject.toml'}: [tool.interlock] is not a table",
+    ]
+    assert result.stdout == ""
+
+
+def test_interlock_config_validate_passes_a_good_file_and_no_file(git_repo, interlock):
+    result = interlock(git_repo, "config", "validate")
+    assert (result.returncode, result.stdout) == (0, "interlock: config is valid\n")
+    write(git_repo, "pyproject.toml", '[tool.interlock]\nmode = "blocking"\nmax_turns = 1\n')
+    result = interlock(git_repo, "config", "validate")
+    assert (result.returncode, result.stderr) == (0, "")

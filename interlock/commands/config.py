@@ -28,6 +28,7 @@ def show(cwd: str | None, as_json: bool) -> int:
                     }
                     for k in SCHEMA
                 },
+                "files": list(config.files),
                 "warnings": list(config.warnings),
             }
         )
@@ -38,6 +39,8 @@ def show(cwd: str | None, as_json: bool) -> int:
     for key in SCHEMA:
         value = show_value(config.value(key.name))
         output.write_out(f"{key.name.ljust(width)}  {value}  ({config.sources[key.name]})")
+    read = ", ".join(config.files) if config.files else "no config file (.interlock.toml)"
+    output.write_out(f"{'read from'.ljust(width)}  {read}")
     return exitcodes.OK
 
 

@@ -146,8 +146,11 @@ def _blockers(plan: FsPlan) -> list[str]:
                 break
         target = plan.abs(rel)
         if os.path.isdir(target) and not os.path.islink(target):
-            for top, _, files in os.walk(target):
-                for name in files:
+            for top, dirs, files in os.walk(target):
+                # os.walk lists a symlink to a directory with the directories (and does not
+                # enter it): it is in the way all the same.
+                links = [d for d in dirs if os.path.islink(os.path.join(top, d))]
+                for name in files + links:
                     inner = os.path.relpath(os.path.join(top, name), plan.root)
                     if inner not in deletes:
                         found.append(f"{display_path(inner)} (in the way of {display_path(rel)})")

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import click
 
 from interlock import __version__, exitcodes, output
-from interlock.errors import InterlockError
+from interlock.errors import InterlockError, write_failure
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -96,6 +96,16 @@ def cwd_option(func: F) -> F:
     )(func)
 
 
+def _command_name(args: list[str]) -> str:
+    words = [a for a in args if not a.startswith("-")][:2]
+    if len(words) > 1 and words[0] in _GROUPS:
+        return " ".join(words)
+    return words[0] if words else "command"
+
+
+_GROUPS = frozenset({"config", "daemon", "hooks", "hook"})
+
+
 def run_cli(args: list[str]) -> int:
     """Run the command tree on args and map every outcome to an exit code."""
     try:
@@ -117,6 +127,10 @@ def run_cli(args: list[str]) -> int:
     except BrokenPipeError:
         return exitcodes.OK
     except Exception as exc:  # the funnel: anything else is a bug, reported once
+        failure = write_failure(exc, f"finish `interlock {_command_name(args)}`")
+        if failure is not None:  # a full or read-only disk is not a bug: say what to do
+            output.error(str(failure), failure.hint)
+            return exitcodes.ERROR
         from interlock.bugreport import report_bug
 
         report = report_bug(exc)

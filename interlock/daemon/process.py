@@ -145,6 +145,7 @@ def run_daemon(loc: RepoLocation, idle: float | None = None, service: bool = Fal
             log.warning("%s", warning)
         listener, sock_path = bind_socket(loc)
         _write_pid(lock_fd)
+        _tidy(loc)
         ops = Operations(loc, idle if idle is not None else idle_seconds(), os.fspath(sock_path))
         log.info("daemon %d started for %s (idle exit %.0f s)", os.getpid(), loc.worktree, ops.idle)
         identity = socket_identity(sock_path)
@@ -158,6 +159,16 @@ def run_daemon(loc: RepoLocation, idle: float | None = None, service: bool = Fal
     finally:
         _release(loc, lock_fd)
     return 0
+
+
+def _tidy(loc: RepoLocation) -> None:
+    """Remove what a killed snapshot, restore or recorder left (interlock/memory/leftovers.py)."""
+    from interlock.memory.leftovers import tidy_at_start
+
+    try:
+        tidy_at_start(loc)
+    except Exception:  # tidiness must never keep the daemon from starting
+        log.exception("could not clear leftovers")
 
 
 def _install_signals(stop: threading.Event) -> None:

@@ -27,12 +27,13 @@ import sqlite3
 import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from interlock import constants, git
 from interlock.config import load_config
+from interlock.errors import write_failure
 from interlock.git import RepoLocation
 from interlock.memory import recindex
 from interlock.memory.rechistory import Policy, Version, prune, recorded_versions, write_anchor
@@ -54,6 +55,7 @@ _STREAM_OVER = 8 << 20  # larger files are hashed and stored by streaming, as sn
 _BATCH_BYTES = 16 << 20  # queued pack bytes after which a batch is written out
 _HEARTBEAT = 10.0  # seconds between the recorder's signs of life in the index
 _PRUNE_EVERY = 3600.0
+_RETRY = 30.0  # seconds between attempts while the disk is full or read-only
 _OWN_TEMP = (b".interlock-restore-", b".interlock-recover-")
 
 
@@ -129,6 +131,7 @@ class Recorder:
         self._unanchored: set[str] = set()
         self._max_size = 0
         self._working = False  # between taking work and finishing it
+        self._paused_by: str | None = None  # the warning a failed write set
         self.ready = threading.Event()  # set once the baseline is recorded
 
     # --- called from the watcher's thread ---
@@ -221,24 +224,59 @@ class Recorder:
         last_commit = last_beat = time.monotonic()
         next_prune = time.monotonic()
         while (work := self._next_work()) is not None:
-            if isinstance(work, str):
-                self._rescan(repo, conn, work)
-            elif work:
-                self._record_paths(repo, conn, work)
+            self._do(repo, conn, work)
             with self._cond:
                 self._working = False
             now = time.monotonic()
             if self._unanchored and (now - last_commit >= constants.RECORDER_COMMIT_EVERY):
-                self._anchor(repo, conn)
+                self._do(repo, conn, lambda: self._anchor(repo, conn))
                 last_commit = now
             if now - last_beat >= _HEARTBEAT:
-                recindex.touch_session(conn, session, time.time())
+                self._do(repo, conn, lambda: recindex.touch_session(conn, session, time.time()))
                 last_beat = now
             if now >= next_prune and self.is_idle():
-                self._prune(repo, conn, policy)
+                self._do(repo, conn, lambda: self._prune(repo, conn, policy))
                 next_prune = now + _PRUNE_EVERY
         self._record_paths(repo, conn, self._take_all())
         self._anchor(repo, conn)
+
+    def _do(
+        self,
+        repo: pygit2.Repository,
+        conn: sqlite3.Connection,
+        work: str | list[bytes] | Callable[[], object],
+    ) -> None:
+        """One unit of work (a rescan, paths to record, or a step such as an anchor); a full
+        or read-only disk pauses recording instead of ending it."""
+        try:
+            if isinstance(work, str):
+                self._rescan(repo, conn, work)
+            elif isinstance(work, list):
+                if work:
+                    self._record_paths(repo, conn, work)
+            else:
+                work()
+        except Exception as exc:
+            failure = write_failure(exc, "record changed files", where=self.loc.common_dir)
+            if failure is None:
+                raise
+            self._pause(str(failure))
+            return
+        recorded = isinstance(work, str) or (isinstance(work, list) and bool(work))
+        if recorded and self._paused_by is not None and self.stats.warning == self._paused_by:
+            log.info("recording resumed")
+            self.stats.warning = self._paused_by = None
+
+    def _pause(self, why: str) -> None:
+        """Wait, then rescan: the paths whose versions were not written have not moved their
+        last known point, so the rescan reads them again once there is room."""
+        self._paused_by = self.stats.warning = (
+            f"recording paused, retried every {_RETRY:.0f} s: {why}"
+        )
+        log.warning("%s", self._paused_by)
+        with self._cond:
+            self._cond.wait_for(lambda: self._stopping, timeout=_RETRY)
+        self.rescan("retrying after a failed write")
 
     def _next_work(self) -> str | list[bytes] | None:
         """Why to rescan, or the paths whose debounce ran out ([] in a quiet moment: time to
@@ -325,6 +363,8 @@ class Recorder:
             try:
                 self._record_one(repo, batch, rel, baseline)
             except OSError as exc:
+                if write_failure(exc, "") is not None:
+                    raise  # the object store cannot take it: pause, not skip
                 log.warning("cannot record %r: %s", rel, exc)
             if batch.store.pending_bytes > _BATCH_BYTES:
                 self._write(conn, batch)

@@ -19,10 +19,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from interlock import git
-from interlock.errors import InterlockError
+from interlock.errors import InterlockError, write_failure
 from interlock.git import RepoLocation
 from interlock.memory import recindex
 from interlock.memory.catalog import SnapshotInfo
+from interlock.memory.leftovers import worktree_temp_prefix
 from interlock.memory.rechistory import Version
 from interlock.memory.scan import display_path
 from interlock.memory.snapshot import (
@@ -221,12 +222,35 @@ def write_back(loc: RepoLocation, picks: list[Pick], run: str | None = None) -> 
             " is gone from the object store (pruned); nothing was written",
             hint="pick another version: interlock recover PATH --list",
         )
-    with snapshot_lock(loc):
+    with snapshot_lock(loc, "a recover") as holder:
         store = ObjectStore(repo)
-        saved = _save(store, loc, [p.path for p in todo], run)
-        for pick in todo:
-            _write_file(repo, loc, pick.path, pick.version)
+        try:
+            saved = _save(store, loc, [p.path for p in todo], run)
+        except Exception as exc:  # a write that failed for lack of room says so; else as is
+            failure = write_failure(exc, "recover", "nothing was written", loc.common_dir)
+            if failure is None:
+                raise
+            raise failure from exc
+        dirs = sorted({os.fsdecode(os.path.dirname(p.path)) for p in todo})
+        holder.note(op="a recover", undo=saved.id, dirs=dirs)
+        _write_all(repo, loc, todo, saved)
     return Written(tuple(todo), saved)
+
+
+def _write_all(repo: object, loc: RepoLocation, todo: list[Pick], saved: SnapshotInfo) -> None:
+    for done, pick in enumerate(todo):
+        try:
+            _write_file(repo, loc, pick.path, pick.version)
+        except OSError as exc:
+            after = (
+                f"{done} of {len(todo)} files were written before it; the files as they were "
+                f"are in snapshot {saved.id} (put them back: interlock undo)"
+            )
+            where = os.path.join(loc.worktree, os.fsdecode(pick.path))
+            failure = write_failure(exc, f"recover {display_path(pick.path)}", after, where)
+            if failure is None:
+                raise
+            raise failure from exc
 
 
 def _write_file(repo: object, loc: RepoLocation, rel: bytes, version: Version) -> None:
@@ -235,14 +259,13 @@ def _write_file(repo: object, loc: RepoLocation, rel: bytes, version: Version) -
     full = os.path.join(os.fsencode(loc.worktree), rel)
     directory = os.path.dirname(full)
     os.makedirs(directory, exist_ok=True)
+    temp = worktree_temp_prefix(b".interlock-recover-")
     if version.mode == git.LINK_MODE:
-        tmp = os.path.join(
-            directory, b".interlock-recover-%d-%d" % (os.getpid(), time.monotonic_ns())
-        )
+        tmp = os.path.join(directory, temp + b"%d" % time.monotonic_ns())
         os.symlink(data, tmp)
         os.replace(tmp, full)
         return
-    fd, tmp_name = tempfile.mkstemp(prefix=".interlock-recover-", dir=os.fsdecode(directory))
+    fd, tmp_name = tempfile.mkstemp(prefix=os.fsdecode(temp), dir=os.fsdecode(directory))
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -17,7 +17,7 @@ from typing import Any
 
 from interlock import constants, exitcodes, git, journal, output
 from interlock.daemon import client
-from interlock.errors import InterlockError
+from interlock.errors import InterlockError, write_failure
 from interlock.git import RepoLocation, discover
 from interlock.memory.rechistory import Version
 from interlock.memory.recovery import (
@@ -235,9 +235,20 @@ def recover(
         result["written"] = bool(done.picks)
         result["saved"] = done.saved.id if done.saved else None
         if done.picks:
-            journal.record(loc, "recover", result)
+            _journal(loc, result)
     _report(result, picks, gaps, list_only, since, as_json)
     return exitcodes.OK
+
+
+def _journal(loc: RepoLocation, result: dict[str, Any]) -> None:
+    """Journal a recover that is done; a full disk must not make it look like it failed."""
+    try:
+        journal.record(loc, "recover", result)
+    except Exception as exc:
+        failure = write_failure(exc, "journal it", "the files are recovered all the same")
+        if failure is None:
+            raise
+        output.warn(str(failure))
 
 
 def _pick_json(pick: Pick) -> dict[str, Any]:

@@ -132,6 +132,8 @@ def hooks_status(cwd: str | None, as_json: bool) -> int:
             {
                 "hooks_dir": str(where.path),
                 "core_hooks_path": where.configured,
+                "active": where.active,
+                "chains": where.chains,
                 "hooks": [
                     {
                         "name": s.name,
@@ -146,6 +148,14 @@ def hooks_status(cwd: str | None, as_json: bool) -> int:
         )
         return exitcodes.OK
     output.write_out(f"hooks dir: {where.path}" + (" (core.hooksPath)" if where.configured else ""))
+    if where.chains is not None:
+        output.write_out(f"chains:    the project's hooks in {where.chains}")
+    if not where.active:
+        output.warn(
+            f"interlock's hooks do not run: core.hooksPath is {where.configured} (husky, or "
+            "someone, set it again)"
+        )
+        output.write_err("  hint: interlock install")
     rows = [
         {
             "hook": s.name,

@@ -96,6 +96,21 @@ def cwd_option(func: F) -> F:
     )(func)
 
 
+def _show_click_error(exc: click.ClickException) -> None:
+    """click's errors in interlock's words: `interlock: error: ...`, the usage, the help."""
+    text = exc.format_message().rstrip(".")
+    if text[:1].isupper() and text[1:2].islower():  # "No such option" -> "no such option"
+        text = text[0].lower() + text[1:]
+    ctx = getattr(exc, "ctx", None)
+    if not isinstance(exc, click.UsageError) or ctx is None:
+        output.error(text)
+        return
+    usage = ctx.get_usage().removeprefix("Usage: ").strip()
+    output.write_err(f"interlock: error: {text}")
+    output.write_err(f"  usage: {' '.join(usage.split())}")
+    output.write_err(f"  hint:  {ctx.command_path} --help")
+
+
 def _command_name(args: list[str]) -> str:
     words = [a for a in args if not a.startswith("-")][:2]
     if len(words) > 1 and words[0] in _GROUPS:
@@ -116,7 +131,7 @@ def run_cli(args: list[str]) -> int:
         output.write_err("interlock: interrupted")
         return exitcodes.INTERRUPTED
     except click.ClickException as exc:
-        exc.show()
+        _show_click_error(exc)
         return exitcodes.USAGE if isinstance(exc, click.UsageError) else exitcodes.ERROR
     except InterlockError as exc:
         output.error(str(exc), exc.hint)

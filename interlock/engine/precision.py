@@ -81,12 +81,21 @@ def describe(paths: list[str], limit: int = 3) -> str:
     return f"{len(paths)} {noun}{under} ({shown})"
 
 
+def _is_file(entry: str) -> bool:
+    """A worktree path, not a description such as `/ (outside any worktree)` or a ref."""
+    return not (entry.startswith(("commit ", "(", "/", "refs/")) or " (" in entry)
+
+
 def _summarise(lost: list[str]) -> Judgement:
     if not lost:
         return Judgement((), "")
     paths = sorted({p for p in lost if not p.startswith("commit ")})
     commits = sorted({p for p in lost if p.startswith("commit ")})
-    parts = [describe(paths)] if paths else []
+    files = [p for p in paths if _is_file(p)]
+    parts = [describe(files)] if files else []
+    # Whole trees, repositories, the stash: named as they are, never counted as "files under"
+    # their parent folder.
+    parts += ["the stash" if p == "refs/stash" else p for p in paths if not _is_file(p)]
     if commits:
         parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} no other ref holds")
     return Judgement(tuple(paths + commits), "; ".join(parts))

@@ -317,6 +317,16 @@ def index_has(repo: pygit2.Repository, path: bytes) -> bool:
 # --- daemon, recorder and recover (H5) ---
 
 
+def index_blob(repo: pygit2.Repository, path: bytes) -> str | None:
+    """The blob id the index holds for path (stage 0), or None."""
+    index = repo.index
+    index.read(False)
+    try:
+        return str(index[path.decode("utf-8")].id)
+    except (KeyError, UnicodeDecodeError, ValueError):
+        return None
+
+
 def ref_target(repo: pygit2.Repository, name: str) -> str | None:
     """The id a direct ref points at, or None when it does not exist."""
     ref = repo.references.get(name)

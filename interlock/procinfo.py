@@ -104,9 +104,3 @@ def open_files_among(paths: set[str]) -> set[str] | None:
             if target in paths:
                 held.add(target)
     return held
-
-
-def started_at(pid: int) -> float | None:
-    """When `pid` started (seconds since the epoch), or None when it is not running."""
-    info = process_info(pid)
-    return info.started if info else None

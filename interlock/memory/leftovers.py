@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from interlock import constants, procinfo
+from interlock import constants
 from interlock.git import RepoLocation
 from interlock.memory.pack import TEMP_PREFIX, temp_prefix
 
@@ -89,7 +89,7 @@ class LockHolder:
 
     def claim(self, op: str, **fields: Any) -> None:
         """Say what this holder does (read by the next holder if this one dies)."""
-        started = procinfo.started_at(os.getpid())
+        started = alive_since(os.getpid())
         self._record = {"pid": os.getpid(), "started": started, "op": op, "time": time.time()}
         self.note(**fields)
 
@@ -132,8 +132,28 @@ def _still_running(record: dict[str, Any]) -> bool:
     pid, started = record.get("pid"), record.get("started")
     if not isinstance(pid, int) or pid == os.getpid():
         return False
-    now = procinfo.started_at(pid)
-    return now is not None and isinstance(started, float) and abs(now - started) < 1.0
+    return isinstance(started, int) and alive_since(pid) == started
+
+
+def alive_since(pid: int) -> int | None:
+    """When `pid` started (clock ticks since boot: with the pid, a process's identity), or
+    None when it is not running (a zombie is not); -1 when alive but this system has no
+    /proc to say since when. Read from /proc directly: every snapshot records it, and psutil
+    would cost each one its import."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            fields = handle.read().rsplit(b")", 1)[1].split()
+        return None if fields[0] == b"Z" else int(fields[19])
+    except FileNotFoundError:
+        return None
+    except (OSError, IndexError, ValueError):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return None
+        except PermissionError:
+            pass
+        return -1
 
 
 def clear_interrupted(loc: RepoLocation, record: dict[str, Any]) -> Cleared:
@@ -186,6 +206,8 @@ def sweep_objects(loc: RepoLocation, now: float | None = None) -> Cleared:
             elif name.startswith(_FOREIGN_TEMPS) and _is_abandoned(entry, now):
                 foreign.append(entry.path)  # (also ours, when its pid was reused since)
     if foreign:
+        from interlock import procinfo  # psutil's module: only when there is something to ask
+
         held = procinfo.open_files_among({os.fsdecode(os.path.realpath(p)) for p in foreign})
         for path in foreign:
             if held is not None and os.fsdecode(os.path.realpath(path)) not in held:
@@ -219,7 +241,7 @@ def _owner_is_gone(name: bytes) -> bool:
     if not pid_text.isdigit():
         return False
     pid = int(pid_text)
-    return pid != os.getpid() and not procinfo.is_alive(pid)
+    return pid != os.getpid() and alive_since(pid) is None
 
 
 def _is_abandoned(entry: os.DirEntry[bytes], now: float) -> bool:

@@ -24,7 +24,6 @@ import contextlib
 import logging
 import os
 import sqlite3
-import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -39,8 +38,8 @@ from interlock.memory import recindex
 from interlock.memory.rechistory import Policy, Version, prune, recorded_versions, write_anchor
 from interlock.memory.rechistory import is_recorded as is_recorded
 from interlock.memory.rechistory import recorder_ref as recorder_ref
+from interlock.memory.recread import Reader
 from interlock.memory.store import ObjectStore
-from interlock.regenerable import is_regenerable
 
 if TYPE_CHECKING:
     import pygit2
@@ -51,12 +50,10 @@ log = logging.getLogger("interlock.memory.recorder")
 
 open_db = recindex.open_db
 _MAX_LATENCY = 1.0  # a file written without pause is still recorded at least this often
-_STREAM_OVER = 8 << 20  # larger files are hashed and stored by streaming, as snapshots do
 _BATCH_BYTES = 16 << 20  # queued pack bytes after which a batch is written out
 _HEARTBEAT = 10.0  # seconds between the recorder's signs of life in the index
 _PRUNE_EVERY = 3600.0
 _RETRY = 30.0  # seconds between attempts while the disk is full or read-only
-_OWN_TEMP = (b".interlock-restore-", b".interlock-recover-")
 
 
 def status_paths(loc: RepoLocation) -> Iterator[bytes]:
@@ -129,7 +126,7 @@ class Recorder:
         self._last: dict[bytes, tuple[str | None, int | None]] = {}  # newest (oid, mode)
         self._seen: dict[bytes, recindex.Stat] = {}
         self._unanchored: set[str] = set()
-        self._max_size = 0
+        self._reader = Reader(loc, 0, self.stats.too_large)
         self._working = False  # between taking work and finishing it
         self._paused_by: str | None = None  # the warning a failed write set
         self.ready = threading.Event()  # set once the baseline is recorded
@@ -204,7 +201,7 @@ class Recorder:
             log.warning("%s", warning)
             self.stats.warning = warning
         config = load_config(self.loc.worktree)
-        self._max_size = self.stats.max_file_size = config.recorder_max_file_size
+        self._reader.max_size = self.stats.max_file_size = config.recorder_max_file_size
         policy = Policy(config.recorder_keep_days, config.recorder_max_bytes)
         self.stats.policy = policy.describe()
         try:
@@ -391,13 +388,6 @@ class Recorder:
         batch.seen.clear()
         batch.oids.clear()
 
-    def _is_skipped(self, repo: pygit2.Repository, rel: bytes) -> bool:
-        if os.path.basename(rel).startswith(_OWN_TEMP):
-            return True  # a restore's or recover's file before its rename: not a version
-        if not (is_regenerable(os.fsdecode(rel)) or git.is_ignored(repo, self.loc, rel)):
-            return False
-        return not git.index_has(repo, rel)
-
     def _record_one(
         self, repo: pygit2.Repository, batch: _Batch, rel: bytes, baseline: bool
     ) -> None:
@@ -410,9 +400,7 @@ class Recorder:
                 self._add(batch, rel, "deleted", None, None, None)
             batch.seen.append((rel, None))
             return
-        if self._is_skipped(repo, rel):
-            return
-        content = self._store(batch.store, full, st)
+        content = self._reader.read(repo, batch.store, rel, st)
         if content is None:
             return
         oid, mode, size, seen = content
@@ -435,39 +423,6 @@ class Recorder:
         batch.rows.append((rel, time.time(), event, oid, mode, size))
         with self._cond:  # the watcher's thread reads it (a directory removed)
             self._last[rel] = (oid, mode)
-
-    def _store(
-        self, store: ObjectStore, full: bytes, st: os.stat_result
-    ) -> tuple[str, int, int, recindex.Stat | None] | None:
-        """(blob id, mode, size, stat when read) of a file or symlink, its blob queued; None
-        when it is not recorded (special file, too large). A file that changed while it was
-        read gets no stat: the next event or rescan reads it again."""
-        checked = time.time_ns()
-        if stat.S_ISLNK(st.st_mode):
-            target = os.readlink(full)
-            return store.blob(target), git.LINK_MODE, len(target), recindex.Stat.of(st, checked)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        rel = full[len(self._root) + 1 :]
-        if st.st_size > self._max_size:
-            self.stats.too_large.add(rel)
-            return None
-        self.stats.too_large.discard(rel)
-        mode = git.EXEC_MODE if st.st_mode & 0o111 else git.FILE_MODE
-        if st.st_size > _STREAM_OVER:
-            oid = store.blob_from_file(full)
-            after = os.lstat(full)
-            size = st.st_size
-        else:
-            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as handle:
-                data = handle.read(self._max_size + 1)
-                after = os.fstat(handle.fileno())
-            if len(data) > self._max_size:
-                return None
-            oid, size = store.blob(data), len(data)
-        same = recindex.Stat.of(after, checked) == recindex.Stat.of(st, checked)
-        return oid, mode, size, recindex.Stat.of(st, checked) if same else None
 
     # --- anchors and pruning ---
 

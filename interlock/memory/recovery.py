@@ -63,50 +63,66 @@ def current(loc: RepoLocation, rel: bytes) -> tuple[str, int] | None:
     return git.hash_file(full), mode
 
 
-def recorded_by_path(loc: RepoLocation, paths: list[bytes] | None) -> dict[bytes, list[Version]]:
+def recorded_by_path(
+    loc: RepoLocation, paths: list[bytes] | None, since: float | None = None
+) -> dict[bytes, list[Version]]:
+    """Every recorded version of each path (all paths: None), newest first. With `since`,
+    only paths whose newest version is at or after that moment. One indexed query per 500
+    paths: the index may hold hundreds of thousands of rows."""
     found: dict[bytes, list[Version]] = {}
-    if not recindex.exists(loc):
+    if not recindex.exists(loc) or paths == []:
         return found
     conn, _ = recindex.open_db(loc)
     try:
-        query = "SELECT path, time, event, oid, mode, size FROM versions"
-        rows = conn.execute(query + " ORDER BY id DESC").fetchall()
-    finally:
-        conn.close()
-    wanted = None if paths is None else set(paths)
-    for path, when, event, oid, mode, size in rows:
-        path = bytes(path)
-        if wanted is None or path in wanted:
+        for path, when, event, oid, mode, size in recindex.versions_of(conn, paths, since):
             found.setdefault(path, []).append(
                 Version(path, when, "recorder", event, oid, mode, size)
             )
+    finally:
+        conn.close()
     return found
+
+
+def snapshot_versions(
+    loc: RepoLocation, paths: list[bytes], after: float | None = None
+) -> dict[bytes, list[Version]]:
+    """The versions snapshots hold of each path, newest first; with `after`, only from
+    snapshots taken after that moment (older ones cannot hold a newer version)."""
+    found: dict[bytes, list[Version]] = {}
+    repo = git.open_repo(loc)
+    for info in list_snapshots(loc):
+        if after is not None and info.time <= after:
+            break  # newest first
+        for rel in paths:
+            entry = lookup(repo, info.tree, rel)
+            if entry is None or entry[0] == git.TREE_MODE:
+                continue
+            own = found.setdefault(rel, [])
+            if any(v.oid == entry[1] for v in own):
+                continue
+            size = git.blob_size(repo, entry[1])
+            own.append(
+                Version(rel, info.time, "snapshot", info.kind, entry[1], entry[0], size, info.id)
+            )
+    return found
+
+
+def merge_versions(*sources: dict[bytes, list[Version]]) -> dict[bytes, list[Version]]:
+    merged: dict[bytes, list[Version]] = {}
+    for source in sources:
+        for path, versions in source.items():
+            merged.setdefault(path, []).extend(versions)
+    for own in merged.values():
+        own.sort(key=lambda v: v.time, reverse=True)
+    return merged
 
 
 def versions_of(
     loc: RepoLocation, paths: list[bytes], snapshots: bool = True
 ) -> dict[bytes, list[Version]]:
     """Every version of each path, recorder and (optionally) snapshots, newest first."""
-    found = recorded_by_path(loc, paths)
-    if snapshots:
-        repo = git.open_repo(loc)
-        for info in list_snapshots(loc):
-            for rel in paths:
-                entry = lookup(repo, info.tree, rel)
-                if entry is None or entry[0] == git.TREE_MODE:
-                    continue
-                own = found.setdefault(rel, [])
-                if any(v.source == "snapshot" and v.oid == entry[1] for v in own):
-                    continue
-                size = git.blob_size(repo, entry[1])
-                own.append(
-                    Version(
-                        rel, info.time, "snapshot", info.kind, entry[1], entry[0], size, info.id
-                    )
-                )
-    for own in found.values():
-        own.sort(key=lambda v: v.time, reverse=True)
-    return found
+    recorded = recorded_by_path(loc, paths)
+    return merge_versions(recorded, snapshot_versions(loc, paths) if snapshots else {})
 
 
 def _gits_own(loc: RepoLocation, paths: list[bytes]) -> dict[bytes, set[str]]:
@@ -139,7 +155,7 @@ def lost(loc: RepoLocation, under: Iterable[bytes], since: float | None) -> list
     recorder holds newer content that differs. With `since`, only paths the recorder saw change
     at or after that moment. Ordinary edits (new content in the file) are never "lost"."""
     prefixes = list(under) or [b""]
-    recorded = recorded_by_path(loc, None)
+    recorded = recorded_by_path(loc, None, since)
     candidates = [
         p
         for p, vs in recorded.items()

@@ -111,6 +111,12 @@ class ObjectStore:
             self._batch.add(BLOB, data, oid)
         return oid
 
+    def queue_blob(self, data: bytes, oid: str | None = None) -> str:
+        """Queue a blob without asking the repository first (see interlock/memory/recread.py:
+        a miss there costs a rescan of the pack directory); a duplicate in a pack is
+        harmless."""
+        return self._batch.add(BLOB, data, oid)
+
     def blob_from_file(self, path: bytes) -> str:
         """A large file: hashed from disk, and streamed into a pack of its own only when
         missing (never held in memory). The id returned is that of the bytes stored, even if

@@ -38,6 +38,7 @@ from interlock.memory import recindex
 from interlock.memory.rechistory import Policy, Version, prune, recorded_versions, write_anchor
 from interlock.memory.rechistory import is_recorded as is_recorded
 from interlock.memory.rechistory import recorder_ref as recorder_ref
+from interlock.memory.recqueue import WorkQueue
 from interlock.memory.recread import Reader
 from interlock.memory.store import ObjectStore
 
@@ -49,11 +50,10 @@ __all__ = ["Recorder", "Version", "is_recorded", "open_db", "recorded_versions",
 log = logging.getLogger("interlock.memory.recorder")
 
 open_db = recindex.open_db
-_MAX_LATENCY = 1.0  # a file written without pause is still recorded at least this often
 _BATCH_BYTES = 16 << 20  # queued pack bytes after which a batch is written out
 _HEARTBEAT = 10.0  # seconds between the recorder's signs of life in the index
 _PRUNE_EVERY = 3600.0
-_RETRY = 30.0  # seconds between attempts while the disk is full or read-only
+_RETRY = 10.0  # seconds between attempts while the disk is full or read-only
 
 
 def status_paths(loc: RepoLocation) -> Iterator[bytes]:
@@ -118,47 +118,29 @@ class Recorder:
         self.stats = RecorderStats()
         self._root = os.fsencode(loc.worktree)
         self._debounce = debounce
-        self._cond = threading.Condition()
-        self._pending: dict[bytes, tuple[float, float]] = {}  # path -> (first seen, due)
-        self._rescans: list[str] = []  # why a rescan is wanted
-        self._stopping = False
+        self._queue = WorkQueue(debounce)
         self._thread: threading.Thread | None = None
         self._last: dict[bytes, tuple[str | None, int | None]] = {}  # newest (oid, mode)
         self._seen: dict[bytes, recindex.Stat] = {}
         self._unanchored: set[str] = set()
         self._reader = Reader(loc, 0, self.stats.too_large)
-        self._working = False  # between taking work and finishing it
         self._paused_by: str | None = None  # the warning a failed write set
         self.ready = threading.Event()  # set once the baseline is recorded
 
     # --- called from the watcher's thread ---
 
     def note(self, rel: bytes, kind: str, is_dir: bool) -> None:
-        now = time.monotonic()
-        if is_dir:
-            if kind in ("deleted", "moved-from"):
-                self._note_tree_gone(rel, now)
-            return
-        due = now if kind == "closed" else now + self._debounce
-        with self._cond:
-            first, _ = self._pending.get(rel, (now, now))
-            self._pending[rel] = (first, min(due, first + _MAX_LATENCY))
-            self._cond.notify()
-
-    def _note_tree_gone(self, rel: bytes, now: float) -> None:
-        prefix = rel + b"/"
-        with self._cond:
-            for path in [p for p in self._last if p.startswith(prefix)]:
-                self._pending[path] = (now, now)
-            self._cond.notify()
+        if not is_dir:
+            self._queue.put(rel, closed=kind == "closed")
+        elif kind in ("deleted", "moved-from"):
+            prefix = rel + b"/"
+            with self._queue.lock:
+                self._queue.put_now([p for p in self._last if p.startswith(prefix)])
 
     def rescan(self, reason: str) -> None:
         """Events may have been lost (queue overflow, watcher restart): re-read every path
         whose stat moved since it was last read. Cheap to call; rescans coalesce."""
-        with self._cond:
-            if reason not in self._rescans:
-                self._rescans.append(reason)
-            self._cond.notify()
+        self._queue.want_rescan(reason)
 
     # --- lifecycle ---
 
@@ -170,9 +152,7 @@ class Recorder:
 
     def stop(self, timeout: float = 30.0) -> None:
         """Record what is pending, write the commit that keeps it alive, stop."""
-        with self._cond:
-            self._stopping = True
-            self._cond.notify()
+        self._queue.stop()
         if self._thread is not None:
             self._thread.join(timeout)
 
@@ -181,9 +161,7 @@ class Recorder:
 
     def is_idle(self) -> bool:
         """Nothing pending and no rescan wanted: caught up with every event seen."""
-        with self._cond:
-            idle = not (self._pending or self._rescans or self._working)
-            return idle and self.ready.is_set()
+        return self._queue.is_idle() and self.ready.is_set()
 
     # --- the recorder thread ---
 
@@ -220,10 +198,10 @@ class Recorder:
     ) -> None:
         last_commit = last_beat = time.monotonic()
         next_prune = time.monotonic()
-        while (work := self._next_work()) is not None:
+        while (work := self._queue.next_work(self._caught_up)) is not None:
+            self.stats.pending = self._queue.pending()
             self._do(repo, conn, work)
-            with self._cond:
-                self._working = False
+            self._queue.done()
             now = time.monotonic()
             if self._unanchored and (now - last_commit >= constants.RECORDER_COMMIT_EVERY):
                 self._do(repo, conn, lambda: self._anchor(repo, conn))
@@ -234,7 +212,7 @@ class Recorder:
             if now >= next_prune and self.is_idle():
                 self._do(repo, conn, lambda: self._prune(repo, conn, policy))
                 next_prune = now + _PRUNE_EVERY
-        self._record_paths(repo, conn, self._take_all())
+        self._record_paths(repo, conn, self._queue.take_all())
         self._anchor(repo, conn)
 
     def _do(
@@ -271,45 +249,15 @@ class Recorder:
             f"recording paused, retried every {_RETRY:.0f} s: {why}"
         )
         log.warning("%s", self._paused_by)
-        with self._cond:
-            self._cond.wait_for(lambda: self._stopping, timeout=_RETRY)
+        self._queue.wait_for_stop(_RETRY)
         self.rescan("retrying after a failed write")
 
-    def _next_work(self) -> str | list[bytes] | None:
-        """Why to rescan, or the paths whose debounce ran out ([] in a quiet moment: time to
-        commit or prune), or None once stopping."""
-        with self._cond:
-            while not self._stopping:
-                if self._rescans:
-                    reason = "; ".join(self._rescans)
-                    self._rescans.clear()
-                    self._working = True
-                    return reason
-                now = time.monotonic()
-                due = [p for p, (_, at) in self._pending.items() if at <= now]
-                if due:
-                    for path in due:
-                        del self._pending[path]
-                    self.stats.pending = len(self._pending)
-                    self._working = True
-                    return due
-                if not self._pending:
-                    self.stats.caught_up = time.time()
-                wake = min((at for _, at in self._pending.values()), default=now + 1.0)
-                self._cond.wait(timeout=max(0.001, min(wake - now, 1.0)))
-                if not self._pending and not self._rescans:
-                    return []
-            return None
-
-    def _take_all(self) -> list[bytes]:
-        with self._cond:
-            paths = list(self._pending)
-            self._pending.clear()
-            return paths
+    def _caught_up(self) -> None:
+        self.stats.caught_up = time.time()
 
     def _load(self, repo: pygit2.Repository, conn: sqlite3.Connection) -> None:
         last = recindex.newest_by_path(conn)
-        with self._cond:
+        with self._queue.lock:
             self._last = last
         self._seen = recindex.seen_stats(conn)
         self._unanchored = {o for o in recindex.unanchored_oids(conn) if git.has_object(repo, o)}
@@ -320,7 +268,7 @@ class Recorder:
         self, repo: pygit2.Repository, conn: sqlite3.Connection, reason: str, baseline: bool = False
     ) -> None:
         started = time.monotonic()
-        with self._cond:
+        with self._queue.lock:
             known = [p for p, (oid, _) in self._last.items() if oid is not None]
         candidates = dict.fromkeys([*status_paths(self.loc), *known, *self._seen])
         changed = []
@@ -421,7 +369,7 @@ class Recorder:
         size: int | None,
     ) -> None:
         batch.rows.append((rel, time.time(), event, oid, mode, size))
-        with self._cond:  # the watcher's thread reads it (a directory removed)
+        with self._queue.lock:  # the watcher's thread reads it (a directory removed)
             self._last[rel] = (oid, mode)
 
     # --- anchors and pruning ---

@@ -20,7 +20,7 @@ from interlock.git import discover
 from interlock.memory import leftovers
 from interlock.memory.snapshot import snapshot_tree_files, take_snapshot
 
-BIG = 24 << 20  # streamed (over 8 MiB): one pack of its own, written for a while
+BIG = 16 << 20  # streamed (over 8 MiB): one pack of its own, written for a while
 
 
 def _temps(repo: Path) -> list[str]:

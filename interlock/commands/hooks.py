@@ -160,7 +160,7 @@ def hooks_status(cwd: str | None, as_json: bool) -> int:
         {
             "hook": s.name,
             "state": s.state,
-            "chains": s.chained.name if s.chained else "-",
+            "chains": _shown_chain(s.chained, where.path) if s.chained else "-",
             "python": (s.python or "-")
             + ("" if not s.python or os.access(s.python, os.X_OK) else " (missing)"),
         }
@@ -168,6 +168,14 @@ def hooks_status(cwd: str | None, as_json: bool) -> int:
     ]
     output.table(rows, ["hook", "state", "chains", "python"])
     return exitcodes.OK
+
+
+def _shown_chain(chained: os.PathLike[str], hooks: os.PathLike[str]) -> str:
+    """`pre-commit.legacy` beside the hook, else the path (a project's hooks folder)."""
+    folder = os.path.dirname(os.fspath(chained))
+    if folder == os.fspath(hooks):
+        return os.path.basename(os.fspath(chained))
+    return os.fspath(chained)
 
 
 def hooks_path(cwd: str | None) -> int:

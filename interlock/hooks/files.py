@@ -308,11 +308,12 @@ def _install_chaining(loc: RepoLocation, where: HooksDir, python: str | None) ->
         same = os.path.lexists(target) and target.read_text("utf-8", "replace") == content
         if not same:
             atomic_write(target, content.encode("utf-8"), mode=0o755)
-        detail = f"runs {where.chains}/{name} first" if name in chained else ""
+        there = os.path.lexists(project / name)
+        detail = f"runs {where.chains}/{name} first" if name in chained and there else ""
         actions.append(HookAction(name, "unchanged" if same else "installed", detail))
     if not where.active:
         redirect.activate(loc)
-        actions.append(HookAction("core.hooksPath", "updated", f"now {hooks} (was {where.chains})"))
+        actions.append(HookAction("core.hooksPath", "updated", f"was {where.chains}, now {hooks}"))
     return HooksResult(where, tuple(actions))
 
 
@@ -380,5 +381,9 @@ def hook_states(loc: RepoLocation) -> tuple[HooksDir, list[HookState]]:
         else:
             state = "ours" if is_ours(path) else "foreign"
         python = _recorded_python(path) if state == "ours" else None
-        states.append(HookState(name, path, state, chained_path(where.path, name), python))
+        chained = chained_path(where.path, name)
+        if chained is not None and where.chains and redirect.is_chain_file(chained):
+            project = _project_dir(loc, where.chains) / name  # what the pass-through runs
+            chained = project if os.path.lexists(project) else None
+        states.append(HookState(name, path, state, chained, python))
     return where, states

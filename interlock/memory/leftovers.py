@@ -61,8 +61,12 @@ class Cleared:
     interrupted: dict[str, Any] | None = None
 
     def describe(self) -> str:
+        """`removed 2 leftover temp files (24.0 MB)`, or that there were none."""
+        if not self.files:
+            return "it left no temp files behind"
         size = f"{self.bytes / (1 << 20):.1f} MB" if self.bytes >= 1 << 20 else f"{self.bytes} B"
-        return f"{len(self.files)} leftover temp file(s), {size}"
+        noun = "file" if len(self.files) == 1 else "files"
+        return f"removed {len(self.files)} leftover temp {noun} ({size})"
 
 
 class LockHolder:
@@ -186,7 +190,7 @@ def tidy_at_start(loc: RepoLocation) -> Cleared:
         if holder.stale is None:
             return sweep_objects(loc)
         done = clear_interrupted(loc, holder.stale)
-        log.warning("%s; removed %s it left", describe_interrupted(holder.stale), done.describe())
+        log.warning("%s; %s", describe_interrupted(holder.stale), done.describe())
         return done
     finally:
         holder.release()
@@ -213,7 +217,7 @@ def sweep_objects(loc: RepoLocation, now: float | None = None) -> Cleared:
             if held is not None and os.fsdecode(os.path.realpath(path)) not in held:
                 _remove(path, done)
     if done.files:
-        log.info("removed %s from %s", done.describe(), objects)
+        log.info("%s in %s", done.describe(), objects)
     return done
 
 

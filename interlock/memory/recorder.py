@@ -53,7 +53,7 @@ open_db = recindex.open_db
 _BATCH_BYTES = 16 << 20  # queued pack bytes after which a batch is written out
 _HEARTBEAT = 10.0  # seconds between the recorder's signs of life in the index
 _PRUNE_EVERY = 3600.0
-_RETRY = 10.0  # seconds between attempts while the disk is full or read-only
+_RETRY_FIRST, _RETRY_MAX = 1.0, 30.0  # seconds before retrying a failed write: doubling
 
 
 def status_paths(loc: RepoLocation) -> Iterator[bytes]:
@@ -125,6 +125,7 @@ class Recorder:
         self._unanchored: set[str] = set()
         self._reader = Reader(loc, 0, self.stats.too_large)
         self._paused_by: str | None = None  # the warning a failed write set
+        self._retry = _RETRY_FIRST
         self.ready = threading.Event()  # set once the baseline is recorded
 
     # --- called from the watcher's thread ---
@@ -241,15 +242,15 @@ class Recorder:
         if recorded and self._paused_by is not None and self.stats.warning == self._paused_by:
             log.info("recording resumed")
             self.stats.warning = self._paused_by = None
+            self._retry = _RETRY_FIRST
 
     def _pause(self, why: str) -> None:
         """Wait, then rescan: the paths whose versions were not written have not moved their
         last known point, so the rescan reads them again once there is room."""
-        self._paused_by = self.stats.warning = (
-            f"recording paused, retried every {_RETRY:.0f} s: {why}"
-        )
-        log.warning("%s", self._paused_by)
-        self._queue.wait_for_stop(_RETRY)
+        self._paused_by = self.stats.warning = f"recording paused until it can write: {why}"
+        log.warning("%s (retrying in %.0f s)", self._paused_by, self._retry)
+        self._queue.wait_for_stop(self._retry)
+        self._retry = min(self._retry * 2, _RETRY_MAX)
         self.rescan("retrying after a failed write")
 
     def _caught_up(self) -> None:
@@ -329,6 +330,11 @@ class Recorder:
             else:
                 self._seen[rel] = seen
         if batch.rows:
+            # Only now, with the rows written: a batch that failed (a full disk) must not
+            # count as recorded, or its paths would not be read again.
+            with self._queue.lock:  # the watcher's thread reads it (a directory removed)
+                for rel, _, _, oid, mode, _ in batch.rows:
+                    self._last[rel] = (oid, mode)
             self.stats.versions += len(batch.rows)
             self.stats.last_version = batch.rows[-1][1]
         self._unanchored |= batch.oids
@@ -369,8 +375,6 @@ class Recorder:
         size: int | None,
     ) -> None:
         batch.rows.append((rel, time.time(), event, oid, mode, size))
-        with self._queue.lock:  # the watcher's thread reads it (a directory removed)
-            self._last[rel] = (oid, mode)
 
     # --- anchors and pruning ---
 

@@ -118,9 +118,7 @@ def snapshot_lock(loc: RepoLocation, op: str = "a snapshot") -> Iterator[LockHol
     try:
         if holder.stale is not None:
             cleared = clear_interrupted(loc, holder.stale)
-            output.warn(
-                f"{describe_interrupted(holder.stale)}; removed {cleared.describe()} it left"
-            )
+            output.warn(f"{describe_interrupted(holder.stale)}; {cleared.describe()}")
         holder.claim(op)
         yield holder
     finally:

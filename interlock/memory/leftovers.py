@@ -166,8 +166,8 @@ def clear_interrupted(loc: RepoLocation, record: dict[str, Any]) -> Cleared:
     pid = record.get("pid")
     if isinstance(pid, int):
         root = os.fsencode(loc.worktree)
-        dirs = record.get("dirs") or []
-        for rel in dict.fromkeys(["", *(d for d in dirs if isinstance(d, str))]):
+        dirs = [d for d in record.get("dirs") or [] if _is_inside(d)]
+        for rel in dict.fromkeys(["", *dirs]):
             directory = os.path.join(root, os.fsencode(rel)) if rel else root
             names = tuple(worktree_temp_prefix(kind, pid) for kind in WORKTREE_TEMPS)
             _remove_matching(directory, names, done)
@@ -194,6 +194,12 @@ def tidy_at_start(loc: RepoLocation) -> Cleared:
         return done
     finally:
         holder.release()
+
+
+def _is_inside(rel: object) -> bool:
+    """A worktree-relative folder: the record is a file anyone can write, so it never names
+    a place outside the worktree."""
+    return isinstance(rel, str) and not rel.startswith("/") and ".." not in rel.split("/")
 
 
 def sweep_objects(loc: RepoLocation, now: float | None = None) -> Cleared:

@@ -193,3 +193,21 @@ def test_a_file_size_limit_during_a_snapshot_is_disk_full_not_a_bug(git_repo, gi
     assert _temps(git_repo) == []
     assert git(git_repo, "fsck", "--strict", "--no-progress").returncode == 0
     assert take_snapshot(discover(git_repo)).id  # without the limit, it works
+
+
+def test_a_forged_lock_record_cannot_send_the_clean_up_outside_the_worktree(git_repo, tmp_path):
+    finished = subprocess.Popen(["true"])
+    finished.wait()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    name = f".interlock-restore-{finished.pid}-abc"
+    (outside / name).write_text("not interlock's to remove\n")
+    (git_repo / name).write_text("a killed restore's temp file\n")
+    record = {"pid": finished.pid, "op": "a restore", "dirs": ["../outside", str(outside)]}
+    (git_repo / ".git" / "interlock").mkdir(exist_ok=True)
+    (git_repo / ".git" / "interlock" / constants.SNAPSHOT_LOCK_FILE).write_text(json.dumps(record))
+
+    take_snapshot(discover(git_repo))
+
+    assert (outside / name).exists()
+    assert not (git_repo / name).exists()

@@ -347,15 +347,19 @@ def uninstall(loc: RepoLocation) -> HooksResult:
     installed there before core.hooksPath was set); never refuses.
     """
     actions = []
+    own = redirect.directory(loc)
     now = redirect.remove(loc)
     if now is not None:
-        actions.append(
-            HookAction("core.hooksPath", "restored", f"{now}; interlock's folder removed")
-        )
+        actions.append(HookAction("core.hooksPath", "restored", f"now {now}"))
     target, configured = _configured_dir(loc)
     dirs = dict.fromkeys([target, loc.common_dir / "hooks"])
-    actions += [_uninstall_one(d, name) for d in dirs if d.is_dir() for name in HOOK_NAMES]
-    return HooksResult(HooksDir(target, configured), tuple(actions))
+    for folder in (d for d in dirs if d.is_dir()):
+        for name in HOOK_NAMES:
+            done = _uninstall_one(folder, name)
+            if now is None or done.action != "kept":  # the project's own hooks: not ours
+                actions.append(done)
+    where = HooksDir(own if now is not None else target, configured)
+    return HooksResult(where, tuple(actions))
 
 
 def _recorded_python(path: Path) -> str | None:

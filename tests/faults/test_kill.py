@@ -282,6 +282,11 @@ def test_kill_9_of_the_daemon_while_it_records_many_times(
 # --- git hooks ---
 
 
+def _quiet(root: Path, *args: str) -> None:
+    """A setup step, not under test: without hooks, so each round costs only its own."""
+    _git(root, "-c", "core.hooksPath=/dev/null", *args)
+
+
 def _hooked_repo(root: Path, kit, rng: random.Random) -> None:
     root.mkdir()
     _git(root, "init", "-q", "-b", "main")
@@ -312,18 +317,18 @@ def _commit_round(root: Path, kit, rng: random.Random, took: float, tag: int) ->
         assert _git(root, "rev-parse", "HEAD^{tree}").stdout.strip() == staged
     else:  # it did not: the index is as it was
         assert _git(root, "write-tree").stdout.strip() == staged
-        _git(root, "commit", "-qm", f"c{tag} again")
+        _quiet(root, "commit", "-qm", f"c{tag} again")
     return killed
 
 
 def _branch_round(root: Path, kit, rng: random.Random, took: float, tag: int) -> bool:
     branch = f"feature{tag}"
-    _git(root, "checkout", "-q", "-b", branch)
+    _quiet(root, "checkout", "-q", "-b", branch)
     (root / f"feature{tag}.txt").write_text("work only this branch has\n")
     _git(root, "add", "-A")
-    _git(root, "commit", "-qm", f"feature {tag}")
+    _quiet(root, "commit", "-qm", f"feature {tag}")
     tip = _git(root, "rev-parse", "HEAD").stdout.strip()
-    _git(root, "checkout", "-q", "main")
+    _quiet(root, "checkout", "-q", "main")
     proc = subprocess.Popen(["git", "branch", "-q", "-D", branch], cwd=root)
     killed = kit.kill_descendants_after(proc, rng.uniform(0, took))
     proc.wait()

@@ -69,6 +69,8 @@ def parse_check_args(args: list[str]) -> dict[str, Any] | None:
         i += 1
     if i >= len(args) or (opts["cwd"] is not None and not os.path.isdir(opts["cwd"])):
         return None
+    if not " ".join(args[i:]).strip():
+        return None  # nothing to check: the full CLI says how to use it
     opts["command"] = " ".join(args[i:])
     return opts
 

@@ -218,17 +218,6 @@ def write_blob(repo: pygit2.Repository, data: bytes) -> str:
     return oid if repo.odb.exists(oid) else str(repo.odb.write(BLOB, data))
 
 
-def write_blob_from_file(repo: pygit2.Repository, path: bytes) -> str:
-    """Store a (large) file's raw bytes, hashing it first and streaming only when missing."""
-    import pygit2
-
-    oid = str(pygit2.hashfile(os.fsdecode(path)))
-    if not repo.odb.exists(oid):
-        with open(path, "rb") as handle:
-            oid = str(repo.create_blob_fromiobase(handle))
-    return oid
-
-
 def read_object(repo: pygit2.Repository, oid: str, kind: int) -> bytes:
     """The raw content of an object of the given type (GitError for another type)."""
     found, data = repo.odb.read(oid)
@@ -326,6 +315,16 @@ def index_has(repo: pygit2.Repository, path: bytes) -> bool:
 
 
 # --- daemon, recorder and recover (H5) ---
+
+
+def index_blob(repo: pygit2.Repository, path: bytes) -> str | None:
+    """The blob id the index holds for path (stage 0), or None."""
+    index = repo.index
+    index.read(False)
+    try:
+        return str(index[path.decode("utf-8")].id)
+    except (KeyError, UnicodeDecodeError, ValueError):
+        return None
 
 
 def ref_target(repo: pygit2.Repository, name: str) -> str | None:

@@ -47,7 +47,7 @@ class Advisor:
         self.noticed: set[str] = set()
 
     def answer(self, cwd: str, line: str, numbered: bool) -> str:
-        command = _history_text(line) if numbered else line
+        command = (_history_text(line) if numbered else line).rstrip("\n")
         if not command.strip() or not os.path.isdir(cwd):
             return ""
         where = hotclient.find(cwd)

@@ -197,10 +197,14 @@ def remove(path: Path, ours: Ours) -> str:
         return "absent"
     if not strip_ours(doc, ours) and record is None:
         return "absent"
+    before_doc: Any = {}
     if record is not None:
         original = record.get("original")
         before = None if original is None else base64.b64decode(original)
         before_doc = {} if before is None or not before.strip() else json.loads(before)
+    if doc.get("hooks") == {} and not (isinstance(before_doc, dict) and "hooks" in before_doc):
+        del doc["hooks"]  # interlock added the table: take it out with its hooks
+    if record is not None:
         if doc == before_doc or (before is None and doc in ({}, {"hooks": {}})):
             if before is None:
                 path.unlink()

@@ -111,14 +111,14 @@ def main() -> int:
         [str(launcher), "daemon", "start"], cwd=cwd, env=env, check=True, capture_output=True
     )
     ok = True
-    steps = {"floor": lambda: run_ms(["python3", "-I", "-S", "-c", "pass"], env=env)}
+    steps = {"floor": lambda: run_ms([str(python), "-I", "-S", "-c", "pass"], cwd, env)}
     for agent in ("claude-code", "codex", "gemini"):
         event, payload = _event(agent, cwd)
         command = f"{shlex.quote(str(launcher))} hook {agent} {event}"
         steps[agent] = lambda c=command, p=payload: hook_ms(c, p, cwd, env)
     medians = interleaved(steps, REPEAT)
     floor = medians["floor"]
-    print(f"python3 -I -S -c pass: {floor:.1f} ms (median of {REPEAT})")
+    print(f"python -I -S -c pass (the install's python): {floor:.1f} ms (median of {REPEAT})")
     for agent in ("claude-code", "codex", "gemini"):
         ratio = medians[agent] / floor
         print(

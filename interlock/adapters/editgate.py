@@ -16,6 +16,7 @@ mode lets it land and tells the model what was seen; off says nothing.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -23,6 +24,7 @@ import shlex
 from interlock import output
 from interlock.adapters.desk import Desk
 from interlock.adapters.edits import FileEdit, Unknown
+from interlock.adapters.hookplan import is_our_command
 from interlock.audit import TAMPERED, AuditFinding, compare_file_sets
 from interlock.config import Config
 from interlock.engine.analysis import analyse
@@ -30,6 +32,7 @@ from interlock.git import open_repo, read_blob, read_commit
 from interlock.memory.trees import lookup
 from interlock.run.records import Run
 
+AGENTS = ("claude-code", "codex", "gemini")
 _TOOL_TABLE = re.compile(
     r"^\s*\[\s*tool\s*\.\s*interlock\b.*?(?=^\s*\[(?!\s*tool\s*\.\s*interlock)|\Z)", re.M | re.S
 )
@@ -68,6 +71,12 @@ def _self_disable(edit: FileEdit, before: bytes | None, after: bytes | None) -> 
         for f in analyse(f": > {shlex.quote(edit.path)}").findings
         if f.kind == "self-disable"
     ]
+    dropped = _our_hooks(before) - _our_hooks(after)
+    if dropped:
+        found.append(
+            f"takes interlock's hooks out of this agent's settings ({len(dropped)} of them) "
+            "(rule selfdisable.interlock-off)"
+        )
     if os.path.basename(edit.path) == "pyproject.toml":
         old = _TOOL_TABLE.findall((before or b"").decode("utf-8", "replace"))
         new = _TOOL_TABLE.findall((after or b"").decode("utf-8", "replace"))
@@ -75,6 +84,25 @@ def _self_disable(edit: FileEdit, before: bytes | None, after: bytes | None) -> 
             found.append(
                 "changes the [tool.interlock] table, interlock's own config (rule selfdisable.config-edit)"
             )
+    return found
+
+
+def _our_hooks(content: bytes | None) -> set[str]:
+    """The interlock hook commands an agent settings file holds (any agent)."""
+    if not content or b" hook " not in content:
+        return set()
+    try:
+        doc = json.loads(content)
+    except ValueError:
+        return set()
+    hooks = doc.get("hooks") if isinstance(doc, dict) else None
+    found = set()
+    for groups in hooks.values() if isinstance(hooks, dict) else []:
+        for group in groups if isinstance(groups, list) else []:
+            for handler in group.get("hooks", []) if isinstance(group, dict) else []:
+                command = handler.get("command") if isinstance(handler, dict) else None
+                if any(is_our_command(agent, command) for agent in AGENTS):
+                    found.add(str(command))
     return found
 
 

@@ -21,7 +21,21 @@ def _home() -> Path:
     return Path(os.path.expanduser("~"))
 
 
+def _person_only(what: str) -> None:
+    """Taking interlock out is a person's act: refused under an agent or inside a run."""
+    from interlock.hooks.approval import agent_ancestor, refusal
+
+    why = refusal(True, os.environ, agent_ancestor())
+    if why is not None:
+        raise InterlockError(
+            f"`interlock integrate {what} --remove` is for a person, outside the agent ({why})",
+            hint="run it in your own terminal",
+        )
+
+
 def integrate_agent(agent: str, scope: str | None, cwd: str | None, remove: bool) -> int:
+    if remove:
+        _person_only(agent)
     loc = discover(cwd or os.getcwd())
     scope = scope or ("project" if loc is not None else "user")
     if scope == "local" and agent != "claude-code":
@@ -81,6 +95,7 @@ def integrate_shell(kind: str | None, remove: bool, print_only: bool) -> int:
         output.write_out(shell_line(kind))
         return exitcodes.OK
     if remove:
+        _person_only("shell")
         done = settings.remove_line(rc, lambda line: line.rstrip().endswith(SHELL_MARK))
         said = {
             "absent": f"no interlock line in {rc}; nothing to do",

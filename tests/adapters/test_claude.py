@@ -186,3 +186,22 @@ def test_the_warm_daemon_gives_the_same_answer(project, hook, daemons):
     specific = decision(result)
     assert specific["permissionDecision"] == "deny"
     assert "predates this run" in specific["permissionDecisionReason"]
+
+
+def test_a_write_that_takes_interlocks_hooks_out_of_the_settings_is_self_disable(project, hook, interlock):
+    interlock(project, "integrate", "claude-code", "--local")
+    settings = project / ".claude" / "settings.local.json"
+    write = event(
+        project, "PreToolUse", tool_name="Write", tool_use_id="toolu_s",
+        tool_input={"file_path": str(settings), "content": "{}\n"},
+    )
+    specific = decision(hook(project, "claude-code", "PreToolUse", write, INLINE))
+    assert specific["permissionDecision"] == "deny"
+    assert "takes interlock's hooks out" in specific["permissionDecisionReason"]
+
+
+def test_removing_the_integration_from_inside_the_agent_is_refused(project, hook, interlock):
+    result = hook(project, "claude-code", "PreToolUse", bash(project, "interlock integrate claude-code --remove"), INLINE)
+    assert decision(result)["permissionDecision"] == "deny"
+    refused = interlock(project, "integrate", "claude-code", "--remove", env={"INTERLOCK_RUN": "r1"})
+    assert refused.returncode == 1 and "is for a person" in refused.stderr

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import json
 
+from interlock.daemon import client
+
 
 def report(interlock, cwd):
     out = interlock(cwd, "doctor", "--json")
     return out.returncode, {c["name"]: c for c in json.loads(out.stdout)["checks"]}
 
 
-def test_a_healthy_repository_has_no_problems(git_repo, interlock, daemons):
+def test_a_healthy_repository_has_no_problems(git_repo, interlock, daemons, poll):
     assert interlock(git_repo, "install").returncode == 0
-    daemons.track(git_repo)
+    loc = daemons.track(git_repo)
+    poll(lambda: client.request(loc, "ping"), timeout=30, what="the daemon install started")
     code, checks = report(interlock, git_repo)
     assert code == 0, checks
     assert checks["git hooks"]["status"] == "ok"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from interlock.git import RepoLocation
-from interlock.state import atomic_write, repo_state_dir
+from interlock.state import repo_state_dir
 
 _KEEP_SECONDS = 24 * 3600.0
 _PRUNE_ABOVE = 256  # files before a write prunes the old ones
@@ -36,7 +36,15 @@ def key_of(agent: str, session: str | None, tool_use_id: str | None, command: st
 def remember(loc: RepoLocation, key: str, record: dict[str, Any]) -> None:
     folder = _folder(loc)
     folder.mkdir(parents=True, exist_ok=True)
-    atomic_write(folder / key, json.dumps({**record, "at": time.time()}).encode(), mode=0o600)
+    # No fsync: the pairing is ephemeral (lost in a crash, the attempt stays unresolved, as
+    # the wrapper's would), and an fsync is most of a warm event's cost on a slow disk.
+    temp = folder / f".{key}.{os.getpid()}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, json.dumps({**record, "at": time.time()}).encode())
+    finally:
+        os.close(fd)
+    os.replace(temp, folder / key)
     names = os.listdir(folder)
     if len(names) > _PRUNE_ABOVE:
         _prune(folder, names)

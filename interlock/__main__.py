@@ -243,6 +243,15 @@ def main(argv: list[str] | None = None) -> int:
         from interlock.hooks.dispatch import shim_main
 
         return shim_main(args[2:])
+    if args[:1] == ["hook"] and len(args) >= 2 and not {"-h", "--help"} & set(args):
+        if args[1] in ("claude-code", "codex", "gemini"):  # agent hooks: every tool call
+            from interlock.adapters.hot import main as agent_main
+
+            return agent_main(args[1:])
+        if args[1] == "shell":  # the advisory shell's co-process
+            from interlock.adapters.shellhelper import main as helper_main
+
+            return helper_main(args[2:])
     door = _HOT.get(args[0]) if args else None
     if door is not None:
         try:

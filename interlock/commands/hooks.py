@@ -190,6 +190,20 @@ def hook_run(argv: list[str]) -> int:
     return shim_main(argv)
 
 
+def agent_hook(agent: str, event: str) -> int:
+    """`interlock hook AGENT EVENT` (the agent's hook runs it; stdin holds the event)."""
+    from interlock.adapters.hot import main as hot_main
+
+    return hot_main([agent, event])
+
+
+def shell_helper(argv: list[str]) -> int:
+    """`interlock hook shell FIFO-IN FIFO-OUT`: the advisory shell's co-process."""
+    from interlock.adapters.shellhelper import main as helper_main
+
+    return helper_main(argv)
+
+
 def approve(cwd: str | None, wanted: list[str]) -> int:
     """With ids: record a person's approval of each. Without: list the pending findings."""
     loc = require_repo(cwd)

@@ -13,8 +13,10 @@ the daemon does not exit for being idle.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from interlock import constants
@@ -91,6 +93,17 @@ class RunDesk:
                 prune(journal)
             self._live, self._live_at = True, time.monotonic()
             return reply
+        finally:
+            journal.close()
+
+    @contextlib.contextmanager
+    def worktree(self) -> Iterator[Worktree]:
+        """A warm Worktree for one request of another door (the agent adapters), on its own
+        journal connection; the live-run note is kept as for the wrapper's requests."""
+        journal = self._open()
+        try:
+            yield self._worktree(journal)
+            self._live, self._live_at = True, time.monotonic()
         finally:
             journal.close()
 

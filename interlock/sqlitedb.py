@@ -34,7 +34,9 @@ def open_db(
     try:
         return _connect(path, schema, version), None
     except sqlite3.DatabaseError as exc:
-        if (getattr(exc, "sqlite_errorcode", _NOTADB) & 0xFF) not in (_CORRUPT, _NOTADB):
+        damaged = (getattr(exc, "sqlite_errorcode", _NOTADB) & 0xFF) in (_CORRUPT, _NOTADB)
+        not_a_file = os.path.lexists(path) and not path.is_file()  # a folder, a fifo...
+        if not (damaged or not_a_file):
             raise  # a full disk, a read-only file, a lock: the file itself is fine, keep it
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
         os.replace(path, aside)

@@ -63,6 +63,7 @@ __interlock_check() {
     { printf '%s\0%s\0' "$id" "$PWD"; HISTTIMEFORMAT= builtin history 1; printf '\0'; } >&"$__interlock_w" 2>/dev/null || return 0
     while IFS= read -r -d '' -t 4 -u "$__interlock_r" rid && IFS= read -r -d '' -t 4 -u "$__interlock_r" reply; do
         [[ $rid == "$id" ]] && break
+        [[ -n $reply ]] && printf '%s\n' "$reply" >&2 # a late answer to an earlier line
     done
     [[ $rid == "$id" && -n $reply ]] && printf '%s\n' "$reply" >&2
     return 0

@@ -41,6 +41,7 @@ __interlock_preexec() {
     print -rn -u $__interlock_w -- "$id"$'\0'"$PWD"$'\0'"$line"$'\0' 2>/dev/null || return 0
     while IFS= read -r -d $'\0' -t 4 -u $__interlock_r rid && IFS= read -r -d $'\0' -t 4 -u $__interlock_r reply; do
         [[ $rid == "$id" ]] && break
+        [[ -n $reply ]] && print -r -u2 -- "$reply" # a late answer to an earlier line
     done
     [[ $rid == "$id" && -n $reply ]] && print -r -u2 -- "$reply"
     return 0

@@ -79,7 +79,9 @@ def test_without_a_daemon_there_is_one_notice_then_silence(git_repo, tmp_path):
     rc = tmp_path / "rc.bash"
     rc.write_text(f"PS1='$ '\n. {ROOT}/shell/interlock.bash {shlex.join(launcher_words())}\n")
     session = f"il-nodaemon-{os.getpid()}"
-    env = f"env HOME={shlex.quote(os.environ['HOME'])} INTERLOCK_HOME={shlex.quote(os.environ['INTERLOCK_HOME'])} INTERLOCK_DAEMON_IDLE=1"
+    # -u: a tmux server started earlier passes on its own environment, whatever this test's is
+    env = (f"env -u INTERLOCK_NO_DAEMON HOME={shlex.quote(os.environ['HOME'])} "
+           f"INTERLOCK_HOME={shlex.quote(os.environ['INTERLOCK_HOME'])} INTERLOCK_DAEMON_IDLE=1")
     state = git_repo / ".git" / "interlock"
     state.mkdir(exist_ok=True)
     (state / "daemon.spawned").write_text("")  # a start moments ago: no new one for 5 s

@@ -76,3 +76,14 @@ def parent_pid(pid: int | None = None) -> int | None:
 def current_rss() -> int:
     """Resident memory of this process in bytes."""
     return int(psutil.Process().memory_info().rss)
+
+
+def process_environ(pid: int) -> dict[str, str] | None:
+    """The environment a live process of this user started with, or None when it cannot be
+    read (gone, a zombie, another user's)."""
+    if pid <= 0:
+        return None
+    try:
+        return dict(psutil.Process(pid).environ())
+    except (psutil.Error, OSError):
+        return None

@@ -19,7 +19,7 @@ except the kill switch, which a person set.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from interlock import exitcodes
@@ -122,32 +122,39 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
     return reply
 
 
-def _environ(req: dict[str, Any], pid: int | None) -> Mapping[str, str] | None:
-    """The agent's environment for re-running a call outside interlock: this process's own
-    when judging inline (the wrapper is the agent's child), else the waiting wrapper's."""
-    if not req.get("warm"):
-        return dict(os.environ)
-    from interlock import procinfo  # psutil: only for the daemon's look at the wrapper
+Environ = Callable[[int | None], Mapping[str, str] | None]
 
-    return procinfo.process_environ(pid) if pid else None
+
+def _environ(req: dict[str, Any]) -> Environ:
+    """How to read the agent's environment (for running a call again outside interlock),
+    given the pid of the wrapper that ran it: this process's own when judging inline (the
+    wrapper is the agent's child), else the waiting wrapper's. Read only when asked: most
+    commands never need it."""
+
+    def read(pid: int | None) -> Mapping[str, str] | None:
+        if not req.get("warm"):
+            return dict(os.environ)
+        from interlock import procinfo  # psutil: only for the daemon's look at the wrapper
+
+        return procinfo.process_environ(pid) if pid else None
+
+    return read
 
 
 def complete(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
     """After a command of a run (see the module docstring)."""
     reply = gate.complete(wt, req)
-    attempt = records.get_attempt(wt.journal, int(req["attempt"]))
-    if attempt is not None:
-        more = after_command(wt, attempt.id, req.get("tail"), _environ(req, attempt.pid))
-        reply["messages"] = _join(reply.get("messages"), *more)
+    more = after_command(wt, int(req["attempt"]), req.get("tail"), _environ(req))
+    reply["messages"] = _join(reply.get("messages"), *more)
     return reply
 
 
 def after_command(
-    wt: Worktree, attempt_id: int, tail: str | None, environ: Mapping[str, str] | None
+    wt: Worktree, attempt_id: int, tail: str | None, environ: Environ | None
 ) -> list[str]:
     """What to tell the agent after one command of a run ended or was refused: the run
     monitor's messages (none for a nested command: it is part of its outer command's turn).
-    `tail` is the output's tail of a validator; `environ` the agent's environment, when known."""
+    `tail` is the output's tail of a validator; `environ` reads the agent's environment."""
     attempt = records.get_attempt(wt.journal, attempt_id)
     if attempt is None or attempt.parent is not None:
         return []
@@ -208,7 +215,7 @@ def harness_turn(
         mark(st, step, overrides, experiment, warn)
         said: list[str] = []
         if count and config.mode != "off":
-            said = Watch(wt, run, config, st, dict(os.environ)).harness_turn(failed)
+            said = Watch(wt, run, config, st, lambda _: dict(os.environ)).harness_turn(failed)
         state.save(wt.journal, run.id, st)
     stopped = state.stop_of(wt.journal, run.id) is not None
     return (exitcodes.BLOCKED if stopped else exitcodes.OK), said

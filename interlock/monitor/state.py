@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import sqlite3
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,7 +70,8 @@ class MonitorState:
     seen: list[int] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        # Not dataclasses.asdict: its deep copy of the lists costs most of a command's budget.
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
 
     @classmethod
     def from_json(cls, data: Any) -> MonitorState:
@@ -84,15 +86,26 @@ class MonitorState:
             return cls()
 
 
+def _execute(journal: Journal, sql: str, params: tuple[Any, ...] = ()) -> sqlite3.Cursor:
+    """A statement on the monitor table, made on first use (a journal made before the
+    monitor, or one started anew after damage, has none)."""
+    try:
+        return journal.execute(sql, params)
+    except sqlite3.OperationalError as exc:
+        if "no such table" not in str(exc):
+            raise
+        journal.execute(_TABLE)
+        return journal.execute(sql, params)
+
+
 def load(journal: Journal, run: str) -> MonitorState:
-    journal.execute(_TABLE)
-    row = journal.execute("SELECT data FROM monitor WHERE run = ?", (run,)).fetchone()
+    row = _execute(journal, "SELECT data FROM monitor WHERE run = ?", (run,)).fetchone()
     return MonitorState.from_json(json.loads(row[0])) if row else MonitorState()
 
 
 def save(journal: Journal, run: str, state: MonitorState) -> None:
-    journal.execute(_TABLE)
-    journal.execute(
+    _execute(
+        journal,
         "INSERT OR REPLACE INTO monitor(run, data) VALUES (?, ?)",
         (run, json.dumps(state.to_json())),
     )
@@ -100,8 +113,7 @@ def save(journal: Journal, run: str, state: MonitorState) -> None:
 
 def forget_ended(journal: Journal) -> None:
     """Drop the counters of runs the journal no longer holds (pruned)."""
-    journal.execute(_TABLE)
-    journal.execute("DELETE FROM monitor WHERE run NOT IN (SELECT id FROM runs)")
+    _execute(journal, "DELETE FROM monitor WHERE run NOT IN (SELECT id FROM runs)")
 
 
 @contextlib.contextmanager

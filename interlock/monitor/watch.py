@@ -17,8 +17,10 @@ applies on a later turn (its condition still holds), within its own ceiling.
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from interlock.config import Config
 from interlock.errors import InterlockError
@@ -39,12 +41,17 @@ from interlock.run.outcome import Outcome
 from interlock.run.records import Attempt, Run
 from interlock.run.session import Worktree
 
+if TYPE_CHECKING:
+    import pygit2
+
 TOUCHED_KEPT = 10_000  # paths remembered as mutated (beyond: no more first-edit events)
 MONITOR = "the run monitor"
 
 
 class Watch:
-    """The monitor's view of one run for one turn (see the module docstring)."""
+    """The monitor's view of one run for one turn (see the module docstring). `environ`
+    reads the agent's environment (given the wrapper's pid) when it is needed: to run a call
+    again outside interlock."""
 
     def __init__(
         self,
@@ -52,17 +59,28 @@ class Watch:
         run: Run,
         config: Config,
         st: MonitorState,
-        environ: Mapping[str, str] | None = None,
+        environ: Callable[[int | None], Mapping[str, str] | None] | None = None,
     ) -> None:
         self.wt = wt
         self.run = run
         self.config = config
         self.st = st
-        self.environ = environ
+        self._environ = environ
         self.settings = settings.from_config(config)
-        self.repo = open_repo(wt.loc)
-        commit = read_commit(self.repo, run.baseline) if run.baseline else None
-        self.baseline_tree = commit[0] if commit else None
+
+    # Opened on first use: most turns (a command that ran no validator, with the stall monitor
+    # off) need no tree at all.
+    @functools.cached_property
+    def repo(self) -> pygit2.Repository:
+        return open_repo(self.wt.loc)
+
+    @functools.cached_property
+    def baseline_tree(self) -> str | None:
+        commit = read_commit(self.repo, self.run.baseline) if self.run.baseline else None
+        return commit[0] if commit else None
+
+    def environ(self, pid: int | None) -> Mapping[str, str] | None:
+        return self._environ(pid) if self._environ is not None else None
 
     # --- one turn ---
 
@@ -294,7 +312,8 @@ class Watch:
         attempt = records.get_attempt(self.wt.journal, int(shown[-1].attempt or 0))
         if attempt is None:
             return []
-        checks = world.look(self.wt.loc, attempt, shown, self._segment_start(), self.environ)
+        environ = self.environ(attempt.pid)
+        checks = world.look(self.wt.loc, attempt, shown, self._segment_start(), environ)
         found = world.problems(checks)
         lines = self._evidence(segment, verdict)
         shown_checks = "\n".join(

@@ -35,12 +35,13 @@ from interlock.monitor.shellrun import run_shell
 from interlock.monitor.state import Stored
 from interlock.run.records import Attempt
 
-RERUN_MAX_SECONDS = 20.0
-RERUN_TIMEOUT = 30.0
+RERUN_MAX_SECONDS = 10.0  # only a call this quick is run again (it ran within the wrapper)
+RERUN_TIMEOUT = 20.0
 DISK_MIN_FREE = 64 << 20  # bytes: less free than this is a full disk for a test run
 
 _ENVIRONMENT_ERRORS: tuple[tuple[str, str], ...] = (
-    (r"No module named '?([\w.]+)'?|ModuleNotFoundError", "a Python module is not installed"),
+    (r"No module named '?([\w.]+)'?", "a Python module is not installed"),
+    (r"ModuleNotFoundError", "a Python module is not installed"),
     (r"Cannot find module '([^']+)'", "a JavaScript module is not installed"),
     (
         r"command not found|: not found$|No such file or directory: '?/?\S*bin/",

@@ -6,7 +6,7 @@ agent, with what the last attempts tried and how each failed, to narrow the step
 exactly one new approach. The next material attempt decides: if it moves the failing set
 (either way) the run goes on; if not, the run stops and hands off. A second recovery of the
 same step needs something to have changed since the first: the failing set, or a person's
-new objective on the board. When the restore cannot be proven, the tree is left as it is and
+new objective on the board; and a run has RECOVERY_CEILING recoveries at most. When the restore cannot be proven, the tree is left as it is and
 the same request is made (an advisory recovery): it still is the step's one recovery.
 """
 
@@ -26,11 +26,15 @@ from interlock.run.records import Run
 
 SEARCH = "search"
 CONTEXT = "context"  # a stuck_environment the world checks called a context problem
+RECOVERY_CEILING = 3  # recoveries a run may have, whatever changed between them
 
 
 def may_recover(loc: RepoLocation, st: MonitorState, step: str, failing: Sequence[str]) -> bool:
     """Whether this step may have a recovery now (see the module docstring)."""
-    earlier = [r for r in st.recoveries if r.get("kind") == SEARCH and r.get("step") == step]
+    searches = [r for r in st.recoveries if r.get("kind") == SEARCH]
+    if len(searches) + (st.recovery is not None) >= RECOVERY_CEILING:
+        return False
+    earlier = [r for r in searches if r.get("step") == step]
     if not earlier:
         return True
     last = earlier[-1]

@@ -284,11 +284,18 @@ class Watch:
         st = self.st
         last = segment[-1].record
         if not recovery.may_recover(self.wt.loc, st, last.step, last.failing):
+            spent = sum(r.get("kind") == recovery.SEARCH for r in st.recoveries)
+            if spent >= recovery.RECOVERY_CEILING:
+                reason = f"stuck again after {spent} recoveries in this run"
+                nothing = "the run used every recovery it has"
+            else:
+                reason = f"stuck again on step {last.step!r} with the failing set of its recovery"
+                nothing = "nothing changed since the step's recovery (the failing set, or an "
+                nothing += "objective a person added)"
             why = Why(
                 "stuck",
-                f"stuck again on step {last.step!r} with the failing set of its recovery",
-                "nothing changed since the step's recovery (the failing set, or an objective "
-                "a person added): decide the approach before an agent tries again",
+                reason,
+                f"{nothing}: decide the approach before an agent tries again",
                 self._evidence(segment, verdict),
             )
             return [self._stop(why, tree)]

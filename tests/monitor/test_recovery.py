@@ -116,3 +116,20 @@ def test_a_stuck_environment_that_checks_out_is_a_context_problem_once_then_a_st
     assert [s.tags() for s in again[:2]] == [[], []]
     assert again[2].tags() == ["interlock: [stuck]", "interlock: [handoff]"]
     assert "still fails the same way after the context notice" in again[2].messages
+
+
+def test_a_run_has_three_recoveries_at_most_and_a_step_one_unless_something_changed(project):
+    from interlock.git import require_repo
+    from interlock.monitor.recovery import may_recover
+    from interlock.monitor.state import MonitorState
+
+    loc = require_repo(project)
+    done = [{"kind": "search", "step": f"s{i}", "set": ["t"], "time": 0.0} for i in range(3)]
+    st = MonitorState(recoveries=done)
+    assert not may_recover(loc, st, "s9", ["other"])
+    st.recoveries = done[:2]
+    assert may_recover(loc, st, "s9", ["other"])
+    assert not may_recover(loc, st, "s1", ["t"])  # the same step and set, nothing new
+    assert may_recover(loc, st, "s1", ["t", "u"])  # the set changed
+    st.recovery = {"kind": "search"}  # one in progress counts too
+    assert not may_recover(loc, st, "s9", ["other"])

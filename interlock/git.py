@@ -478,3 +478,30 @@ def cat_blobs(loc: RepoLocation, oids: list[str]) -> dict[str, bytes]:
         blobs[header[0].decode()] = out[pos : pos + size]
         pos += size + 1
     return blobs
+
+
+def diff_tree_lines(repo: pygit2.Repository, old_tree: str | None, new_tree: str) -> int:
+    """How many lines differ between two trees (None: the empty tree): lines added plus lines
+    removed, a binary file or a mode-only change counting as one. The run monitor's measure of
+    how big a patch is and how much it changed."""
+    import pygit2
+
+    if old_tree == new_tree:
+        return 0
+    new = repo[new_tree]
+    if not isinstance(new, pygit2.Tree):
+        raise ValueError(f"{new_tree} is not a tree")
+    if old_tree is None:
+        diff = new.diff_to_tree(swap=True)
+    else:
+        old = repo[old_tree]
+        if not isinstance(old, pygit2.Tree):
+            raise ValueError(f"{old_tree} is not a tree")
+        diff = old.diff_to_tree(new)
+    total = 0
+    for patch in diff:
+        if patch is None:  # an unmodified delta: nothing to count
+            continue
+        _, added, removed = patch.line_stats
+        total += (added + removed) or 1
+    return total

@@ -104,3 +104,14 @@ def open_files_among(paths: set[str]) -> set[str] | None:
             if target in paths:
                 held.add(target)
     return held
+
+
+def process_environ(pid: int) -> dict[str, str] | None:
+    """The environment a live process of this user started with, or None when it cannot be
+    read (gone, a zombie, another user's)."""
+    if pid <= 0:
+        return None
+    try:
+        return dict(psutil.Process(pid).environ())
+    except (psutil.Error, OSError):
+        return None

@@ -1,4 +1,5 @@
-"""The daemon's side of runs: the shell wrapper's `attempt` and `complete`, served warm.
+"""The daemon's side of runs: the shell wrapper's `attempt` and `complete`, served warm (by
+interlock.monitor.desk: the run's gate, then the run monitor).
 
 Each request opens its own journal connection (SQLite serialises the writers, so a long
 validator completion never holds up another command's verdict; a connection belongs to the
@@ -77,13 +78,13 @@ class RunDesk:
 
     def _serve(self, step: str, req: dict[str, Any]) -> dict[str, Any]:
         from interlock.journal import prune
-        from interlock.run import gate
+        from interlock.monitor import desk
 
         journal = self._open()
         try:
             wt = self._worktree(journal)
             warm = {**req, "warm": True}
-            reply = gate.begin(wt, warm) if step == "begin" else gate.complete(wt, warm)
+            reply = desk.begin(wt, warm) if step == "begin" else desk.complete(wt, warm)
             if journal.warning:
                 note = f"interlock: warning: {journal.warning}"
                 reply["messages"] = "\n".join(m for m in (note, reply.get("messages")) if m)

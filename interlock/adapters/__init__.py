@@ -15,7 +15,9 @@ the agent's documented output. One engine, one journal, one set of messages: no 
   exactly); `humanshell` (the daemon's `advise` op) and `shellhelper` (the shell's
   co-process): the advisory shell for people (`shell/interlock.bash`, `.zsh`).
 
-The run monitor (`monitor`) joins this list when it lands.
+Each shell command goes through the run monitor's desk (`interlock.monitor.desk`), as the
+wrapper's does: a stopped run's commands refused, the monitor's messages after each one.
+`interlock.run.link` (the wrapper's unit) gives the inline path its installed packages.
 
-May import: run, engine, memory, audit, client, ground.
+May import: wrapper, monitor, run, engine, memory, audit, client, ground.
 """

@@ -1,6 +1,7 @@
-"""A shell command of an agent, before and after: the same `gate.begin` and `gate.complete`
-the shell wrapper calls, so the check, the pre-discard snapshot, the journal, green credit
-and every message are the wrapper's own.
+"""A shell command of an agent, before and after: the same `begin` and `complete` the shell
+wrapper calls (the run monitor's desk around `interlock.run.gate`), so the check, the
+pre-discard snapshot, the journal, green credit, the monitor's messages, a stopped run's
+refusals and every message are the wrapper's own.
 
 Before: a refusal is a deny whose reason is interlock's message; a warning, or a discard
 of the run's own work that was saved first, is allowed with the message as context for the
@@ -20,7 +21,8 @@ from interlock import constants
 from interlock.adapters import pending
 from interlock.adapters.desk import Desk
 from interlock.adapters.event import Decision, Event
-from interlock.run import gate, records
+from interlock.monitor import desk as monitor_desk
+from interlock.run import records
 from interlock.run.outcome import parse_outcome
 
 
@@ -47,7 +49,7 @@ def _key(event: Event) -> str:
 
 
 def before(desk: Desk, event: Event, req: dict[str, Any]) -> Decision:
-    reply = gate.begin(desk.wt, begin_request(event, req))
+    reply = monitor_desk.begin(desk.wt, begin_request(event, req))
     messages = str(reply.get("messages") or "")
     if reply.get("verdict") == "block":
         return Decision("deny", reason=messages or "interlock: refused")
@@ -71,7 +73,7 @@ def after(desk: Desk, event: Event) -> Decision:
     started = record.get("started")
     duration = time.time() - started if isinstance(started, (int, float)) else None
     done = {"attempt": attempt.id, "exit": code, "signal": None, "duration": duration}
-    reply = gate.complete(desk.wt, {**done, "tail": tail})
+    reply = monitor_desk.complete(desk.wt, {**done, "tail": tail})
     warning = str(record.get("warning") or "")
     context = "\n".join(m for m in (warning, str(reply.get("messages") or "")) if m)
     return Decision(context=context)

@@ -205,3 +205,12 @@ def test_removing_the_integration_from_inside_the_agent_is_refused(project, hook
     assert decision(result)["permissionDecision"] == "deny"
     refused = interlock(project, "integrate", "claude-code", "--remove", env={"INTERLOCK_RUN": "r1"})
     assert refused.returncode == 1 and "is for a person" in refused.stderr
+
+
+def test_a_stopped_run_is_refused_through_the_hook_as_through_the_wrapper(project, hook, interlock):
+    assert hook(project, "claude-code", "PreToolUse", bash(project, "git status"), INLINE).stdout == ""
+    assert interlock(project, "stop", "--run", "agent-run").returncode == 0
+    specific = decision(hook(project, "claude-code", "PreToolUse", bash(project, "echo hi > x.txt"), INLINE))
+    assert specific["permissionDecision"] == "deny"
+    assert specific["permissionDecisionReason"].startswith("interlock: [handoff] refused: echo hi > x.txt")
+    assert (project / ".git" / "interlock" / "handoff" / "agent-run.json").exists()

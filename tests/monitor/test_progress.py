@@ -12,7 +12,6 @@ import pytest
 
 from interlock.cli import run_cli
 
-
 MONITOR_TAGS = ("[stall]", "[budget]", "[handoff]", "[stuck]", "[safe-state]")
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from interlock import exitcodes, output
+from interlock.commands.person import agent_side
 from interlock.errors import InterlockError
 from interlock.git import require_repo
 from interlock.journal import Journal
@@ -110,7 +111,7 @@ def turn(
     sets: tuple[str, ...],
     experiment: bool,
 ) -> int:
-    if (sets or experiment) and (why := session.inside_run()) is not None:
+    if (sets or experiment) and (why := agent_side()) is not None:
         raise InterlockError(
             f"--set and --experiment are for the harness, outside the run's commands ({why})",
             hint="a harness marks its agent's steps; the agent cannot relax its own detector",

@@ -1,6 +1,6 @@
 """Whether a person, not the run's agent, is asking: for the commands that are a person's
 brakes (`pause`, `resume`, `stop`, `run start|end|reconcile`), a harness's marks
-(`turn --set/--experiment`), and a person's word on the objectives board.
+(`turn --step/--set/--experiment`), and a person's word on the objectives board.
 
 `run.session.inside_run` sees the wrapper (its variables, or the wrapper as an ancestor). An
 agent's hooks (Claude Code, Codex, Gemini) leave no such sign: the agent's Bash tool runs the

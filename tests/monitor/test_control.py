@@ -123,28 +123,48 @@ def test_an_objective_added_under_an_agent_is_not_a_persons(project, interlock, 
     assert item["person"] is False
 
 
-def test_an_agents_hook_denies_starting_a_fresh_run_in_blocking_mode(project, configure, git):
-    configure(project, 'mode = "blocking"\n', git)
-    event = {
-        "session_id": "s1",
-        "transcript_path": "/tmp/t.jsonl",
-        "cwd": str(project),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_use_id": "toolu_1",
-        "tool_input": {"command": "interlock run start --id fresh"},
-    }
+def _claude(project, name: str, **fields) -> dict:
+    """Claude Code's hook command for one event of the run `agent-run`; its JSON answer."""
+    event = {"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": str(project)}
     got = subprocess.run(
-        [*launcher_words(), "hook", "claude-code", "PreToolUse"],
+        [*launcher_words(), "hook", "claude-code", name],
         cwd=project,
-        input=json.dumps(event),
+        input=json.dumps({**event, "hook_event_name": name, **fields}),
         capture_output=True,
         text=True,
         env={**os.environ, "INTERLOCK_RUN": "agent-run", "INTERLOCK_NO_DAEMON": "1"},
         timeout=60,
     )
-    specific = json.loads(got.stdout)["hookSpecificOutput"]
+    assert got.returncode == 0, got.stderr
+    return json.loads(got.stdout) if got.stdout.strip() else {}
+
+
+def test_an_agents_hook_denies_starting_a_fresh_run_in_blocking_mode(project, configure, git):
+    configure(project, 'mode = "blocking"\n', git)
+    answer = _claude(
+        project, "PreToolUse", tool_name="Bash", tool_use_id="toolu_1",
+        tool_input={"command": "interlock run start --id fresh"},
+    )
+    specific = answer["hookSpecificOutput"]
     assert specific["permissionDecision"] == "deny"
     reason = specific["permissionDecisionReason"]
     assert reason.startswith("interlock: [self-disable] refused: interlock run start --id fresh")
     assert "reset the monitor that watches the run" in reason
+
+
+def test_a_stopped_runs_agent_may_end_its_turn_and_the_person_is_told_once(
+    project, configure, git, wrap, interlock
+):
+    configure(project, 'mode = "blocking"\nverification_tiers = "blocking"\n', git)
+    assert wrap(project, "echo edit >> calc.py", {"INTERLOCK_RUN": "agent-run"}).returncode == 0
+    stop = {"stop_hook_active": False, "last_assistant_message": "Done."}
+    held = _claude(project, "Stop", **stop)
+    assert held["decision"] == "block" and "[verify-before-done]" in held["reason"]
+    with (project / "calc.py").open("a") as edit:  # a new tree: the gate would hold again
+        edit.write("# more\n")
+    assert interlock(project, "stop").returncode == 0
+    let_go = _claude(project, "Stop", **stop)
+    assert "decision" not in let_go
+    assert let_go["systemMessage"].startswith("interlock: [handoff] run agent-run was stopped")
+    assert "handoff/agent-run.md" in let_go["systemMessage"]
+    assert _claude(project, "Stop", **stop) == {}

@@ -381,7 +381,8 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
         return [_find("selfdisable.interlock-off", inv)]
     if _brake(words):
         info = catalog()["selfdisable.interlock-off"]
-        return [make_finding(info, inv, reason=_BRAKES)]
+        instead = "go on with the task; a stopped or paused run is a person's to restart"
+        return [make_finding(info, inv, reason=_BRAKES, instead=instead)]
     words = [w for w in words if w is None or not w.startswith("-")]
     if not words:
         return []

@@ -10,17 +10,23 @@ trapped:
 - never past the run's message budget (1, 2 or 3 per run for `verification_tiers` off,
   advisory, blocking: the budgets of `interlock done`);
 - never with `verification_tiers = "off"`, and never when the run changed nothing (the
-  tree is its baseline's: there is nothing to verify).
+  tree is its baseline's: there is nothing to verify);
+- never once the run was stopped (the monitor's handoff or the kill switch): the agent was
+  told to stop and hand off, and the checks it would be sent to run are refused (blocking
+  mode) or belong to a run that is over; the person is told once where the handoff is.
 When it lets an unverified turn end, the person is told (`systemMessage`).
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from interlock.adapters.desk import Desk
 from interlock.adapters.event import Decision
 from interlock.git import open_repo, read_commit
 from interlock.journal import append_event
 from interlock.memory.snapshot import list_snapshots
+from interlock.monitor.state import stop_of
 from interlock.run import records, session, tiers
 from interlock.run.records import Run
 
@@ -35,6 +41,9 @@ def _baseline_tree(desk: Desk, run: Run) -> str | None:
 
 
 def gate(desk: Desk, run: Run, stop_active: bool) -> Decision:
+    stopped = stop_of(desk.wt.journal, run.id)
+    if stopped is not None:
+        return _stopped_end(desk, run, stopped)
     config = session.run_config(run)
     if config.verification_tiers == "off":
         return Decision()
@@ -65,4 +74,17 @@ def _unverified_end(desk: Desk, run: Run, tree: str) -> Decision:
     return Decision(
         user=f"interlock: [{tiers.TAG}] the agent's turn ends, its work not verified green "
         "(interlock done says what is missing)"
+    )
+
+
+def _stopped_end(desk: Desk, run: Run, stop: dict[str, Any]) -> Decision:
+    """Let the turn of a stopped run end; tell the person once where its handoff is."""
+    key = "told:stopped"
+    if records.count_events(desk.wt.journal, run.id, _KIND, key) > 0:
+        return Decision()
+    append_event(desk.wt.journal, _KIND, {"key": key}, run=run.id)
+    return Decision(
+        user=f"interlock: [handoff] run {run.id} was stopped ({stop.get('reason')}); read the "
+        f"handoff ({stop.get('handoff')}) and start a new run for what is left "
+        "(interlock run start)"
     )

@@ -81,8 +81,8 @@ def monitor_turn(
     stderr, and exits 126 when the run was stopped. A harness also marks what comes next:
     the step (--step), a per-step setting of the stuck detector (--set, e.g. a step that
     waits for a service raises repeat_threshold), an experiment the detector does not
-    count (--experiment; the first experiment_cap of a run). --set and --experiment are
-    refused from inside the run's own commands.
+    count (--experiment; the first experiment_cap of a run). --step, --set and
+    --experiment are refused from inside the run's own commands and under an agent.
 
     \b
     Example:

@@ -6,22 +6,18 @@ import getpass
 import os
 
 from interlock import exitcodes, output
+from interlock.commands.person import require_person
 from interlock.errors import InterlockError
 from interlock.git import require_repo
 from interlock.monitor import control, state
 from interlock.monitor.handoff import Why, handoff_paths
 from interlock.monitor.stop import stop_run
-from interlock.run import records, session
+from interlock.run import records
 from interlock.run.link import inline_worktree
 
 
 def _person_only(what: str) -> str:
-    why = session.inside_run()
-    if why is not None:
-        raise InterlockError(
-            f"`interlock {what}` is for a person, outside the run ({why})",
-            hint="run it in your own terminal, not through the agent",
-        )
+    require_person(what)
     try:
         return f"{getpass.getuser()} (interlock {what})"
     except (KeyError, OSError):

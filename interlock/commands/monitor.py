@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 from interlock import exitcodes, output
+from interlock.commands.person import agent_side
 from interlock.errors import InterlockError
 from interlock.git import require_repo
 from interlock.journal import Journal
@@ -110,9 +111,12 @@ def turn(
     sets: tuple[str, ...],
     experiment: bool,
 ) -> int:
-    if (sets or experiment) and (why := session.inside_run()) is not None:
+    # A step of its own would let the agent start a "new" step when stuck again on the same
+    # one, a second recovery instead of the stop (monitor.recovery.may_recover).
+    if (sets or experiment or step is not None) and (why := agent_side()) is not None:
         raise InterlockError(
-            f"--set and --experiment are for the harness, outside the run's commands ({why})",
+            f"--step, --set and --experiment are for the harness, outside the run's commands "
+            f"({why})",
             hint="a harness marks its agent's steps; the agent cannot relax its own detector",
         )
     overrides = _settings_pairs(sets)

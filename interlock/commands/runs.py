@@ -7,6 +7,7 @@ import time
 from typing import Any
 
 from interlock import exitcodes, output
+from interlock.commands.person import require_person
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation, require_repo
 from interlock.journal import Journal, opened
@@ -18,15 +19,6 @@ from interlock.run.records import Attempt, Run
 
 def _when(stamp: float | None) -> str:
     return "-" if stamp is None else iso_time(stamp)[:19].replace("T", " ") + "Z"
-
-
-def _person_only(what: str) -> None:
-    why = session.inside_run()
-    if why is not None:
-        raise InterlockError(
-            f"`interlock {what}` is for a person, outside the run ({why})",
-            hint="run it in your own terminal, not through the agent",
-        )
 
 
 def _who(run: Run) -> str:
@@ -182,7 +174,7 @@ def _describe_start(loc: RepoLocation, run: Run) -> dict[str, Any]:
 
 
 def run_start(cwd: str | None, run_id: str | None, as_json: bool) -> int:
-    _person_only("run start")
+    require_person("run start")
     loc = require_repo(cwd)
     wt = inline_worktree(os.fspath(loc.worktree))
     try:
@@ -207,7 +199,7 @@ def run_start(cwd: str | None, run_id: str | None, as_json: bool) -> int:
 
 
 def run_end(cwd: str | None, run_id: str | None) -> int:
-    _person_only("run end")
+    require_person("run end")
     loc = require_repo(cwd)
     with opened(loc) as journal:
         ended = session.end_runs(journal, "a person ended it (interlock run end)", run_id)
@@ -220,7 +212,7 @@ def run_end(cwd: str | None, run_id: str | None) -> int:
 
 
 def reconcile(cwd: str | None, attempt_id: int, landed: bool) -> int:
-    _person_only("run reconcile")
+    require_person("run reconcile")
     loc = require_repo(cwd)
     with opened(loc) as journal:
         attempt = records.get_attempt(journal, attempt_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 from interlock import exitcodes, output
+from interlock.commands.person import agent_side
 from interlock.git import RepoLocation, require_repo
 from interlock.journal import opened
 from interlock.memory.catalog import iso_time
@@ -16,7 +17,7 @@ def _run_here(loc: RepoLocation) -> tuple[str | None, bool]:
     """(the run a board change belongs to, whether a person made it: outside any run)."""
     with opened(loc) as journal:
         run = session.current_run(journal)
-    person = session.inside_run() is None and not os.environ.get("INTERLOCK_RUN")
+    person = agent_side() is None and not os.environ.get("INTERLOCK_RUN")
     return (run.id if run else None), person
 
 

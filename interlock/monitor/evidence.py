@@ -5,6 +5,8 @@ so it says what interlock saw, not what the agent said it did.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -16,6 +18,14 @@ from interlock.monitor.errortext import first_line
 from interlock.monitor.state import Stored
 
 SHOWN_PATHS = 4
+_PLAIN = re.compile(r"[^\x00-\x1f\x7f\"`]*")
+
+
+def shown(path: str) -> str:
+    """A path as a message line shows it: as is, or quoted like a JSON string when it holds a
+    newline, a control character, a quote or a backtick (a file named `a\nb` must not break
+    the message's lines or pass for another line of it)."""
+    return path if _PLAIN.fullmatch(path) else json.dumps(path)
 
 
 def changed_paths(loc: RepoLocation, old: str | None, new: str | None) -> list[Change]:
@@ -33,7 +43,7 @@ def change_word(change: Change) -> str:
 
 
 def _paths_text(changes: Sequence[Change]) -> str:
-    names = [display_path(c.path) for c in changes[:SHOWN_PATHS]]
+    names = [shown(display_path(c.path)) for c in changes[:SHOWN_PATHS]]
     more = len(changes) - len(names)
     return ", ".join(names) + (f" (+{more} more)" if more > 0 else "")
 
@@ -70,7 +80,7 @@ def render_attempt(row: dict[str, Any]) -> str:
     changed = row["changed"]
     parts = [f"#{row['attempt']} `{row['command']}`"]
     if changed:
-        names = changed[:SHOWN_PATHS]
+        names = [shown(p) for p in changed[:SHOWN_PATHS]]
         more = len(changed) - len(names)
         parts.append("changed " + ", ".join(names) + (f" (+{more} more)" if more > 0 else ""))
     else:

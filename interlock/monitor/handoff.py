@@ -158,7 +158,8 @@ def render_markdown(data: dict[str, Any]) -> str:
             for c in data["world_checks"]
         ] + [""]
     lines += [f"## Paths changed since the {since['kind']} point ({since['snapshot']})", ""]
-    lines += _md_list([f"{p['change']}: {p['path']}" for p in since["paths"]], "none") + [""]
+    changed = [f"{p['change']}: {evidence.shown(p['path'])}" for p in since["paths"]]
+    lines += _md_list(changed, "none") + [""]
     lines += ["## Work set aside", ""]
     lines += _md_list(
         [

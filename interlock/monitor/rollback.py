@@ -19,6 +19,7 @@ from interlock.memory.catalog import SnapshotInfo
 from interlock.memory.restore import restore_snapshot
 from interlock.memory.scan import display_path
 from interlock.memory.snapshot import list_snapshots, resolve_snapshot
+from interlock.monitor import evidence
 from interlock.run.records import Run
 
 
@@ -59,7 +60,7 @@ def roll_back(loc: RepoLocation, run: Run, point: SnapshotInfo) -> Rollback:
     except InterlockError as exc:
         return Rollback(point, declined=str(exc))
     if plan.skipped:
-        shown = ", ".join(display_path(p) for p in plan.skipped[:3])
+        shown = ", ".join(evidence.shown(display_path(p)) for p in plan.skipped[:3])
         return Rollback(point, declined=f"{len(plan.skipped)} path(s) cannot be restored ({shown})")
     if not plan.written and not plan.deleted:
         return Rollback(point, declined=f"the tree already is {point.kind} point {point.id}")

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from interlock.git import LINK_MODE, RepoLocation, hash_file, open_repo
 from interlock.memory.scan import display_path
 from interlock.memory.trees import diff_trees, lookup
+from interlock.monitor import evidence
 from interlock.monitor.errortext import excerpt, first_line, normalise
 from interlock.monitor.shellrun import run_shell
 from interlock.monitor.state import Stored
@@ -114,7 +115,7 @@ def edit_check(loc: RepoLocation, stored: Sequence[Stored], baseline_tree: str |
                 return Check(
                     "edit",
                     False,
-                    f"{display_path(rel)} no longer holds the edit seen at attempt "
+                    f"{evidence.shown(display_path(rel))} no longer holds the edit seen at attempt "
                     f"{now.attempt}: something else rewrote it (a formatter, a hook, another "
                     "process)",
                 )

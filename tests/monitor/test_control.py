@@ -5,7 +5,13 @@ the run, in every mode, writes the handoff, and pauses the worktree; both are a 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 import sys
+
+import pytest
+
+from interlock.adapters.hookplan import launcher_words
 
 
 def test_pause_refuses_only_commands_that_would_start_a_new_run(project, wrap, interlock):
@@ -80,3 +86,85 @@ def test_status_shows_the_pause(project, interlock):
     assert interlock(project, "pause").returncode == 0
     text = interlock(project, "status").stdout
     assert "paused:   yes" in text and "new runs do not start" in text
+
+
+def _under_claude(tmp_path, cwd, command: str) -> subprocess.CompletedProcess[str]:
+    """`command` run by bash the way Claude Code's Bash tool runs it: a child of the agent's
+    process (here a Python named `claude`), with no variable of interlock's wrapper."""
+    agent = tmp_path / "agent-bin" / "claude"
+    agent.parent.mkdir(exist_ok=True)
+    agent.symlink_to(sys.executable)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("INTERLOCK_")}
+    script = f"import subprocess, sys; sys.exit(subprocess.run(['bash', '-c', {command!r}]).returncode)"
+    return subprocess.run(
+        [str(agent), "-c", script], cwd=cwd, capture_output=True, text=True, env=env, timeout=60
+    )
+
+
+@pytest.mark.parametrize(
+    "verb",
+    ["resume", "stop", "run start --id fresh", "run end", "turn --no-count --set flat_attempts=9"],
+)
+def test_brakes_are_refused_under_an_agent_whose_hooks_leave_no_wrapper_variable(
+    project, interlock, tmp_path, verb
+):
+    assert interlock(project, "pause").returncode == 0
+    got = _under_claude(tmp_path, project, f"{sys.executable} -m interlock {verb}")
+    assert got.returncode == 1, got.stderr
+    assert "a coding agent" in got.stderr and "claude (pid" in got.stderr
+    assert (project / ".git" / "interlock" / "paused.json").exists()
+    assert json.loads(interlock(project, "runs", "--json").stdout) == []
+
+
+def test_an_objective_added_under_an_agent_is_not_a_persons(project, interlock, tmp_path):
+    added = _under_claude(tmp_path, project, f"{sys.executable} -m interlock todo add step")
+    assert added.returncode == 0, added.stderr
+    (item,) = json.loads(interlock(project, "todo", "list", "--json").stdout)
+    assert item["person"] is False
+
+
+def _claude(project, name: str, **fields) -> dict:
+    """Claude Code's hook command for one event of the run `agent-run`; its JSON answer."""
+    event = {"session_id": "s1", "transcript_path": "/tmp/t.jsonl", "cwd": str(project)}
+    got = subprocess.run(
+        [*launcher_words(), "hook", "claude-code", name],
+        cwd=project,
+        input=json.dumps({**event, "hook_event_name": name, **fields}),
+        capture_output=True,
+        text=True,
+        env={**os.environ, "INTERLOCK_RUN": "agent-run", "INTERLOCK_NO_DAEMON": "1"},
+        timeout=60,
+    )
+    assert got.returncode == 0, got.stderr
+    return json.loads(got.stdout) if got.stdout.strip() else {}
+
+
+def test_an_agents_hook_denies_starting_a_fresh_run_in_blocking_mode(project, configure, git):
+    configure(project, 'mode = "blocking"\n', git)
+    answer = _claude(
+        project, "PreToolUse", tool_name="Bash", tool_use_id="toolu_1",
+        tool_input={"command": "interlock run start --id fresh"},
+    )
+    specific = answer["hookSpecificOutput"]
+    assert specific["permissionDecision"] == "deny"
+    reason = specific["permissionDecisionReason"]
+    assert reason.startswith("interlock: [self-disable] refused: interlock run start --id fresh")
+    assert "reset the monitor that watches the run" in reason
+
+
+def test_a_stopped_runs_agent_may_end_its_turn_and_the_person_is_told_once(
+    project, configure, git, wrap, interlock
+):
+    configure(project, 'mode = "blocking"\nverification_tiers = "blocking"\n', git)
+    assert wrap(project, "echo edit >> calc.py", {"INTERLOCK_RUN": "agent-run"}).returncode == 0
+    stop = {"stop_hook_active": False, "last_assistant_message": "Done."}
+    held = _claude(project, "Stop", **stop)
+    assert held["decision"] == "block" and "[verify-before-done]" in held["reason"]
+    with (project / "calc.py").open("a") as edit:  # a new tree: the gate would hold again
+        edit.write("# more\n")
+    assert interlock(project, "stop").returncode == 0
+    let_go = _claude(project, "Stop", **stop)
+    assert "decision" not in let_go
+    assert let_go["systemMessage"].startswith("interlock: [handoff] run agent-run was stopped")
+    assert "handoff/agent-run.md" in let_go["systemMessage"]
+    assert _claude(project, "Stop", **stop) == {}

@@ -117,6 +117,8 @@ def test_a_harness_marks_steps_settings_and_experiments_but_the_agent_cannot(
     assert "interlock turn --set: flat_attempts = 'x' is not an integer >= 2" in got.stderr
     inside = wrap(project, f"{sys.executable} -m interlock turn --set repeat_threshold=99", env)
     assert inside.returncode == 1
-    assert "--set and --experiment are for the harness" in inside.stderr
+    assert "--step, --set and --experiment are for the harness" in inside.stderr
+    renamed = wrap(project, f"{sys.executable} -m interlock turn --no-count --step fresh", env)
+    assert renamed.returncode == 1 and "are for the harness" in renamed.stderr
     bad = interlock(project, "turn", "--set", "nokey", env=env)
     assert bad.returncode == 1 and "expected KEY=VALUE" in bad.stderr

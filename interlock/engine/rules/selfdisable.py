@@ -355,12 +355,34 @@ _APPROVE = (
 )
 
 
+_BRAKES = (
+    "pause, resume and stop, starting or ending a run, and relaxing the stuck detector "
+    "(`interlock turn --step/--set/--experiment`) are a person's or a harness's: from inside the "
+    "run they would lift a person's brake or reset the monitor that watches the run"
+)
+
+
+def _brake(words: list[str | None]) -> bool:
+    """`interlock resume|stop`, `run start|end|reconcile`, `turn --step/--set/--experiment`: the
+    monitor's brakes and marks (interlock/monitor/control.py), a person's or a harness's."""
+    bare = [w for w in words if w is None or not w.startswith("-")]
+    first, second = (bare + ["", ""])[:2]
+    if first in ("resume", "stop") or (first == "run" and second in ("start", "end", "reconcile")):
+        return True
+    marks = ("--set", "--experiment", "--step")
+    return first == "turn" and any(w is not None and w.split("=")[0] in marks for w in words)
+
+
 def _interlock_findings(inv: Invocation) -> list[Finding]:
     words = _interlock_words(inv)
     if words is None:
         return []
     if words[:1] == ["integrate"] and "--remove" in words:  # an agent's or a shell's hooks
         return [_find("selfdisable.interlock-off", inv)]
+    if _brake(words):
+        info = catalog()["selfdisable.interlock-off"]
+        instead = "go on with the task; a stopped or paused run is a person's to restart"
+        return [make_finding(info, inv, reason=_BRAKES, instead=instead)]
     words = [w for w in words if w is None or not w.startswith("-")]
     if not words:
         return []

@@ -4,6 +4,8 @@ pytest: the closing line (`=== 1 failed, 3 passed, 1 skipped in 0.12s ===`, `-q`
 rules, `no tests ran`, `5 deselected`); under `-qq`, which prints no closing line, the progress
 letters (`..F.s  [100%]`); exit 5 (nothing collected). Failing ids come from the short test
 summary (`FAILED path::test[param] - message`, `ERROR path`) and from -v and xdist -v lines.
+Neither is read inside a report section (FAILURES, ERRORS, PASSES): what is there the
+tests wrote, and it may imitate pytest.
 
 unittest: `Ran N tests` and the status after it (`OK (skipped=2)`, `FAILED (failures=1,
 errors=2)`, `NO TESTS RAN`); failing ids from `FAIL: test_x (module.Class.test_x)` in both the
@@ -79,6 +81,46 @@ def _node_id(rest: str) -> str | None:
     return short_id(head)
 
 
+# pytest's report sections (`==== FAILURES ====` ... ) hold the tests' tracebacks and captured
+# output: text the code under test writes. A `FAILED tests/x.py::test_decoy` or a closing line
+# printed there is not pytest's: decoy failing ids, a new one each attempt, would hide a
+# failing set that never moves from the run monitor, and a planted `=== 9 passed ===` would
+# count tests that never ran. Such a section ends where pytest's own lines resume: its short
+# test summary, a new session, or a closing line that is the session's last rule (a closing
+# line the code printed is followed by pytest's own rules).
+_RULE = re.compile(r"([=_-])\1{2,} (.*?) \1{2,}")
+_REPORTS = frozenset(("FAILURES", "ERRORS", "PASSES"))
+_RESUME = frozenset(("short test summary info", "test session starts"))
+
+
+def _rule(line: str) -> str | None:
+    if not line.startswith("==") or len(line) > _LONGEST:
+        return None
+    match = _RULE.fullmatch(line)
+    return match.group(2) if match else None
+
+
+def _pytest_own(lines: Sequence[str]) -> list[str]:
+    """The lines pytest wrote itself: all but those in a report section (see above)."""
+    rules = [(i, title) for i, line in enumerate(lines) if (title := _rule(line)) is not None]
+    after = {i: (rules[n + 1][1] if n + 1 < len(rules) else None) for n, (i, _) in enumerate(rules)}
+    own: list[str] = []
+    inside = False
+    for i, line in enumerate(lines):
+        title = _rule(line)
+        if title in _REPORTS:
+            inside = True
+        elif inside and title is not None:
+            closing = _TIME.fullmatch(title) is not None and after[i] in (
+                None,
+                "test session starts",
+            )
+            inside = not (title in _RESUME or closing)
+        if not inside:
+            own.append(line)
+    return own
+
+
 def _pytest_failing(lines: Sequence[str]) -> list[str]:
     failing = []
     for line in lines:
@@ -112,13 +154,14 @@ def _pytest_progress(lines: Sequence[str]) -> Tally | None:
 
 
 def parse_pytest(out: Output) -> Tally | None:
-    summaries = [t for line in out.lines if (t := _pytest_summary(line)) is not None]
-    tally = (one_session if out.direct else total)(summaries) or _pytest_progress(out.lines)
+    lines = _pytest_own(out.lines)
+    summaries = [t for line in lines if (t := _pytest_summary(line)) is not None]
+    tally = (one_session if out.direct else total)(summaries) or _pytest_progress(lines)
     if tally is None and out.direct and out.exit_code == 5:
         tally = Tally(no_tests=True)  # "no tests collected", even with -qq's silence
     if tally is None:
         return None
-    tally.failing = _pytest_failing(out.lines)
+    tally.failing = _pytest_failing(lines)
     return tally
 
 

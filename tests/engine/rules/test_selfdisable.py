@@ -409,6 +409,16 @@ def checked(command: str, cwd: str = "/", assume_dirty: bool = True) -> set[str]
             "selfdisable.interlock-off",
         ),
         ("~/.local/bin/interlock approve 3", "selfdisable.interlock-off"),
+        # the monitor's brakes and a harness's marks (a person's or a harness's)
+        ("interlock resume", "selfdisable.interlock-off"),
+        ("interlock stop --run agent-1", "selfdisable.interlock-off"),
+        ("python3 -m interlock run start --id fresh", "selfdisable.interlock-off"),
+        ("interlock run end", "selfdisable.interlock-off"),
+        ("(setsid interlock resume &)", "selfdisable.interlock-off"),
+        ("interlock turn --no-count --set repeat_threshold=50", "selfdisable.interlock-off"),
+        ("interlock turn --set=flat_attempts=9", "selfdisable.interlock-off"),
+        ("interlock turn --experiment", "selfdisable.interlock-off"),
+        ("interlock turn --no-count --step parse-2", "selfdisable.interlock-off"),
         # hooks skipped through an alias
         ("git -c alias.ci='commit --no-verify' ci -m x", "selfdisable.no-verify"),
         ("git config alias.ci 'commit -n' && git ci -m x", "selfdisable.no-verify"),
@@ -446,10 +456,21 @@ def test_self_disable_by_any_writer_or_form_is_found(command: str, rule_id: str)
         "interlock status",
         "interlock check 'git status'",
         "python3 -m interlock check 'git status'",
+        "interlock turn --failed",
+        "interlock todo done 2",
+        "interlock run --help",
+        "interlock runs",
+        "interlock handoff --json",
     ],
 )
 def test_neighbours_of_self_disable_are_allowed(command: str) -> None:
     assert checked(command) == set()
+
+
+def test_the_brake_finding_says_whose_the_brakes_are() -> None:
+    result = evaluate("interlock run start", "/", assume_dirty=True).result
+    (finding,) = result.findings
+    assert "are a person's or a harness's" in finding.reason
 
 
 def test_the_approve_finding_says_approval_belongs_to_a_person() -> None:

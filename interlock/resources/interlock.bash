@@ -32,8 +32,10 @@ __interlock_start() {
     dir=$(mktemp -d "${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/interlock-sh.XXXXXX" 2>/dev/null) || return 1
     mkfifo -m 600 "$dir/in" "$dir/out" 2>/dev/null || { rm -rf "$dir"; return 1; }
     exec {__interlock_w}<>"$dir/in" {__interlock_r}<>"$dir/out"
+    # The helper gets neither of the shell's ends: holding the writer itself (or passing it to
+    # the daemon it starts) it would never see the shell close it, and outlive the shell.
     __interlock_pid=$({ "${__interlock_cmd[@]}" hook shell "$dir/in" "$dir/out" --numbered \
-        <&- >/dev/null 2>&1 & } 2>/dev/null; echo $!)
+        <&- >/dev/null 2>&1 {__interlock_w}>&- {__interlock_r}>&- & } 2>/dev/null; echo $!)
 }
 
 __interlock_stop() {

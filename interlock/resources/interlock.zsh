@@ -26,7 +26,8 @@ __interlock_start() {
     dir=$(mktemp -d "${XDG_RUNTIME_DIR:-${TMPDIR:-/tmp}}/interlock-sh.XXXXXX" 2>/dev/null) || return 1
     mkfifo -m 600 "$dir/in" "$dir/out" 2>/dev/null || { rm -rf "$dir"; return 1 }
     exec {__interlock_w}<>"$dir/in" {__interlock_r}<>"$dir/out"
-    "${__interlock_cmd[@]}" hook shell "$dir/in" "$dir/out" <&- >/dev/null 2>&1 &!
+    # the helper gets neither of the shell's ends (holding the writer, it would outlive the shell)
+    "${__interlock_cmd[@]}" hook shell "$dir/in" "$dir/out" <&- >/dev/null 2>&1 {__interlock_w}>&- {__interlock_r}>&- &!
     __interlock_pid=$!
 }
 

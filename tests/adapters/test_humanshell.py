@@ -11,6 +11,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 
 from interlock.adapters.hookplan import launcher_words
@@ -71,8 +72,31 @@ def test_a_typed_discard_is_warned_about_saved_and_undone(kind, git_repo, daemon
         assert (git_repo / "notes.md").read_text() == "a person's unsaved notes\n"
         assert "harmless" in _pane(session).split("rm notes.md")[0]
         assert "interlock:" not in _pane(session).split("rm notes.md")[0]
+        helpers = _helpers_in(git_repo)
+        assert len(helpers) == 1
+        fds = {os.readlink(f"/proc/{helpers[0].pid}/fd/{fd}") for fd in os.listdir(f"/proc/{helpers[0].pid}/fd")}
+        assert len([fd for fd in fds if "interlock-sh." in fd]) == 2  # its own ends, not the shell's
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True)
+    _gone(_helpers_in(git_repo))
+
+
+def _helpers_in(repo: Path) -> list[psutil.Process]:
+    """The shell's co-processes (`interlock hook shell`) running in repo."""
+    found = []
+    for proc in psutil.process_iter(["cmdline", "cwd"]):
+        cmdline = proc.info["cmdline"] or []
+        if "hook" in cmdline and "shell" in cmdline and proc.info["cwd"] == str(repo):
+            found.append(proc)
+    return found
+
+
+def _gone(procs: list[psutil.Process]) -> None:
+    """Each helper exits once its shell is gone (it sees the end of its FIFO)."""
+    _, alive = psutil.wait_procs(procs, timeout=10)
+    for proc in alive:
+        proc.kill()
+    assert alive == []
 
 
 def test_without_a_daemon_there_is_one_notice_then_silence(git_repo, tmp_path):

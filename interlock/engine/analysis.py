@@ -100,6 +100,8 @@ def _validator_findings(
     matches: dict[int, ValidatorMatch] = {}
     defined: dict[int, list[Finding]] = {}
     for inv, seen_as in exported.with_line_environment(walked.invocations):
+        if id(inv) in walked.repeats:
+            continue  # a loop's earlier pass: its exit status is followed in the last one
         match = rules.classify_validator(seen_as, declared)
         if tasks is not None:
             match, defined[id(inv)] = _task(inv, match, declared, tasks, depth)

@@ -92,6 +92,10 @@ class Targets:
     # components dropped, are written under paths[0]; read in the tree when it is a file.
     archive: str | None = None
     strip: int = 0
+    # `git stash drop|clear` of an entry a `git stash` earlier on the line made: what that
+    # push took from the tree (engine.rules.stashes). The facts layer counts that work lost;
+    # when the tree holds none of it, the push made no entry and an older one is dropped.
+    stashed: tuple[Saved, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -190,13 +190,7 @@ class Judge:
         needed = facts.kinds_of(entry) & DESTROYED_KINDS.get(destroys, DESTROYED_KINDS["all"])
         held: set[str] = set()
         for save in saved:
-            where = os.path.realpath(os.path.join(self.start, os.path.expanduser(save.path)))
-            if save.whole:
-                loc = git.discover(existing_ancestor(where))
-                covers = loc is not None and os.path.realpath(loc.worktree) == root
-            else:
-                covers = absolute == where or absolute.startswith(where.rstrip("/") + "/")
-            if covers:
+            if self._covers(save, root, absolute):
                 held |= save.kinds
         return bool(needed) and needed <= held
 
@@ -213,7 +207,10 @@ class Judge:
         if finding.rule == "git.operation-abort" and facts.operation is None:
             return []  # nothing in progress: git refuses to abort or skip
         if targets.destroys == "stash":
-            return [("refs/stash", None)] if facts.stash_count else []
+            stashed = self._stashed(loc, facts, targets) if targets.stashed else []
+            if stashed and finding.rule != "git.stash-clear":
+                return stashed  # the entry the line made (a clear takes older ones too)
+            return stashed + ([("refs/stash", None)] if facts.stash_count else [])
         lost: list[_Lost] = []
         if targets.destroys == "commits" or targets.refs:
             lost += [(c, None) for c in self._lost_commits(loc, facts, targets.refs, finding.rule)]
@@ -224,6 +221,26 @@ class Judge:
             else:
                 lost += self._match(loc, unsaved, targets.paths or (".",), base)
         return lost
+
+    def _stashed(self, loc: RepoLocation, facts: TreeFacts, targets: Targets) -> list[_Lost]:
+        """The unsaved work a `git stash` on the line takes, which a drop of it destroys."""
+        root = os.path.realpath(loc.worktree)
+        lost: list[_Lost] = []
+        for entry, absolute in self._unsaved(loc, "all", targets.saved):
+            held: set[str] = set()
+            for save in targets.stashed:
+                if self._covers(save, root, absolute or ""):
+                    held |= save.kinds
+            if facts.kinds_of(entry) & held:
+                lost.append((entry, absolute))
+        return lost
+
+    def _covers(self, save: Saved, root: str, absolute: str) -> bool:
+        where = os.path.realpath(os.path.join(self.start, os.path.expanduser(save.path)))
+        if save.whole:
+            loc = git.discover(existing_ancestor(where))
+            return loc is not None and os.path.realpath(loc.worktree) == root
+        return absolute == where or absolute.startswith(where.rstrip("/") + "/")
 
     # --- files: each target where it really lies -----------------------------------------
 

@@ -27,6 +27,7 @@ from pathlib import PurePosixPath
 
 from interlock import git
 from interlock.config import load_config
+from interlock.engine import findmatch
 from interlock.engine.facts import DESTROYED_KINDS, TreeFacts, collect_facts, lease_drops
 from interlock.engine.findings import Finding, Saved, Targets
 from interlock.engine.treepaths import (
@@ -84,7 +85,8 @@ def describe(paths: list[str], limit: int = 3) -> str:
     shown = ", ".join(paths[:limit]) + (", ..." if len(paths) > limit else "")
     noun = "file" if len(paths) == 1 else "files"
     dirs = {str(PurePosixPath(p.rstrip("/")).parent) for p in paths}
-    under = f" under {dirs.pop()}/" if len(dirs) == 1 and "." not in dirs else ""
+    plain = not any(" (" in p for p in paths)  # `/opt/x (outside any worktree)` is no path
+    under = f" under {dirs.pop()}/" if plain and len(dirs) == 1 and "." not in dirs else ""
     return f"{len(paths)} {noun}{under} ({shown})"
 
 
@@ -149,7 +151,14 @@ class Judge:
         base = None if finding.cwd is None else os.path.join(self.start, finding.cwd)
         base = None if base is None else os.path.realpath(base)
         if targets.destroys in ("all", "files"):
-            return _summarise(self._lost_files(targets, base), self.cap)
+            judged = _summarise(self._lost_files(targets, base), self.cap)
+            if targets.search is not None and judged.lost:
+                chosen = f", among what {targets.search.tool} selects at run time"
+                return replace(judged, summary=judged.summary + chosen)
+            if targets.unknown and judged.lost:
+                chosen = ", any of which may be among the targets chosen at run time"
+                return replace(judged, summary=judged.summary + chosen)
+            return judged
         return _summarise(self._lost_in_git(finding, targets, base), self.cap)
 
     def _lease(self, finding: Finding, targets: Targets) -> Judgement:
@@ -163,6 +172,21 @@ class Judge:
         if not dropped:
             return Judgement((), "")
         return Judgement(tuple(dropped), "; ".join(dropped))
+
+    def unsaved_entries(
+        self,
+        loc: RepoLocation,
+        destroys: str,
+        saved: tuple[Saved, ...] = (),
+        kinds: frozenset[str] | None = None,
+    ) -> list[_Lost]:
+        """The worktree's unsaved entries a discard of that kind destroys (of those kinds of
+        work only, when given), minus what the line saved first."""
+        entries = self._unsaved(loc, destroys, saved)
+        if kinds is None:
+            return entries
+        facts = self.facts_for(loc)
+        return [(e, a) for e, a in entries if facts.kinds_of(e) & kinds]
 
     def _unsaved(
         self, loc: RepoLocation, destroys: str, saved: tuple[Saved, ...] = ()
@@ -245,6 +269,8 @@ class Judge:
     # --- files: each target where it really lies -----------------------------------------
 
     def _lost_files(self, targets: Targets, base: str | None) -> list[_Lost]:
+        if targets.search is not None:
+            return self._lost_search(targets, base)
         if base is None or (targets.unknown and not targets.paths):
             if self.start_loc is None:
                 return [("(unknown paths outside any worktree)", None)]
@@ -268,6 +294,41 @@ class Judge:
                 lost += self._lost_single(absolute, targets)
             else:
                 lost += self._lost_path(absolute, targets)
+        return lost
+
+    def _lost_search(self, targets: Targets, base: str | None) -> list[_Lost]:
+        """What a file search may select (engine.findmatch), plus the literal operands."""
+        search = targets.search
+        assert search is not None
+        rest = replace(targets, search=None)
+        lost = self._lost_files(rest, base) if targets.paths else []
+        where = search.base
+        start = None if where is None else os.path.realpath(os.path.join(self.start, where))
+        found = None if start is None else findmatch.search_lost(self, targets, start)
+        if found is not None:
+            return lost + found
+        # where it starts, or what it selects, is not known: every unsaved path under it
+        if start is None:
+            return lost + self._lost_files(replace(rest, unknown=True, paths=()), None)
+        for top in search.starts:
+            absolute = physical(start, top or ".", True)
+            lost += self._lost_under(absolute, rest)
+        return lost
+
+    def _lost_under(self, absolute: str, targets: Targets) -> list[_Lost]:
+        """Everything unsaved under a directory a search starts from (not the directory
+        itself: the search chooses among what lies in it)."""
+        loc = git.discover(existing_ancestor(absolute))
+        if loc is None:
+            return self._lost_outside(absolute, replace(targets, single=False))
+        root = os.path.realpath(loc.worktree)
+        if not (absolute == root or absolute.startswith(root + "/")):
+            return self._lost_path(absolute, targets)
+        lost = self._match(
+            loc, self._unsaved(loc, targets.destroys, targets.saved), (absolute,), "/"
+        )
+        if absolute == root:
+            lost.append((".git (git's own data)", None))
         return lost
 
     def _lost_single(self, absolute: str, targets: Targets) -> list[_Lost]:

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
+from interlock.engine.findexpr import Search
 from interlock.shell.lex import is_assignment_text, scan_word
 from interlock.shell.model import Word
 
@@ -67,6 +68,7 @@ class Unwrap:
     cwd: str | None = KEEP
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
+    arg_search: Search | None = None  # what a file search hands over (engine.findexpr)
     masks: str | None = None
 
 

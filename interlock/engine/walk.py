@@ -29,6 +29,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from interlock.engine import shellvars
+from interlock.engine.findexpr import Search
 from interlock.engine.inline.interpreters import InlineCode, inline_code
 from interlock.engine.invocation import Invocation
 from interlock.engine.shellstate import (
@@ -107,6 +108,7 @@ class _Env(NamedTuple):
     assignments: tuple[Word, ...] = ()
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
+    arg_search: Search | None = None
     pipe: int = 0
     own: int = 0  # redirects written on the simple command itself (the last ones)
 
@@ -348,6 +350,7 @@ class _Walker:
             succeeded=scope.done,
             pipe=env.pipe,
             own_redirects=env.own,
+            arg_search=env.arg_search,
         )
         self.invocations.append(inv)
         return inv
@@ -396,6 +399,7 @@ class _Walker:
                 assignments=env.assignments + found.assignments,
                 extra_args=env.extra_args or found.extra_args,
                 arg_roots=found.arg_roots if found.extra_args else env.arg_roots,
+                arg_search=found.arg_search if found.extra_args else env.arg_search,
             )
             if found.kind == "script":
                 same_shell = all(s.same_shell for s in found.scripts) and cwd == scope.cwd
@@ -441,6 +445,7 @@ class _Walker:
         env = env._replace(
             extra_args=env.extra_args or child.extra_args,
             arg_roots=child.arg_roots if child.extra_args else env.arg_roots,
+            arg_search=replace(child.arg_search, base=scope.cwd) if child.arg_search else None,
             own=0,
         )
         if child.kind == "script":

@@ -217,8 +217,8 @@ def _apply_written(
             finding, targets=replace(targets, paths=targets.paths + moved, temp_only=False)
         )
     written = _written_on_line(inv, earlier) if targets.single else set()
-    if not written:
-        return finding
+    if not written or targets.search is not None:
+        return finding  # what a search selects was not written by the line
     paths = tuple(p for p in targets.paths if resolve(cwd, p) not in written)
     if not paths:
         return None

@@ -41,7 +41,8 @@ from dataclasses import dataclass
 
 from interlock.engine.exiteval import Evaluator
 from interlock.engine.invocation import Invocation
-from interlock.engine.walk import Trace, trace
+from interlock.engine.walk import trace
+from interlock.engine.walksteps import Trace
 from interlock.shell.model import ParseResult
 
 MAX_READINGS = 64

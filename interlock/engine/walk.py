@@ -24,7 +24,7 @@ to them and of the simple command itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -43,6 +43,7 @@ from interlock.engine.shellstate import (
     set_options,
 )
 from interlock.engine.unwrap import KEEP, Script, Unwrap
+from interlock.engine.walksteps import InnerScript, Step, StepKey, Trace
 from interlock.engine.wrappers import unwrap
 from interlock.shell.model import (
     CommandList,
@@ -56,44 +57,8 @@ from interlock.shell.model import (
 )
 from interlock.shell.parse import parse
 
-StepKey = tuple[int, ...]
 INLINE_MASKS = "it runs inside inline interpreter code, whose exit status is not followed"
 _SHELL_BUILTIN_VIA = frozenset({"command", "builtin"})
-
-
-@dataclass
-class InnerScript:
-    """A command line a trampoline runs, as read: steps inside are keyed under `key`."""
-
-    result: ParseResult
-    key: StepKey
-    via: str
-    same_shell: bool = False
-    errexit: bool = False
-    pipefail: bool = False
-    success: Success = ()
-
-
-@dataclass
-class Step:
-    """What one simple command became: the effective command (None for a pure trampoline),
-    the scripts it hands over to, the commands it spawns (find -exec, inline code), and why a
-    wrapper hides the exit status (`masks`), if one does."""
-
-    invocation: Invocation | None = None
-    scripts: list[InnerScript] = field(default_factory=list)
-    children: list[Step] = field(default_factory=list)
-    masks: str | None = None
-    success: Success = ()
-
-
-@dataclass
-class Trace:
-    """walk()'s invocations plus the Step of every simple command (see the module docstring)."""
-
-    invocations: list[Invocation]
-    steps: dict[StepKey, Step]
-    repeats: frozenset[int] = frozenset()  # ids of invocations from a loop's earlier passes
 
 
 class _Env(NamedTuple):

@@ -158,8 +158,12 @@ def _inside(top: str) -> Iterator[tuple[str, str | None]]:
             yield os.path.relpath(full, top), _kind(full)
 
 
-def _select_entry(search: Search, start: str, rel: str, absolute: str) -> list[str]:
-    """The parts of one unsaved entry (`rel` from the start) the search may destroy."""
+def _select_entry(
+    search: Search, start: str, rel: str, absolute: str, apart: tuple[str, ...] = ()
+) -> list[str]:
+    """The parts of one unsaved entry (`rel` from the start) the search may destroy; `apart`:
+    absolute paths of entries git reports on their own (ignored files inside an untracked
+    directory), which are judged as those entries."""
     kind = _kind(absolute)
     if kind is None:
         return []  # already gone: nothing left to lose
@@ -173,7 +177,10 @@ def _select_entry(search: Search, start: str, rel: str, absolute: str) -> list[s
             if _unknown_below(search, rel):
                 return [rel]
             continue
-        path = f"{rel}/{inner}"
+        path = f"{rel}/{inner}" if rel else inner
+        full = os.path.join(absolute, inner)
+        if any(full == a or full.startswith(a + "/") for a in apart):
+            continue
         if selects(search, start, path, inner_kind):
             found.append(path)
     return found
@@ -225,16 +232,19 @@ def search_lost(judge: Judge, targets: Targets, start_dir: str) -> list[Lost] | 
         if top != root and not top.startswith(root + "/"):
             return None  # it reaches beyond this worktree
         entries = judge.unsaved_entries(loc, targets.destroys, targets.saved, search.kinds)
+        facts = judge.facts_for(loc)
+        apart = tuple(os.path.join(root, e.rstrip("/")) for e in facts.ignored)
         for entry, absolute in entries:
             if absolute is None or (absolute != top and not absolute.startswith(top + "/")):
                 continue
             rel = os.path.relpath(absolute, top)
+            rel = "" if rel == "." else rel
             if search.expr is None:
                 lost.append((entry, absolute))
                 continue
-            for part in _select_entry(search, start, rel, absolute):
-                shown = os.path.relpath(os.path.join(top, part), root)
-                lost.append((shown, os.path.join(top, part)))
+            for part in _select_entry(search, start, rel, absolute, apart):
+                full = os.path.normpath(os.path.join(top, part))
+                lost.append((os.path.relpath(full, root), full))
         git_path = os.path.join(root, ".git")
         if top == root and search.starts != ("",) and search.dot_git:
             if search.expr is None or _git_dir_selected(search, start, ".git", git_path):

@@ -9,6 +9,7 @@ hidden and ignored files, git ls-files `-x` patterns) only narrows it, so it is 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from interlock.engine.findexpr import Node, Search, find_search
 from interlock.engine.invocation import Invocation
@@ -182,7 +183,7 @@ def fd_spawn(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
                 rest=command,
                 extra_args=True,
                 arg_roots=roots,
-                arg_search=search if whole else None,
+                arg_search=search if whole or search is None else replace(search, expr=None),
                 masks=None if name in ("-X", "--exec-batch") else "fd -x ignores the status",
             )
         )

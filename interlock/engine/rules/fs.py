@@ -231,18 +231,20 @@ def _chosen(
     """rm of what a file search chose (`find -exec rm {} +`, `fd -x rm`, `find | xargs
     rm`): judged by evaluating the search on the tree's unsaved paths (engine.findmatch)."""
     runtime = [w for w in operands if w.literal() == "{}" or w.text == RUNTIME_ARG]
-    if any(
-        w not in runtime and ("{}" in (w.literal() or "") or RUNTIME_ARG in w.text)
+    partial = [
+        w
         for w in operands
-    ):
-        return None  # `{}.bak`, `{}/..`: not the path found
+        if w not in runtime and ("{}" in (w.literal() or "") or RUNTIME_ARG in w.text)
+    ]
     if inv.arg_search is not None:
-        search = replace(inv.arg_search, subtree=subtree) if runtime or inv.arg_roots else None
+        search = replace(inv.arg_search, subtree=subtree)
     else:
         search = producer(inv, earlier, subtree) if inv.arg_roots is None else None
-    if search is None:
-        return None
-    others = [w for w in operands if w not in runtime]
+    if search is None or any(".." in literal_or_text(w).split("/") for w in partial):
+        return None  # `{}/..` reaches above what was found
+    if partial:  # `{}.bak`, `{/}`: not the path found, but something under the start
+        search = replace(search, expr=None, subtree=True)
+    others = [w for w in operands if w not in runtime and w not in partial]
     base = search.base
     temp = base is not None and all(is_temp_path(resolve(base, s)) for s in search.starts if s)
     targets = Targets(

@@ -98,6 +98,14 @@ def _env(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     opts, i = parsed
     cwd = opts.value("-C", "--chdir")
     assignments, i = assignments_at(words, i)
+    # `-u NAME` empties NAME for the command as `NAME=` does (expansions and the rules that
+    # read the command's environment, e.g. INTERLOCK_* overrides, see it that way)
+    unset = tuple(
+        Word(f"{value}=", f"{value}=")
+        for name, value in opts.items
+        if name in ("-u", "--unset") and value
+    )
+    assignments = unset + assignments
     split = opts.value("-S", "--split-string")
     if split is not None:
         rest = " ".join(w.literal() or scan_word(w.text, 0).template_text for w in words[i:])

@@ -465,3 +465,54 @@ def test_killing_the_daemons_pid_copied_out_of_its_pid_file_is_found(git_repo) -
     assert "selfdisable.kill-daemon" in checked("kill -9 424242", str(git_repo), False)
     assert "selfdisable.kill-daemon" in checked("kill -STOP 424242", str(git_repo), False)
     assert checked("kill 424243", str(git_repo), False) == set()
+
+
+@pytest.mark.parametrize(
+    ("cmd", "rule_id"),
+    [
+        ("interlock run end", "selfdisable.run-control"),
+        ("interlock run start --id fresh", "selfdisable.run-control"),
+        ("interlock run reconcile 3 --not-landed", "selfdisable.run-control"),
+        ("interlock resume", "selfdisable.run-control"),
+        ("interlock run $WHAT", "selfdisable.run-control"),
+        ("interlock turn --set repeat_threshold=9", "selfdisable.run-control"),
+        ("interlock turn --set=repeat_threshold=9 --no-count", "selfdisable.run-control"),
+        ("interlock turn --experiment", "selfdisable.run-control"),
+        ("python -m interlock run end", "selfdisable.run-control"),
+        ("python3.12 -I -S -m interlock.cli run end", "selfdisable.run-control"),
+        ("/home/dev/.local/bin/interlock run end", "selfdisable.run-control"),
+        ("\\interlock run end", "selfdisable.run-control"),
+        ("command interlock resume", "selfdisable.run-control"),
+        ("uv run interlock run end", "selfdisable.run-control"),
+        ("timeout 5 nohup interlock run end", "selfdisable.run-control"),
+        ("interlock-sh -c 'interlock run end'", "selfdisable.run-control"),
+        ("/opt/bin/interlock-sh -lc 'interlock resume'", "selfdisable.run-control"),
+        ("env -u INTERLOCK_RUN interlock status", "selfdisable.env-override"),
+        ("env --unset INTERLOCK_WRAPPED bash", "selfdisable.env-override"),
+        ("env -iu INTERLOCK_RUN git commit -m x", "selfdisable.env-override"),
+        ("sudo env -u INTERLOCK_MODE make", "selfdisable.env-override"),
+    ],
+)
+def test_turning_the_run_down_is_found_in_every_form(cmd: str, rule_id: str) -> None:
+    assert rule_id in walked_selfdisable(cmd)
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "interlock stop",
+        "interlock stop --run r-20261201-101500-3fa2",
+        "interlock pause",
+        "interlock runs",
+        "interlock run --help",
+        "interlock turn",
+        "interlock turn --failed --step build",
+        "interlock todo add 'x' && interlock todo done 1",
+        "interlock log",
+        "echo 'interlock run end' > notes.md",
+        "grep -rn 'interlock run end' docs/",
+        "env -u PYTHONPATH pytest",
+    ],
+)
+def test_what_turns_interlock_up_or_reads_it_is_not_self_disable(cmd: str) -> None:
+    assert walked_selfdisable(cmd) == set()

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TypedDict, Unpack
 
 from interlock.engine.findexpr import Search
+from interlock.engine.mounts import Mounts
 from interlock.shell.lex import is_assignment_text, scan_word
 from interlock.shell.model import Word
 
@@ -71,6 +72,7 @@ class Unwrap:
     arg_roots: tuple[str, ...] | None = None
     arg_search: Search | None = None  # what a file search hands over (engine.findexpr)
     masks: str | None = None
+    mounts: Mounts | None = None  # a container's binds: its paths on the host (engine.mounts)
 
 
 class OptSpec:

@@ -28,7 +28,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import NamedTuple
 
-from interlock.engine import shellvars
+from interlock.engine import mounts, shellvars
 from interlock.engine.findexpr import Search
 from interlock.engine.inline.interpreters import InlineCode, inline_code
 from interlock.engine.invocation import Invocation
@@ -373,6 +373,11 @@ class _Walker:
             local_via += (found.via,)
             env = env._replace(via=env.via + (found.via,))
             words = found.rest
+            if found.mounts is not None:  # a container: its paths where they are on the host
+                # only a command run directly: paths inside code it runs are not mapped
+                direct = not alts and unwrap(words, None) is None and not inline_code(words, None)
+                words, cwd = mounts.enter(found.mounts, words, cwd if direct else None)
+                alts = ()
         code = inline_code(words, stdin)
         inv = self.emit(words, env, cwd, env.degraded or code is not None, scope, alts)
         step = Step(invocation=inv, masks=masks, success=(inv,))

@@ -79,7 +79,7 @@ def test_a_drop_below_the_lines_own_entry_is_judged_as_before(dirty, git):
     git(dirty, "stash", "-q")  # an older entry, from before the line
     (dirty / "src" / "app.py").write_text("print('again')\n")
     result = judge(dirty, "git stash && git stash drop stash@{1}")
-    assert result.verdict == "block" and "refs/stash" in result.findings[0].reason
+    assert result.verdict == "block" and "unsaved here: the stash" in result.findings[0].reason
 
 
 def test_a_push_that_finds_nothing_makes_no_entry_so_the_drop_takes_an_older_one(git_repo, git):
@@ -88,7 +88,7 @@ def test_a_push_that_finds_nothing_makes_no_entry_so_the_drop_takes_an_older_one
     git(git_repo, "stash", "-q")
     result = judge(git_repo, "git stash && git stash drop")
     assert result.verdict == "block"
-    assert "refs/stash" in result.findings[0].reason  # the entry made before the line
+    assert "unsaved here: the stash" in result.findings[0].reason  # the entry made before the line
 
 
 def test_git_keeps_the_entry_when_a_pop_conflicts(git_repo, git):

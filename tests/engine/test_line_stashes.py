@@ -137,3 +137,35 @@ def test_through_the_real_cli_the_drop_is_refused_with_what_it_would_lose(dirty,
     assert "notes.md" in got.stderr and "src/app.py" in got.stderr
     ok = interlock(dirty, "check", "--mode", "blocking", "git stash -u && git stash pop")
     assert ok.returncode == 0, ok.stderr
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git stash -u && git stash apply && git stash drop",
+        "git stash && git stash apply -q && git stash list && git stash drop stash@{0}",
+    ],
+)
+def test_a_drop_right_after_the_apply_that_put_the_work_back_is_a_pop_in_two_steps(
+    dirty, git, line
+):
+    assert judge(dirty, line).verdict == "allow"
+    subprocess.run(["bash", "-c", line], cwd=dirty, check=True, capture_output=True)
+    assert (dirty / "src" / "app.py").read_text() == "print('edited')\n"  # git agrees
+    assert git(dirty, "stash", "list").stdout == ""
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git stash -u; git stash apply; git stash drop",  # the apply may have failed
+        "git stash -u && git stash apply && git checkout -- . && git stash drop",
+        "git stash -u && git stash apply && rm notes.md && git stash drop",
+        "git stash && git stash apply && git stash && git stash drop",
+        "git stash -u && git stash apply stash@{1}; git stash drop",
+    ],
+)
+def test_a_drop_after_the_applied_work_may_be_gone_again_still_destroys_it(dirty, line):
+    result = judge(dirty, line)
+    assert result.verdict == "block"
+    assert "git.stash-drop" in {f.rule for f in result.findings}

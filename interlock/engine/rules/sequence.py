@@ -238,6 +238,8 @@ def _apply_stashes(
             return None
     if targets is None or targets.destroys != "stash":
         return finding
+    if stashes.reapplied(inv, earlier):
+        return None  # `git stash apply && git stash drop`: the work is back in the tree
     pushes = stashes.dropped(inv, earlier)
     if not pushes:
         return finding

@@ -2,7 +2,9 @@
 the unsaved work into a new entry, stash@{0}; a later `git stash drop`, `git stash clear` on
 the same line destroys it (a discard of that work, judged by the tree facts), `git stash pop`
 and `git stash branch` bring it back into the tree (so a later discard of it counts again),
-`git stash apply` keeps it.
+`git stash apply` keeps it, but a drop of the entry an apply that surely succeeded just put
+back in the tree (`git stash && git stash apply && git stash drop`, a pop in two steps) loses
+nothing.
 
 A pop that conflicts keeps the entry (git says so and leaves it in the list), so a pop alone
 is never a discard. Entries are followed by what *may* have run (`;` and `||` too): a push
@@ -101,4 +103,36 @@ def taken_back(at: int, earlier: Sequence[Invocation]) -> bool:
         op = stash_op(call) if call is not None else None
         if op is not None and op[0] != "push":
             return True
+    return False
+
+
+def _applied_index(call: GitCall) -> int | None:
+    """The entry a `git stash apply` call applies (None: not an apply, or not known)."""
+    if call.sub != "stash" or call.elsewhere:
+        return None
+    words = [w.literal() for w in call.args]
+    if not words or words[0] != "apply":
+        return None
+    operands = [w for w in words[1:] if w is None or not w.startswith("-")]
+    return 0 if not operands else _index(operands[0])
+
+
+def reapplied(inv: Invocation, earlier: Sequence[Invocation]) -> bool:
+    """Whether `inv`, a `git stash drop`, drops the very entry that an apply just before it
+    (only `git stash list|show` between) applied and that surely succeeded: the entry's work
+    is back in the tree."""
+    call = parse_git(inv)
+    op = stash_op(call) if call is not None else None
+    if op is None or op[0] != "drop" or op[1] is None:
+        return False
+    done = {id(x) for x in inv.succeeded}
+    for before in reversed(earlier):
+        other = parse_git(before)
+        if other is None or other.sub != "stash" or other.elsewhere:
+            return False  # anything else between may have discarded the applied work again
+        index = _applied_index(other)
+        if index is not None:
+            return index == op[1] and id(before) in done
+        if stash_op(other) is not None:
+            return False  # the stack changed after any apply
     return False

@@ -56,6 +56,10 @@ PREFIX_WRAPPERS = [
     "nice -n 5 {}",
     "command {}",
     "docker run --rm -v /src:/src img {}",
+    'docker run --rm -v "$PWD":/app -w /app img {}',
+    "podman run -v .:/w -w /w/sub img {}",
+    "docker run --mount type=bind,src=$(pwd),dst=/r img {}",
+    "env -u PYTHONPATH {}",
     "docker exec -it web {}",
     "docker compose run --rm app {}",
     "podman run --rm img {}",
@@ -84,6 +88,7 @@ WRAPPERS = [
     "script -qec '{}' /dev/null",
     "script -qc '{}' /dev/null",
     "docker run --rm img sh -c '{}'",
+    "interlock-sh -c '{}'",
     "export CI=1; {}",
 ]
 

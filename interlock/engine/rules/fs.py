@@ -19,7 +19,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import replace
 
-from interlock.engine.findexpr import find_search
+from interlock.engine.findexpr import Search, find_search
 from interlock.engine.findings import Finding, Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import known_path, literal_or_text, parse_args, spec
@@ -236,6 +236,7 @@ def _chosen(
         for w in operands
         if w not in runtime and ("{}" in (w.literal() or "") or RUNTIME_ARG in w.text)
     ]
+    search: Search | None
     if inv.arg_search is not None:
         search = replace(inv.arg_search, subtree=subtree)
     else:

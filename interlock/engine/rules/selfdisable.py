@@ -105,7 +105,13 @@ rule(
         "interlock turn --set repeat_threshold=99",
         "interlock turn --experiment",
     ),
-    ("interlock stop", "interlock pause", "interlock runs", "interlock turn", "interlock todo list"),
+    (
+        "interlock stop",
+        "interlock pause",
+        "interlock runs",
+        "interlock turn",
+        "interlock todo list",
+    ),
 )
 rule(
     "selfdisable.env-override",
@@ -401,9 +407,7 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
         return [_find("selfdisable.interlock-off", inv)]
     if first == "resume" or (first == "run" and (second is None or second in RUN_CONTROL)):
         return [_find("selfdisable.run-control", inv)]
-    if first == "turn" and any(
-        w is None or w.split("=", 1)[0] in TURN_RELAXERS for w in every[1:]
-    ):
+    if first == "turn" and any(w is None or w.split("=", 1)[0] in TURN_RELAXERS for w in every[1:]):
         return [_find("selfdisable.run-control", inv)]
     if first == "daemon" and second in ("stop", "kill"):
         return [_find("selfdisable.kill-daemon", inv)]

@@ -169,3 +169,39 @@ def test_a_drop_after_the_applied_work_may_be_gone_again_still_destroys_it(dirty
     result = judge(dirty, line)
     assert result.verdict == "block"
     assert "git.stash-drop" in {f.rule for f in result.findings}
+
+
+def test_a_drop_after_a_pop_that_conflicted_destroys_the_entry_git_kept(git_repo, git):
+    (git_repo / "src" / "app.py").write_text("print('mine')\n")
+    line = (
+        "git stash -q && echo 'print(1)' > src/app.py && git commit -qam other "
+        "&& git stash pop || git stash drop"
+    )
+    result = judge(git_repo, line)
+    assert result.verdict == "block" and result.findings[0].rule == "git.stash-drop"
+    assert lost_of(result) == {"app.py"}
+    subprocess.run(["bash", "-c", line], cwd=git_repo, capture_output=True)
+    assert git(git_repo, "stash", "list").stdout == ""  # git agrees: the entry is gone
+    # and the person's edit survives only inside the conflict markers of an unmerged file
+    assert "<<<<<<<" in (git_repo / "src" / "app.py").read_text()
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "git stash -u; git pull; git stash pop; git stash drop",
+        "git stash -u && git pull --rebase && git stash pop; git stash drop",
+        "git stash && git rebase main; git stash pop || git stash drop",
+        "git stash -u && git stash branch tmp || git stash drop",
+    ],
+)
+def test_a_pop_that_may_have_failed_leaves_the_entry_for_the_drop(dirty, line):
+    result = judge(dirty, line)
+    assert result.verdict == "block"
+    assert "git.stash-drop" in {f.rule for f in result.findings}
+
+
+def test_a_pop_that_surely_succeeded_took_the_entry_first(dirty):
+    assert judge(dirty, "git stash -u && git pull && git stash pop && git stash drop").verdict == (
+        "allow"
+    )

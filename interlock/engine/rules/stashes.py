@@ -7,7 +7,8 @@ back in the tree (`git stash && git stash apply && git stash drop`, a pop in two
 nothing.
 
 A pop that conflicts keeps the entry (git says so and leaves it in the list), so a pop alone
-is never a discard. Entries are followed by what *may* have run (`;` and `||` too): a push
+is never a discard, and a drop after a pop that may have failed (`git stash pop || git stash
+drop`, `git pull; git stash pop; git stash drop`) may destroy the entry the pop kept. Entries are followed by what *may* have run (`;` and `||` too): a push
 that may have run may have taken the work, and a drop that may have run may destroy it. A
 push that finds nothing to stash makes no entry; then a drop reaches the entry below it, which
 `precision` judges when the tree holds none of the work the push would have taken.
@@ -59,9 +60,11 @@ def _index(word: str | None) -> int | None:
     return int(match.group(1) or match.group(2)) if match else None
 
 
-def line_stack(earlier: Sequence[Invocation]) -> list[int]:
-    """The positions (in `earlier`) of the pushes whose entries are still in the stash after
-    the commands of `earlier` (top last)."""
+def line_stack(earlier: Sequence[Invocation], done: set[int] | None = None) -> list[int]:
+    """The positions (in `earlier`) of the pushes whose entries may still be in the stash
+    after the commands of `earlier` (top last). `done`: ids of the commands that surely
+    succeeded; a pop or stash branch not among them may have failed (a conflict), and git
+    then keeps the entry."""
     stack: list[int] = []
     for k, before in enumerate(earlier):
         call = parse_git(before)
@@ -69,6 +72,8 @@ def line_stack(earlier: Sequence[Invocation]) -> list[int]:
         if op is None:
             continue
         action, index = op
+        if action in ("pop", "branch") and done is not None and id(before) not in done:
+            continue  # `git stash pop || git stash drop`: the drop reaches the kept entry
         if action == "push":
             stack.append(k)
         elif action == "clear" or index is None:
@@ -85,7 +90,7 @@ def dropped(inv: Invocation, earlier: Sequence[Invocation]) -> list[int] | None:
     op = stash_op(call) if call is not None else None
     if op is None or op[0] not in ("drop", "clear"):
         return None
-    stack = line_stack(earlier)
+    stack = line_stack(earlier, {id(x) for x in inv.succeeded})
     action, index = op
     if action == "clear" or index is None:
         return stack or None

@@ -151,8 +151,10 @@ def _relative(path: str, inner: str) -> str | None:
 
 
 def _is_path_free(words: tuple[Word, ...]) -> bool:
-    """Every argument is an option or an absolute path: none depends on the directory."""
-    return all((w.literal() or "x")[:1] in "-/" for w in words[1:])
+    """Every argument is an option or an absolute path, and one is a path: nothing the
+    command is given depends on the directory (a bare `make` reads the image's WORKDIR)."""
+    firsts = [(w.literal() or "x")[:1] for w in words[1:]]
+    return "/" in firsts and all(c in "-/" for c in firsts)
 
 
 def enter(
@@ -180,7 +182,6 @@ def enter(
             continue
         host = _on_host(path, binds)
         seen = None if host is None else _relative(host, inner)
-        if seen is not None:
-            text = f"{prefix}{eq}{seen}"
-            words[k] = Word(text, text)
+        if seen is not None:  # shown as typed (messages quote the command), read as mapped
+            words[k] = Word(word.text, f"{prefix}{eq}{seen}")
     return tuple(words), inner

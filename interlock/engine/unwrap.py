@@ -33,7 +33,6 @@ SHELLS = frozenset(
         "pdksh",
         "oksh",
         "hush",
-        "interlock-sh",  # interlock's wrapper takes bash's arguments (shell/interlock-sh)
     )
 )
 # Every shell that runs what its stdin gives it when it has no code and no script operand.

@@ -88,7 +88,6 @@ WRAPPERS = [
     "script -qec '{}' /dev/null",
     "script -qc '{}' /dev/null",
     "docker run --rm img sh -c '{}'",
-    "interlock-sh -c '{}'",
     "export CI=1; {}",
 ]
 

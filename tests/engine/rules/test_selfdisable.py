@@ -485,8 +485,6 @@ def test_killing_the_daemons_pid_copied_out_of_its_pid_file_is_found(git_repo) -
         ("command interlock resume", "selfdisable.run-control"),
         ("uv run interlock run end", "selfdisable.run-control"),
         ("timeout 5 nohup interlock run end", "selfdisable.run-control"),
-        ("interlock-sh -c 'interlock run end'", "selfdisable.run-control"),
-        ("/opt/bin/interlock-sh -lc 'interlock resume'", "selfdisable.run-control"),
         ("env -u INTERLOCK_RUN interlock status", "selfdisable.env-override"),
         ("env --unset INTERLOCK_WRAPPED bash", "selfdisable.env-override"),
         ("env -iu INTERLOCK_RUN git commit -m x", "selfdisable.env-override"),

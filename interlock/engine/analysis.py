@@ -19,6 +19,7 @@ from interlock.engine.rules.validators import exported
 from interlock.engine.rules.validators.runner import EXIT_FORGED, EXIT_MASKED, NEGATIVE
 from interlock.engine.rules.validators.tasks import Lookup, reference
 from interlock.engine.verdict import ParseState, ValidatorReport, unparsed_finding
+from interlock.engine.walksteps import Trace
 from interlock.shell.model import ParseResult
 from interlock.shell.parse import parse as parse_shell
 
@@ -92,7 +93,7 @@ def _task(
 
 def _validator_findings(
     result: ParseResult,
-    walked: walk.Trace,
+    walked: Trace,
     declared: tuple[str, ...],
     tasks: Lookup | None = None,
     depth: int = 0,
@@ -100,6 +101,8 @@ def _validator_findings(
     matches: dict[int, ValidatorMatch] = {}
     defined: dict[int, list[Finding]] = {}
     for inv, seen_as in exported.with_line_environment(walked.invocations):
+        if id(inv) in walked.repeats:
+            continue  # a loop's earlier pass: its exit status is followed in the last one
         match = rules.classify_validator(seen_as, declared)
         if tasks is not None:
             match, defined[id(inv)] = _task(inv, match, declared, tasks, depth)

@@ -7,6 +7,7 @@ validator); its exit status comes back (`docker run` returns the container's), e
 
 from __future__ import annotations
 
+from interlock.engine.mounts import Mounts, read_mounts
 from interlock.engine.unwrap import OptSpec, Unwrap, command_name, lit, parse_options
 from interlock.shell.model import Word
 
@@ -123,15 +124,24 @@ _DETACHED = "it runs detached (`-d`): the container's exit status never comes ba
 
 
 def _after(
-    via: str, words: tuple[Word, ...], i: int, detach: bool, entry: str | None
+    via: str,
+    words: tuple[Word, ...],
+    i: int,
+    detach: bool,
+    entry: str | None,
+    mounts: Mounts | None = None,
 ) -> Unwrap | None:
-    """Hand over to words[i:] (the command inside), run from an unknown directory."""
+    """Hand over to words[i:] (the command inside), run from an unknown directory unless
+    `mounts` says where it is on the host (the walker maps it: engine.mounts)."""
     rest = words[i:]
     if entry is not None:
         rest = (Word(entry, entry),) + rest
     if not rest:
         return None
-    return Unwrap("exec", via, rest=rest, cwd=None, masks=_DETACHED if detach else None)
+    masks = _DETACHED if detach else None
+    if mounts is not None and mounts.known:
+        return Unwrap("exec", via, rest=rest, masks=masks, mounts=mounts)
+    return Unwrap("exec", via, rest=rest, cwd=None, masks=masks)
 
 
 def _docker_run(via: str, words: tuple[Word, ...], i: int) -> Unwrap | None:
@@ -140,7 +150,8 @@ def _docker_run(via: str, words: tuple[Word, ...], i: int) -> Unwrap | None:
         return None
     opts, image = parsed
     detach = opts.has("-d", "--detach")
-    return _after(via, words, image + 1, detach, opts.value("--entrypoint"))
+    mounts = read_mounts(words[i:image], _RUN.short)
+    return _after(via, words, image + 1, detach, opts.value("--entrypoint"), mounts)
 
 
 def _docker_exec(via: str, words: tuple[Word, ...], i: int) -> Unwrap | None:

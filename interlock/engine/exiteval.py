@@ -16,7 +16,7 @@ from __future__ import annotations
 from interlock.engine import exitbuiltins as builtins
 from interlock.engine.exitstate import OK, Break, Continue, Exit, Shell, Status
 from interlock.engine.exitsteps import StepReader
-from interlock.engine.walk import StepKey
+from interlock.engine.walksteps import StepKey
 from interlock.shell.model import CommandList, Compound, Node, ParseResult, Pipeline, SimpleCommand
 
 _STATUS_SETTERS = frozenset(("true", ":"))

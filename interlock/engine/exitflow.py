@@ -41,7 +41,8 @@ from dataclasses import dataclass
 
 from interlock.engine.exiteval import Evaluator
 from interlock.engine.invocation import Invocation
-from interlock.engine.walk import Trace, trace
+from interlock.engine.walk import trace
+from interlock.engine.walksteps import Trace
 from interlock.shell.model import ParseResult
 
 MAX_READINGS = 64
@@ -71,7 +72,11 @@ def validator_masking(
     `walked.invocations` (and not walk the line twice).
     """
     walked = walked if walked is not None else trace(result)
-    validators = [inv for inv in walked.invocations if is_validator(inv)]
+    # a loop's earlier passes (walk reads a short literal `for` list once per word) are
+    # followed through the steps of its last pass
+    validators = [
+        inv for inv in walked.invocations if id(inv) not in walked.repeats and is_validator(inv)
+    ]
     others = frozenset(id(inv) for inv in validators)
     return [(inv, _masking(result, walked, inv, others)) for inv in validators]
 

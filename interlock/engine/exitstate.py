@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from interlock.engine.walk import StepKey
+from interlock.engine.walksteps import StepKey
 from interlock.shell.model import Node, ParseResult
 
 

@@ -23,7 +23,8 @@ from interlock.engine.exitstate import (
     Trap,
 )
 from interlock.engine.invocation import Invocation
-from interlock.engine.walk import InnerScript, Step, StepKey, trace
+from interlock.engine.walk import trace
+from interlock.engine.walksteps import InnerScript, Step, StepKey
 from interlock.shell.model import Compound, Node, ParseResult, SimpleCommand, Word
 from interlock.shell.parse import parse
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from interlock.engine.findexpr import Search
+
 FindingKind = Literal["discard", "masked-validator", "self-disable", "unparsed"]
 Tier = Literal["fast", "slow"]
 # What blocking mode does with a finding: refuse the command, or run it with a warning (a
@@ -92,6 +94,15 @@ class Targets:
     # components dropped, are written under paths[0]; read in the tree when it is a file.
     archive: str | None = None
     strip: int = 0
+    # `git stash drop|clear` of an entry a `git stash` earlier on the line made: what that
+    # push took from the tree (engine.rules.stashes). The facts layer counts that work lost;
+    # when the tree holds none of it, the push made no entry and an older one is dropped.
+    stashed: tuple[Saved, ...] = ()
+    # Targets chosen at run time by a file search (`find . -name x -delete`, `find ... -exec
+    # rm {} +`, `fd -x rm`, `find ... | xargs rm`): the facts layer evaluates it on the
+    # paths that hold unsaved work (engine.findmatch); `paths` are then only the literal
+    # operands besides it.
+    search: Search | None = None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from interlock.engine.findexpr import Search
 from interlock.engine.unwrap import program_name
 from interlock.shell.model import Redirect, SimpleCommand, Word
 
@@ -33,6 +34,8 @@ class Invocation:
       (`xargs rm`, `find -exec rm {} +`); rules must treat those targets as unknown.
     arg_roots: where such run-time arguments come from, when known: the start paths of
       `find` for `-exec`/`-execdir`/`-ok` (relative to cwd), None when unknown (xargs).
+    arg_search: the search that chooses them, when a `find -exec` or `fd -x` runs it
+      (engine.findexpr), with its directory.
     degraded: found by a best-effort path (fallback tokenizer, inline interpreter code, an
       eval of a non-literal); the analysis result is then `degraded`.
     alt_cwds: other directories it may run in, because a `cd` before it may have failed
@@ -56,6 +59,7 @@ class Invocation:
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
     degraded: bool = False
+    arg_search: Search | None = field(default=None, compare=False)
     alt_cwds: tuple[str | None, ...] = field(default=(), compare=False)
     succeeded: tuple[Invocation, ...] = field(default=(), compare=False, repr=False)
     pipe: int = field(default=0, compare=False)

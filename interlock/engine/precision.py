@@ -27,6 +27,7 @@ from pathlib import PurePosixPath
 
 from interlock import git
 from interlock.config import load_config
+from interlock.engine import findmatch
 from interlock.engine.facts import DESTROYED_KINDS, TreeFacts, collect_facts, lease_drops
 from interlock.engine.findings import Finding, Saved, Targets
 from interlock.engine.treepaths import (
@@ -84,7 +85,8 @@ def describe(paths: list[str], limit: int = 3) -> str:
     shown = ", ".join(paths[:limit]) + (", ..." if len(paths) > limit else "")
     noun = "file" if len(paths) == 1 else "files"
     dirs = {str(PurePosixPath(p.rstrip("/")).parent) for p in paths}
-    under = f" under {dirs.pop()}/" if len(dirs) == 1 and "." not in dirs else ""
+    plain = not any(" (" in p for p in paths)  # `/opt/x (outside any worktree)` is no path
+    under = f" under {dirs.pop()}/" if plain and len(dirs) == 1 and "." not in dirs else ""
     return f"{len(paths)} {noun}{under} ({shown})"
 
 
@@ -158,7 +160,14 @@ class Judge:
         base = None if finding.cwd is None else os.path.join(self.start, finding.cwd)
         base = None if base is None else os.path.realpath(base)
         if targets.destroys in ("all", "files"):
-            return _summarise(self._lost_files(targets, base), self.cap)
+            judged = _summarise(self._lost_files(targets, base), self.cap)
+            if targets.search is not None and judged.lost:
+                chosen = f", among what {targets.search.tool} selects at run time"
+                return replace(judged, summary=judged.summary + chosen)
+            if targets.unknown and judged.lost:
+                chosen = ", any of which may be among the targets chosen at run time"
+                return replace(judged, summary=judged.summary + chosen)
+            return judged
         return _summarise(self._lost_in_git(finding, targets, base), self.cap)
 
     def _lease(self, finding: Finding, targets: Targets) -> Judgement:
@@ -172,6 +181,21 @@ class Judge:
         if not dropped:
             return Judgement((), "")
         return Judgement(tuple(dropped), "; ".join(dropped))
+
+    def unsaved_entries(
+        self,
+        loc: RepoLocation,
+        destroys: str,
+        saved: tuple[Saved, ...] = (),
+        kinds: frozenset[str] | None = None,
+    ) -> list[_Lost]:
+        """The worktree's unsaved entries a discard of that kind destroys (of those kinds of
+        work only, when given), minus what the line saved first."""
+        entries = self._unsaved(loc, destroys, saved)
+        if kinds is None:
+            return entries
+        facts = self.facts_for(loc)
+        return [(e, a) for e, a in entries if facts.kinds_of(e) & kinds]
 
     def _unsaved(
         self, loc: RepoLocation, destroys: str, saved: tuple[Saved, ...] = ()
@@ -199,13 +223,7 @@ class Judge:
         needed = facts.kinds_of(entry) & DESTROYED_KINDS.get(destroys, DESTROYED_KINDS["all"])
         held: set[str] = set()
         for save in saved:
-            where = os.path.realpath(os.path.join(self.start, os.path.expanduser(save.path)))
-            if save.whole:
-                loc = git.discover(existing_ancestor(where))
-                covers = loc is not None and os.path.realpath(loc.worktree) == root
-            else:
-                covers = absolute == where or absolute.startswith(where.rstrip("/") + "/")
-            if covers:
+            if self._covers(save, root, absolute):
                 held |= save.kinds
         return bool(needed) and needed <= held
 
@@ -222,7 +240,10 @@ class Judge:
         if finding.rule == "git.operation-abort" and facts.operation is None:
             return []  # nothing in progress: git refuses to abort or skip
         if targets.destroys == "stash":
-            return [("refs/stash", None)] if facts.stash_count else []
+            stashed = self._stashed(loc, facts, targets) if targets.stashed else []
+            if stashed and finding.rule != "git.stash-clear":
+                return stashed  # the entry the line made (a clear takes older ones too)
+            return stashed + ([("refs/stash", None)] if facts.stash_count else [])
         lost: list[_Lost] = []
         if targets.destroys == "commits" or targets.refs:
             lost += [(c, None) for c in self._lost_commits(loc, facts, targets.refs, finding.rule)]
@@ -234,9 +255,31 @@ class Judge:
                 lost += self._match(loc, unsaved, targets.paths or (".",), base)
         return lost
 
+    def _stashed(self, loc: RepoLocation, facts: TreeFacts, targets: Targets) -> list[_Lost]:
+        """The unsaved work a `git stash` on the line takes, which a drop of it destroys."""
+        root = os.path.realpath(loc.worktree)
+        lost: list[_Lost] = []
+        for entry, absolute in self._unsaved(loc, "all", targets.saved):
+            held: set[str] = set()
+            for save in targets.stashed:
+                if self._covers(save, root, absolute or ""):
+                    held |= save.kinds
+            if facts.kinds_of(entry) & held:
+                lost.append((entry, absolute))
+        return lost
+
+    def _covers(self, save: Saved, root: str, absolute: str) -> bool:
+        where = os.path.realpath(os.path.join(self.start, os.path.expanduser(save.path)))
+        if save.whole:
+            loc = git.discover(existing_ancestor(where))
+            return loc is not None and os.path.realpath(loc.worktree) == root
+        return absolute == where or absolute.startswith(where.rstrip("/") + "/")
+
     # --- files: each target where it really lies -----------------------------------------
 
     def _lost_files(self, targets: Targets, base: str | None) -> list[_Lost]:
+        if targets.search is not None:
+            return self._lost_search(targets, base)
         if base is None or (targets.unknown and not targets.paths):
             if self.start_loc is None:
                 return [("(unknown paths outside any worktree)", None)]
@@ -260,6 +303,41 @@ class Judge:
                 lost += self._lost_single(absolute, targets)
             else:
                 lost += self._lost_path(absolute, targets)
+        return lost
+
+    def _lost_search(self, targets: Targets, base: str | None) -> list[_Lost]:
+        """What a file search may select (engine.findmatch), plus the literal operands."""
+        search = targets.search
+        assert search is not None
+        rest = replace(targets, search=None)
+        lost = self._lost_files(rest, base) if targets.paths else []
+        where = search.base
+        start = None if where is None else os.path.realpath(os.path.join(self.start, where))
+        found = None if start is None else findmatch.search_lost(self, targets, start)
+        if found is not None:
+            return lost + found
+        # where it starts, or what it selects, is not known: every unsaved path under it
+        if start is None:
+            return lost + self._lost_files(replace(rest, unknown=True, paths=()), None)
+        for top in search.starts:
+            absolute = physical(start, top or ".", True)
+            lost += self._lost_under(absolute, rest)
+        return lost
+
+    def _lost_under(self, absolute: str, targets: Targets) -> list[_Lost]:
+        """Everything unsaved under a directory a search starts from (not the directory
+        itself: the search chooses among what lies in it)."""
+        loc = git.discover(existing_ancestor(absolute))
+        if loc is None:
+            return self._lost_outside(absolute, replace(targets, single=False))
+        root = os.path.realpath(loc.worktree)
+        if not (absolute == root or absolute.startswith(root + "/")):
+            return self._lost_path(absolute, targets)
+        lost = self._match(
+            loc, self._unsaved(loc, targets.destroys, targets.saved), (absolute,), "/"
+        )
+        if absolute == root:
+            lost.append((".git (git's own data)", None))
         return lost
 
     def _lost_single(self, absolute: str, targets: Targets) -> list[_Lost]:

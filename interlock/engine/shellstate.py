@@ -9,6 +9,7 @@ import posixpath
 from dataclasses import dataclass, field
 
 from interlock.engine.invocation import Invocation
+from interlock.engine.shellvars import Vars
 from interlock.shell.model import CommandList, Compound, Node, SimpleCommand
 
 # The invocations that surely exited 0 when a node did (an `&&` chain: all of them; a
@@ -23,6 +24,7 @@ class Scope:
 
     alts: other directories the shell may be in, after a `cd` that may have failed.
     done: the invocations that surely exited 0 so far on this path.
+    vars: the shell variables the line assigned (engine.shellvars).
     """
 
     cwd: str | None = ""
@@ -30,13 +32,14 @@ class Scope:
     alts: tuple[str | None, ...] = ()
     done: Success = ()
     errexit: bool = False
+    vars: Vars = field(default_factory=Vars)
 
     def copy(self) -> Scope:
-        return Scope(self.cwd, list(self.stack), self.alts, self.done, self.errexit)
+        return Scope(self.cwd, list(self.stack), self.alts, self.done, self.errexit, self.vars)
 
     def at(self, cwd: str | None, alts: tuple[str | None, ...]) -> Scope:
         """A copy in another directory (a wrapper's `-C DIR`, a branch)."""
-        return Scope(cwd, list(self.stack), alts, self.done, self.errexit)
+        return Scope(cwd, list(self.stack), alts, self.done, self.errexit, self.vars)
 
     def set_alts(self, alts: tuple[str | None, ...]) -> None:
         unique = tuple(a for a in dict.fromkeys(alts) if a != self.cwd or a is None)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from interlock.engine.findexpr import find_search
+from interlock.engine.searchers import fd_spawn
 from interlock.engine.unwrap import (
     STDIN_SHELLS,
     OptSpec,
@@ -154,6 +156,7 @@ def _find(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
         if command:
             command = _find_placeholders(command)
             masks = None if plus else _FIND_MASKS.format(action)
+            search = find_search(words[1:], None, target=len(children))
             children.append(
                 Unwrap(
                     "exec",
@@ -161,6 +164,7 @@ def _find(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
                     rest=tuple(command),
                     extra_args=True,
                     arg_roots=arg_roots,
+                    arg_search=search,
                     masks=masks,
                 )
             )
@@ -229,6 +233,8 @@ def _rebase_exec(words: tuple[Word, ...]) -> Unwrap | None:
 SPAWNERS: dict[str, Callable[[tuple[Word, ...], str | None], Unwrap | None]] = {
     "xargs": _xargs,
     "find": _find,
+    "fd": fd_spawn,
+    "fdfind": fd_spawn,
     "parallel": _parallel,
     "git": _git,
 }

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TypedDict, Unpack
 
+from interlock.engine.findexpr import Search
+from interlock.engine.mounts import Mounts
 from interlock.shell.lex import is_assignment_text, scan_word
 from interlock.shell.model import Word
 
@@ -39,7 +42,8 @@ STDIN_SHELLS = SHELLS | frozenset(("fish", "tcsh", "csh", "xonsh", "elvish", "rc
 @dataclass(frozen=True)
 class Script:
     """A command line a trampoline runs. `degraded` when it was built from a non-literal word
-    (its expansions stay unknown); `same_shell` for eval; flags from `bash -e -o pipefail`."""
+    (its expansions stay unknown); `same_shell` for eval; flags from `bash -e -o pipefail`;
+    `args`: the words after `bash -c CODE` (`$0`, then `$1`...), None when not given."""
 
     text: str
     via: str
@@ -47,6 +51,7 @@ class Script:
     same_shell: bool = False
     errexit: bool = False
     pipefail: bool = False
+    args: tuple[Word, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -64,7 +69,9 @@ class Unwrap:
     cwd: str | None = KEEP
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
+    arg_search: Search | None = None  # what a file search hands over (engine.findexpr)
     masks: str | None = None
+    mounts: Mounts | None = None  # a container's binds: its paths on the host (engine.mounts)
 
 
 class OptSpec:
@@ -222,7 +229,15 @@ def template(word: Word) -> str:
     return scan_word(word.text, 0).template_text
 
 
-def script_from(word: Word, via: str, **kw: bool) -> Unwrap:
+class ScriptFlags(TypedDict, total=False):
+    """How a trampoline runs its script (`eval`: same_shell; `bash -e -o pipefail -c`)."""
+
+    same_shell: bool
+    errexit: bool
+    pipefail: bool
+
+
+def script_from(word: Word, via: str, **kw: Unpack[ScriptFlags]) -> Unwrap:
     """A trampoline running one word as a command line (`bash -c WORD`)."""
     value = word.literal()
     if value is not None:
@@ -230,7 +245,7 @@ def script_from(word: Word, via: str, **kw: bool) -> Unwrap:
     return Unwrap("script", via, scripts=(Script(template(word), via, degraded=True, **kw),))
 
 
-def join_script(words: tuple[Word, ...], via: str, **kw: bool) -> Unwrap:
+def join_script(words: tuple[Word, ...], via: str, **kw: Unpack[ScriptFlags]) -> Unwrap:
     """A trampoline running its words joined with spaces (`eval a b`, `watch a b`)."""
     values = [w.literal() for w in words]
     if all(v is not None for v in values):

@@ -24,9 +24,12 @@ to them and of the simple command itself.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import replace
+from types import MappingProxyType
 from typing import NamedTuple
 
+from interlock.engine import mounts, shellvars
+from interlock.engine.findexpr import Search
 from interlock.engine.inline.interpreters import InlineCode, inline_code
 from interlock.engine.invocation import Invocation
 from interlock.engine.shellstate import (
@@ -40,6 +43,7 @@ from interlock.engine.shellstate import (
     set_options,
 )
 from interlock.engine.unwrap import KEEP, Script, Unwrap
+from interlock.engine.walksteps import InnerScript, Step, StepKey, Trace
 from interlock.engine.wrappers import unwrap
 from interlock.shell.model import (
     CommandList,
@@ -53,43 +57,8 @@ from interlock.shell.model import (
 )
 from interlock.shell.parse import parse
 
-StepKey = tuple[int, ...]
 INLINE_MASKS = "it runs inside inline interpreter code, whose exit status is not followed"
 _SHELL_BUILTIN_VIA = frozenset({"command", "builtin"})
-
-
-@dataclass
-class InnerScript:
-    """A command line a trampoline runs, as read: steps inside are keyed under `key`."""
-
-    result: ParseResult
-    key: StepKey
-    via: str
-    same_shell: bool = False
-    errexit: bool = False
-    pipefail: bool = False
-    success: Success = ()
-
-
-@dataclass
-class Step:
-    """What one simple command became: the effective command (None for a pure trampoline),
-    the scripts it hands over to, the commands it spawns (find -exec, inline code), and why a
-    wrapper hides the exit status (`masks`), if one does."""
-
-    invocation: Invocation | None = None
-    scripts: list[InnerScript] = field(default_factory=list)
-    children: list[Step] = field(default_factory=list)
-    masks: str | None = None
-    success: Success = ()
-
-
-@dataclass
-class Trace:
-    """walk()'s invocations plus the Step of every simple command (see the module docstring)."""
-
-    invocations: list[Invocation]
-    steps: dict[StepKey, Step]
 
 
 class _Env(NamedTuple):
@@ -104,6 +73,7 @@ class _Env(NamedTuple):
     assignments: tuple[Word, ...] = ()
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
+    arg_search: Search | None = None
     pipe: int = 0
     own: int = 0  # redirects written on the simple command itself (the last ones)
 
@@ -118,7 +88,7 @@ def trace(result: ParseResult, depth_cap: int = 8) -> Trace:
     walker = _Walker(depth_cap)
     if result.root is not None:
         walker.node(result.root, Scope(), _Env(degraded=result.status != "ok"))
-    return Trace(walker.invocations, walker.steps)
+    return Trace(walker.invocations, walker.steps, frozenset(walker.repeats))
 
 
 def is_degraded(result: ParseResult, invocations: list[Invocation]) -> bool:
@@ -144,6 +114,7 @@ class _Walker:
         self.depth_cap = depth_cap
         self.invocations: list[Invocation] = []
         self.steps: dict[StepKey, Step] = {}
+        self.repeats: set[int] = set()
 
     # -- structure ---------------------------------------------------------------------------
     def node(self, node: Node, scope: Scope, env: _Env) -> Success:
@@ -199,9 +170,12 @@ class _Walker:
         prefix: Success = ()  # what surely succeeded if the chain so far did
         held: Success = ()  # the prefix before the last item
         fallout: list[str | None] = []
+        start_vars = first_vars = scope.vars
         for k, item in enumerate(items):
             op = ops[k - 1] if k else "&&"
             scope.done = start_done + prefix if op == "&&" else start_done
+            if op == "||" and scope.vars is not start_vars:  # what ran before is unknown here
+                scope.vars = shellvars.merge([start_vars, scope.vars])
             pre_cwd, pre_alts = scope.cwd, scope.alts
             if k > 0 and op == "||" and after != before:
                 # item runs only when the previous one failed: not after its `cd`
@@ -225,6 +199,9 @@ class _Walker:
                     fallout += [pre_cwd, *pre_alts]  # a failure here skips to after the chain
             held = prefix
             prefix = prefix + got if op == "&&" else ()
+            first_vars = scope.vars if k == 0 else first_vars
+        if scope.vars is not first_vars:  # an assignment after the first item may not have run
+            scope.vars = shellvars.merge([first_vars, scope.vars])
         if fallout:
             scope.set_alts(scope.alts + tuple(fallout))
         if len(items) > 1 and ops[-1] == "||" and ends_shell(items[-1]):
@@ -241,20 +218,42 @@ class _Walker:
         inner = env._replace(redirects=env.redirects + node.redirects) if node.redirects else env
         kind = node.kind
         success: Success = ()
+        if kind == "function" and node.name:
+            functions = {**scope.vars.functions, node.name: node.text}
+            scope.vars = replace(scope.vars, functions=MappingProxyType(functions))
         if kind in ("subshell", "function"):
             for part in node.parts:
                 success = self.node(part, scope.copy(), inner)
         elif kind == "group":
             for part in node.parts:
                 success = self.node(part, scope, inner)
+        elif kind == "arith":  # `(( F++ ))`, `(( F = 2 ))`
+            scope.vars = scope.vars.forget_assigned_in(node.text)
         elif kind == "if":
             self.if_(node, scope, inner)
         elif kind == "case":
             self.branches([(part,) for part in node.parts], scope, inner, may_skip=True)
-        elif node.parts:  # while, until, for, select: the body runs once in our reading
-            guarded = kind == "while" and len(node.parts) == 2
-            self.branches([node.parts], scope, inner, may_skip=True, guarded=guarded)
+        elif node.parts:
+            self.loop(node, scope, inner)
         return success if kind != "function" else ()
+
+    def loop(self, node: Compound, scope: Scope, env: _Env) -> None:
+        """while, until, for, select: the body is read once, with what a later pass may have
+        assigned unknown; a `for` over a few literal words is read once per word, with its
+        variable set (`for f in a b; do rm $f; done` removes a, then b)."""
+        name = shellvars.loop_variable(node.text) if node.kind in ("for", "select") else None
+        values = shellvars.loop_values(name, node.words, scope.vars) if node.kind == "for" else None
+        scope.vars = scope.vars.forget_assigned_in(node.text)
+        if name is None or not values or not shellvars.uses(name, node.text):
+            guarded = node.kind == "while" and len(node.parts) == 2
+            self.branches([node.parts], scope, env, may_skip=True, guarded=guarded)
+            return
+        for k, value in enumerate(values):
+            first = len(self.invocations)
+            scope.vars = scope.vars.assign(name, value)
+            self.branches([node.parts], scope, env, may_skip=True)
+            if k < len(values) - 1:  # exit statuses are followed through the last pass only
+                self.repeats.update(id(inv) for inv in self.invocations[first:])
 
     def if_(self, node: Compound, scope: Scope, env: _Env) -> None:
         parts = node.parts
@@ -276,6 +275,7 @@ class _Walker:
         and the body runs only when the condition succeeded."""
         start = scope.cwd
         ends: set[str | None] = {start} if may_skip else set()
+        var_ends = [scope.vars] if may_skip else []
         alts: list[str | None] = list(scope.alts)
         for branch in branches:
             inner = scope.at(start, scope.alts)
@@ -284,8 +284,10 @@ class _Walker:
                 if guarded and k == 0 and len(branch) == 2:
                     inner.done = inner.done + got
             ends.add(inner.cwd)
+            var_ends.append(inner.vars)
             alts += inner.alts
         scope.cwd = ends.pop() if len(ends) == 1 else None
+        scope.vars = shellvars.merge(var_ends) if var_ends else scope.vars
         scope.set_alts(tuple(alts))
 
     # -- simple commands ---------------------------------------------------------------------
@@ -313,6 +315,7 @@ class _Walker:
             succeeded=scope.done,
             pipe=env.pipe,
             own_redirects=env.own,
+            arg_search=env.arg_search,
         )
         self.invocations.append(inv)
         return inv
@@ -321,18 +324,28 @@ class _Walker:
         self.words(cmd.assignments + cmd.words, scope, env)
         self.redirects(cmd.redirects, scope, env)
         key = env.key + (id(cmd),)
+        words, assignments, redirects = cmd.words, cmd.assignments, cmd.redirects
+        known = scope.vars
+        if not known.empty:  # variables the line assigned earlier, put in (engine.shellvars)
+            words = shellvars.expand_words(words, known)
+            assignments = tuple(shellvars.expand_assignment(w, known) for w in assignments)
+            redirects = tuple(shellvars.expand_redirect(r, known) for r in redirects)
+            for word in cmd.assignments + cmd.words:
+                scope.vars = shellvars.forget_in_word(word, scope.vars)
         env = env._replace(
             source=env.source or cmd,
             key=key,
-            assignments=env.assignments + cmd.assignments,
-            redirects=env.redirects + cmd.redirects,
-            own=len(cmd.redirects),
+            assignments=env.assignments + assignments,
+            redirects=env.redirects + redirects,
+            own=len(redirects),
         )
-        if not cmd.words:  # assignments or redirections only: rules still want to see them
+        if not words:  # assignments or redirections only: rules still want to see them
             inv = self.emit((), env, scope.cwd, env.degraded, scope)
             self.steps[key] = Step(invocation=inv, success=(inv,))
+            if not cmd.words:
+                scope.vars = shellvars.assigned(assignments, scope.vars)
             return (inv,)
-        step = self.resolve(cmd.words, _stdin_text(cmd.redirects), scope, env)
+        step = self.resolve(words, _stdin_text(redirects), scope, env)
         self.steps[key] = step
         return step.success
 
@@ -351,14 +364,20 @@ class _Walker:
                 assignments=env.assignments + found.assignments,
                 extra_args=env.extra_args or found.extra_args,
                 arg_roots=found.arg_roots if found.extra_args else env.arg_roots,
+                arg_search=found.arg_search if found.extra_args else env.arg_search,
             )
             if found.kind == "script":
                 same_shell = all(s.same_shell for s in found.scripts) and cwd == scope.cwd
                 target = scope if same_shell else scope.at(cwd, alts)
-                return self.scripts(found, target, env, masks)
+                return self.scripts(found, target, env, masks, inherit=not local_via)
             local_via += (found.via,)
             env = env._replace(via=env.via + (found.via,))
             words = found.rest
+            if found.mounts is not None:  # a container: its paths where they are on the host
+                # only a command run directly: paths inside code it runs are not mapped
+                direct = not alts and unwrap(words, None) is None and not inline_code(words, None)
+                words, cwd = mounts.enter(found.mounts, words, cwd if direct else None)
+                alts = ()
         code = inline_code(words, stdin)
         inv = self.emit(words, env, cwd, env.degraded or code is not None, scope, alts)
         step = Step(invocation=inv, masks=masks, success=(inv,))
@@ -372,6 +391,7 @@ class _Walker:
         if set(local_via) <= _SHELL_BUILTIN_VIA:
             change_directory(inv, scope)
             set_options(inv, scope)
+            scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)
         return step
 
     def inline(self, code: InlineCode, scope: Scope, env: _Env) -> list[Step]:
@@ -395,6 +415,7 @@ class _Walker:
         env = env._replace(
             extra_args=env.extra_args or child.extra_args,
             arg_roots=child.arg_roots if child.extra_args else env.arg_roots,
+            arg_search=replace(child.arg_search, base=scope.cwd) if child.arg_search else None,
             own=0,
         )
         if child.kind == "script":
@@ -406,17 +427,33 @@ class _Walker:
         step.masks = step.masks or child.masks
         return step
 
-    def scripts(self, found: Unwrap, scope: Scope, env: _Env, masks: str | None) -> Step:
+    def scripts(
+        self, found: Unwrap, scope: Scope, env: _Env, masks: str | None, inherit: bool = False
+    ) -> Step:
         step = Step(masks=masks or found.masks)
         for k, script in enumerate(found.scripts):
-            inner = self.script(script, scope, env._replace(key=env.key + (k,)))
+            inner = self.script(script, scope, env._replace(key=env.key + (k,)), inherit)
             if inner is not None:
                 step.scripts.append(inner)
                 step.success = inner.success
         return step
 
-    def script(self, script: Script, scope: Scope, env: _Env) -> InnerScript | None:
+    def script(
+        self, script: Script, scope: Scope, env: _Env, inherit: bool = False
+    ) -> InnerScript | None:
+        """Walk a script a trampoline runs; `inherit`: a new shell started with nothing
+        between that may clear its environment (it sees the line's exported variables)."""
         env = env._replace(via=env.via + (script.via,), depth=env.depth + 1, own=0)
+        outer = scope.vars
+        if script.degraded:  # a `$` left in the text may be the outer shell's: resolve nothing
+            scope.vars = shellvars.BLIND
+        try:
+            return self._script(script, scope, env, inherit)
+        finally:
+            if script.degraded:
+                scope.vars = outer.forget() if script.same_shell else outer
+
+    def _script(self, script: Script, scope: Scope, env: _Env, inherit: bool) -> InnerScript | None:
         result = parse(script.text)
         if result.root is None and result.status == "ok":
             return InnerScript(result, env.key, script.via)  # empty: runs nothing
@@ -425,8 +462,11 @@ class _Walker:
             return None
         degraded = env.degraded or script.degraded or result.status != "ok"
         target = scope if script.same_shell else scope.copy()
-        if not script.same_shell:  # a new shell: `set -e` is not inherited
+        if not script.same_shell:  # a new shell: `set -e` and unexported variables are not kept
             target.errexit = script.errexit
+            known = shellvars.for_new_shell(scope.vars, env.assignments, script.args, inherit)
+            known = shellvars.BLIND if script.degraded else known
+            target.vars = replace(known, open=env.extra_args) if known.params is not None else known
         success = self.node(result.root, target, env._replace(degraded=degraded, pipe=0))
         return InnerScript(
             result,

@@ -13,6 +13,8 @@ None means the words are a plain command. The walker (walk.py) loops until that.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from interlock.engine.carriers import CARRIERS
 from interlock.engine.containers import CONTAINERS
 from interlock.engine.datacode import DATACODE
@@ -26,6 +28,7 @@ from interlock.engine.unwrap import (
     Options,
     OptSpec,
     Script,
+    ScriptFlags,
     Unwrap,
     assignments_at,
     command_name,
@@ -95,6 +98,14 @@ def _env(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     opts, i = parsed
     cwd = opts.value("-C", "--chdir")
     assignments, i = assignments_at(words, i)
+    # `-u NAME` empties NAME for the command as `NAME=` does (expansions and the rules that
+    # read the command's environment, e.g. INTERLOCK_* overrides, see it that way)
+    unset = tuple(
+        Word(f"{value}=", f"{value}=")
+        for name, value in opts.items
+        if name in ("-u", "--unset") and value
+    )
+    assignments = unset + assignments
     split = opts.value("-S", "--split-string")
     if split is not None:
         rest = " ".join(w.literal() or scan_word(w.text, 0).template_text for w in words[i:])
@@ -223,14 +234,16 @@ def _shell(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     if found is None:
         return None
     index, errexit, pipefail, mode = found
-    flags = {"errexit": errexit, "pipefail": pipefail}
+    flags = ScriptFlags(errexit=errexit, pipefail=pipefail)
     if mode == "c":
         if index >= len(words):
             # `xargs sh -c`, `parallel bash -c`: the code is the input they hand over (alone,
             # bash refuses `-c` without an operand)
             unknown = Script(RUNTIME_CODE, f"{name} -c", degraded=True, **flags)
             return Unwrap("script", f"{name} -c", scripts=(unknown,))
-        return script_from(words[index], f"{name} -c", **flags)
+        code = script_from(words[index], f"{name} -c", **flags)
+        args = words[index + 1 :]  # `$0`, then the positional parameters
+        return replace(code, scripts=tuple(replace(s, args=args) for s in code.scripts))
     if mode == "stdin" and stdin is not None:
         return Unwrap("script", f"{name} <<", scripts=(Script(stdin, f"{name} <<", **flags),))
     return None

@@ -48,9 +48,11 @@ def test_variables_that_do_not_reach_the_validator_change_nothing(command):
     assert judged(command) == ("allow", set())
 
 
-def test_a_command_in_a_container_runs_from_an_unknown_directory():
-    (inv,) = walk(parse("docker run --rm -w /app -v /src:/app img pytest -x"))
+def test_a_command_in_a_container_runs_from_an_unknown_directory_unless_a_bind_maps_it():
+    (inv,) = walk(parse("docker run --rm -w /app -v cache:/app img pytest -x"))
     assert inv.text == "pytest -x" and inv.cwd is None and inv.via == ("docker run",)
+    (inv,) = walk(parse("docker run --rm -w /app -v /src:/app img pytest -x"))
+    assert inv.text == "pytest -x" and inv.cwd == "/src"  # the bind's host side
     (inv,) = walk(parse("docker compose -f ci.yml run --rm --entrypoint pytest app -q"))
     assert inv.text == "pytest -q" and inv.via == ("docker compose run",)
 

@@ -319,7 +319,9 @@ def test_ssh_remote_commands_are_walked_as_the_script_ssh_hands_over():
         ("cd x || echo no; ls", ["", "", None]),
         ("if [ -d x ]; then cd x; fi; ls", ["", "", None]),
         ("if cd x; then ls; else pwd; fi", ["", "x", ""]),
-        ("for d in a b; do cd $d; done; ls", ["", None]),
+        # read once per word: `cd a` where the line started, `cd b` after a pass that may
+        # have moved (unknown), and `ls` after the loop
+        ("for d in a b; do cd $d; done; ls", ["", None, None]),
         ("builtin cd sub; ls", ["", "sub"]),
         ("sudo cd sub; ls", ["", ""]),
         ("f() { cd x; }; ls", ["", ""]),

@@ -149,7 +149,7 @@ def test_an_agents_hook_denies_starting_a_fresh_run_in_blocking_mode(project, co
     assert specific["permissionDecision"] == "deny"
     reason = specific["permissionDecisionReason"]
     assert reason.startswith("interlock: [self-disable] refused: interlock run start --id fresh")
-    assert "reset the monitor that watches the run" in reason
+    assert "ends the run the monitor watches" in reason
 
 
 def test_a_stopped_runs_agent_may_end_its_turn_and_the_person_is_told_once(

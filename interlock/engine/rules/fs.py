@@ -16,11 +16,16 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
+from collections.abc import Sequence
+from dataclasses import replace
 
+from interlock.engine.findexpr import Search, find_search
 from interlock.engine.findings import Finding, Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import known_path, literal_or_text, parse_args, spec
 from interlock.engine.rules.common import make_finding, resolve, rule
+from interlock.engine.searchers import producer
+from interlock.engine.spawners import RUNTIME_ARG
 from interlock.shell.model import Word
 
 RM = spec(
@@ -220,7 +225,44 @@ def _move_aside(targets: list[Word], rest: str | None = None) -> str | None:
     return f"mv {shlex.quote(path)} /tmp/{base}.bak (recoverable), or delete the named files one by one"
 
 
-def _rm(inv: Invocation, recursive: bool = False) -> list[Finding]:
+def _chosen(
+    inv: Invocation, operands: tuple[Word, ...], earlier: Sequence[Invocation], subtree: bool
+) -> Finding | None:
+    """rm of what a file search chose (`find -exec rm {} +`, `fd -x rm`, `find | xargs
+    rm`): judged by evaluating the search on the tree's unsaved paths (engine.findmatch)."""
+    runtime = [w for w in operands if w.literal() == "{}" or w.text == RUNTIME_ARG]
+    partial = [
+        w
+        for w in operands
+        if w not in runtime and ("{}" in (w.literal() or "") or RUNTIME_ARG in w.text)
+    ]
+    search: Search | None
+    if inv.arg_search is not None:
+        search = replace(inv.arg_search, subtree=subtree)
+    else:
+        search = producer(inv, earlier, subtree) if inv.arg_roots is None else None
+    if search is None or any(".." in literal_or_text(w).split("/") for w in partial):
+        return None  # `{}/..` reaches above what was found
+    if partial:  # `{}.bak`, `{/}`: not the path found, but something under the start
+        search = replace(search, expr=None, subtree=True)
+    others = [w for w in operands if w not in runtime and w not in partial]
+    base = search.base
+    temp = base is not None and all(is_temp_path(resolve(base, s)) for s in search.starts if s)
+    targets = Targets(
+        "files",
+        paths=tuple(literal_or_text(w) for w in others),
+        unknown=any(known_path(w) is None for w in others),
+        temp_only=temp
+        and search.starts != ("",)
+        and all(is_temp_literal(w, inv.cwd) for w in others),
+        search=search,
+    )
+    return make_finding(RM_UNKNOWN, inv, targets)
+
+
+def _rm(
+    inv: Invocation, earlier: Sequence[Invocation] = (), recursive: bool = False
+) -> list[Finding]:
     args = parse_args(inv.argv[1:], RM)
     if args.has("--help", "--version"):
         return []
@@ -229,6 +271,8 @@ def _rm(inv: Invocation, recursive: bool = False) -> list[Finding]:
     if inv.name == "unlink":  # exactly one operand; no options but --help/--version
         words = inv.argv[1:]
         operands = words[1:2] if words[:1] and words[0].literal() == "--" else words[:1]
+    if inv.extra_args and (chosen := _chosen(inv, operands, earlier, recursive)) is not None:
+        return [chosen]
     if inv.extra_args:
         # find's `{}` (and xargs -I's) placeholder stands for the run-time arguments
         operands = tuple(w for w in operands if "{}" not in (w.literal() or ""))
@@ -301,6 +345,11 @@ def _find(inv: Invocation) -> list[Finding]:
     kept, temp_only = temp_split(starts, inv.cwd)
     if starts and not kept:
         return []
+    search = find_search(inv.argv[1:], inv.cwd, target=-1)
+    if search is not None and not inv.extra_args:
+        return [
+            make_finding(FIND_DELETE, inv, Targets("files", temp_only=temp_only, search=search))
+        ]
     paths = tuple(literal_or_text(w) for w in kept) or (".",)
     unknown = inv.extra_args or any(known_path(w) is None for w in kept)
     # -L and -H make find follow a start path that is a symlink (-P, the default, does not)
@@ -354,13 +403,14 @@ def _rsync(inv: Invocation) -> list[Finding]:
     return [make_finding(RSYNC_RULE, inv, targets)]
 
 
-def check_fs(inv: Invocation) -> list[Finding]:
-    """Deletion findings for rm, unlink, srm, rimraf, find, shred and rsync invocations."""
+def check_fs(inv: Invocation, earlier: Sequence[Invocation] = ()) -> list[Finding]:
+    """Deletion findings for rm, unlink, srm, rimraf, find, shred and rsync invocations;
+    `earlier`: the commands before it on the line (a search piped into `xargs rm`)."""
     name = inv.name
     if name in ("rm", "unlink", "srm"):
-        return _rm(inv)
+        return _rm(inv, earlier)
     if name == "rimraf":
-        return _rm(inv, recursive=True)
+        return _rm(inv, earlier, recursive=True)
     if name in ("find", "gfind"):
         return _find(inv)
     if name == "shred":

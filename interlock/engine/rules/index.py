@@ -32,6 +32,7 @@ from interlock.engine.rules import (  # noqa: F401 (registers rules)
     disk,
     fs,
     overwrite,
+    runtime,
     selfdisable,
     sequence,
     unreadable,
@@ -74,11 +75,21 @@ def _unknown_rm(inv: Invocation) -> list[Finding]:
 
 
 def _findings_of(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
+    found = _plain_findings(inv, earlier)
+    stand_in = runtime.probe(inv)  # `xargs sed -i ...`, `find -exec truncate -s0 {} +`
+    if stand_in is None:
+        return found
+    # what it destroys is read from the probe (its files are the search's); the rest as is
+    probed = [f for f in _plain_findings(stand_in, earlier) if f.kind == "discard"]
+    return runtime.chosen(probed, inv, earlier) + [f for f in found if f.kind != "discard"]
+
+
+def _plain_findings(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
     call = _git_call(inv)
     findings = selfdisable.check_selfdisable(inv, call)
     findings += check_git(call) if call is not None else []
     findings += check_config_code(inv, call)
-    findings += fs.check_fs(inv)
+    findings += fs.check_fs(inv, earlier)
     findings += overwrite.check_overwrite(inv, earlier)
     findings += disk.check_disk(inv)
     if inv.name is None and inv.argv:

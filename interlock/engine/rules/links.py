@@ -94,6 +94,24 @@ def _through(path: str, links: list[tuple[str, str]], follows: bool = True) -> s
     return None
 
 
+def _unsearched(finding: Finding, links: list[tuple[str, str]]) -> Finding:
+    """A file search that starts through a link made on the line is read the old way: every
+    path under its start, and where the link leads (the search itself is not followed)."""
+    targets = finding.targets
+    search = targets.search if targets is not None else None
+    if targets is None or search is None:
+        return finding
+    starts = [_from_start(search.base, start or ".") for start in search.starts]
+    if not any(s is not None and _through(s, links) is not None for s in starts):
+        return finding
+    cwd = finding.cwd
+    if cwd is None or any(s is None for s in starts):
+        return replace(finding, targets=replace(targets, search=None, unknown=True))
+    moved = tuple(s if s.startswith("/") else posixpath.relpath(s, cwd or ".") for s in starts if s)
+    widened = replace(targets, search=None, paths=targets.paths + moved, follows=True)
+    return replace(finding, targets=widened)
+
+
 def apply_links(finding: Finding, earlier: Sequence[Invocation]) -> list[Finding]:
     targets = finding.targets
     if targets is None or finding.kind != "discard":
@@ -101,6 +119,9 @@ def apply_links(finding: Finding, earlier: Sequence[Invocation]) -> list[Finding
     links = _links(earlier)
     if not links:
         return [finding]
+    finding = _unsearched(finding, links)
+    targets = finding.targets
+    assert targets is not None
     extra: list[Finding] = []
     real_cwd = _through(finding.cwd, links) if finding.cwd else None
     if real_cwd is not None:

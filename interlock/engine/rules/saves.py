@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from interlock.engine.findings import Saved
 from interlock.engine.invocation import Invocation
+from interlock.engine.rules import stashes
 from interlock.engine.rules.args import Args, known_path, literal_or_text, parse_args, spec
 from interlock.engine.rules.common import resolve
 from interlock.engine.rules.extract import tar_words
@@ -204,7 +205,51 @@ def state_before(inv: Invocation, earlier: Sequence[Invocation]) -> State:
         if call is not None and call.sub == "diff":
             state.saves += [(at, s, None) for s in _diff_saved(before, call)]
         elif call is not None:
-            state.saves += [(at, s, None) for s in _git_saves(call, state)]
+            saved = _git_saves(call, state)
+            if call.sub == "stash" and stashes.taken_back(at, earlier):
+                continue  # popped, dropped or cleared since: the work is not in it any more
+            state.saves += [(at, s, None) for s in saved]
         else:
             state.saves += [(at, s, dest) for s, dest in copy_saves(before)]
     return state
+
+
+_CREATE = {"checkout": ("-b",), "switch": ("-c", "--create"), "worktree": ("-b",)}
+
+
+def created_branches(inv: Invocation) -> set[str]:
+    """Branches that commands which surely succeeded before `inv` created on the line
+    (`git checkout -b tmp`, `git switch -c tmp`, `git branch tmp`): each fails when the name
+    is taken, so such a branch holds only commits the line made or another ref or HEAD's
+    reflog holds."""
+    made: set[str] = set()
+    for before in inv.succeeded:
+        call = parse_git(before)
+        if call is None or call.sub not in ("checkout", "switch", "branch", "worktree"):
+            continue
+        words = [w.literal() for w in call.args]
+        if call.sub == "branch":
+            if words and all(w is not None and not w.startswith("-") for w in words[:2]):
+                made.add(words[0] or "")
+            continue
+        for k, word in enumerate(words[:-1]):
+            if word in _CREATE[call.sub] and words[k + 1]:
+                made.add(words[k + 1] or "")
+            elif word is not None and word.startswith("--create="):
+                made.add(word.split("=", 1)[1])
+    return made
+
+
+def stashed(pushes: Sequence[int], earlier: Sequence[Invocation]) -> tuple[Saved, ...]:
+    """What the `git stash` pushes at those positions of `earlier` took (with what a `git add`
+    before them put in the index), whether or not each surely ran."""
+    state = State()
+    taken: list[Saved] = []
+    for k, before in enumerate(earlier):
+        call = parse_git(before)
+        if call is None or call.sub not in ("add", "stash"):
+            continue
+        saved = _git_saves(call, state)
+        if k in pushes:
+            taken += saved
+    return tuple(dict.fromkeys(taken))

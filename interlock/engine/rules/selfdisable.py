@@ -24,10 +24,16 @@ from interlock.engine.rules.writes import Touch, touched_paths
 from interlock.shell.model import Word
 
 # `interlock X` subcommands that turn interlock down (`hooks uninstall`, `daemon stop` and
-# `config set` are read separately).
+# `config set` are read separately). `pause` and `stop` are not here: they turn it up (no new
+# run; the run refused), so an agent stopping itself is not disabling anything.
 INTERLOCK_OFF_SUBCOMMANDS = frozenset(
-    ("off", "disable", "uninstall", "allow", "approve", "pause", "bypass", "suspend")
+    ("off", "disable", "uninstall", "allow", "approve", "bypass", "suspend")
 )
+# `interlock run X` subcommands that end, restart or settle the run (`run` alone: its help).
+RUN_CONTROL = frozenset(("start", "end", "reconcile"))
+# `interlock turn` options that relax the stuck detector for what comes next (`--step`: a new
+# step earns a new recovery).
+TURN_RELAXERS = ("--set", "--experiment", "--step")
 
 _PERSON = "only a person, outside the run, can turn interlock down"
 
@@ -81,6 +87,32 @@ rule(
     "do what the finding asks instead; a person can approve it outside the run",
     ("interlock off", "interlock uninstall", "interlock allow", "interlock hooks uninstall"),
     ("interlock check 'git status'", "interlock explain git.reset-hard", "interlock status"),
+)
+rule(
+    "selfdisable.run-control",
+    "self-disable",
+    "ending, restarting or settling the run, or lifting a pause, from inside the run",
+    "`interlock run start|end` ends the run the monitor watches (a new one starts with a fresh "
+    "budget, stuck detector and baseline), `run reconcile` says for a person that a cut-off "
+    "push or publish did or did not happen, `resume` lifts a person's pause or stop, and "
+    "`turn --set|--experiment|--step` relaxes the stuck detector; from inside the run each turns "
+    f"interlock down ({_PERSON}). `interlock stop` and `pause` turn it up and are not refused here",
+    "go on with the work; ask a person to end, restart or settle the run",
+    (
+        "interlock run end",
+        "interlock run start --id fresh",
+        "interlock run reconcile 42 --landed",
+        "interlock resume",
+        "interlock turn --set repeat_threshold=99",
+        "interlock turn --experiment",
+    ),
+    (
+        "interlock stop",
+        "interlock pause",
+        "interlock runs",
+        "interlock turn",
+        "interlock todo list",
+    ),
 )
 rule(
     "selfdisable.env-override",
@@ -355,35 +387,13 @@ _APPROVE = (
 )
 
 
-_BRAKES = (
-    "pause, resume and stop, starting or ending a run, and relaxing the stuck detector "
-    "(`interlock turn --step/--set/--experiment`) are a person's or a harness's: from inside the "
-    "run they would lift a person's brake or reset the monitor that watches the run"
-)
-
-
-def _brake(words: list[str | None]) -> bool:
-    """`interlock resume|stop`, `run start|end|reconcile`, `turn --step/--set/--experiment`: the
-    monitor's brakes and marks (interlock/monitor/control.py), a person's or a harness's."""
-    bare = [w for w in words if w is None or not w.startswith("-")]
-    first, second = (bare + ["", ""])[:2]
-    if first in ("resume", "stop") or (first == "run" and second in ("start", "end", "reconcile")):
-        return True
-    marks = ("--set", "--experiment", "--step")
-    return first == "turn" and any(w is not None and w.split("=")[0] in marks for w in words)
-
-
 def _interlock_findings(inv: Invocation) -> list[Finding]:
     words = _interlock_words(inv)
     if words is None:
         return []
     if words[:1] == ["integrate"] and "--remove" in words:  # an agent's or a shell's hooks
         return [_find("selfdisable.interlock-off", inv)]
-    if _brake(words):
-        info = catalog()["selfdisable.interlock-off"]
-        instead = "go on with the task; a stopped or paused run is a person's to restart"
-        return [make_finding(info, inv, reason=_BRAKES, instead=instead)]
-    words = [w for w in words if w is None or not w.startswith("-")]
+    every, words = words, [w for w in words if w is None or not w.startswith("-")]
     if not words:
         return []
     first, second = words[0], (words[1] if len(words) > 1 else "")
@@ -396,6 +406,10 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
         first == "hooks" and second in ("uninstall", "remove")
     ):
         return [_find("selfdisable.interlock-off", inv)]
+    if first == "resume" or (first == "run" and (second is None or second in RUN_CONTROL)):
+        return [_find("selfdisable.run-control", inv)]
+    if first == "turn" and any(w is None or w.split("=", 1)[0] in TURN_RELAXERS for w in every[1:]):
+        return [_find("selfdisable.run-control", inv)]
     if first == "daemon" and second in ("stop", "kill"):
         return [_find("selfdisable.kill-daemon", inv)]
     if first == "config" and second in ("set", "unset", "edit", "reset"):

@@ -10,6 +10,9 @@ A command line is judged as a sequence, not command by command against today's t
   a write after it to a saved path undoes that cover. A finding the saves cover wholly is
   dropped; one they cover in part carries `Targets.saved`, so the facts layer counts only the
   rest. Commits made on the line move HEAD: `HEAD~1` after one commit is where HEAD started.
+- **Stashes** (`stashes`). A `git stash` earlier on the line moves the work into an entry:
+  a `git stash drop` or `clear` of it destroys that work (`git stash -u && git stash drop`),
+  and once a `pop` brings it back, a later discard of it is not covered by the stash.
 - **Links** (`links`). A path through a symlink or hard link made earlier on the line (`ln -s ~/repo
   /tmp/x && rm -rf /tmp/x/src`) is judged where the link leads as well, so a temp path that
   leads into a repository is not free.
@@ -28,7 +31,7 @@ from dataclasses import replace
 from interlock.engine.facts import DESTROYED_KINDS
 from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
-from interlock.engine.rules import links, overwrite, saves
+from interlock.engine.rules import links, overwrite, saves, stashes
 from interlock.engine.rules.args import known_path
 from interlock.engine.rules.common import resolve
 from interlock.engine.rules.git.invocation import parse_git
@@ -42,6 +45,12 @@ LINE_NOTES = (
     "the command is judged in both directories",
     "a save that surely succeeds first (`git stash && ...`, `git commit -am x && ...`, "
     "`cp f f.bak && ...`) makes a discard of what it saved harmless; `;` and `||` do not count",
+    "a `git stash drop` or `clear` after a `git stash` on the same line destroys what that "
+    "stash took (`git stash -u && git stash drop`); a `pop` puts it back in the tree, where a "
+    "later discard reaches it again",
+    "a commit made on the line and then left behind (`git commit -am wip && git reset --hard "
+    "HEAD~1`, or its branch deleted) is not lost: HEAD's reflog and interlock's lost-tip refs "
+    "keep it; commits that were there before the line are judged as usual",
 )
 
 
@@ -208,8 +217,8 @@ def _apply_written(
             finding, targets=replace(targets, paths=targets.paths + moved, temp_only=False)
         )
     written = _written_on_line(inv, earlier) if targets.single else set()
-    if not written:
-        return finding
+    if not written or targets.search is not None:
+        return finding  # what a search selects was not written by the line
     paths = tuple(p for p in targets.paths if resolve(cwd, p) not in written)
     if not paths:
         return None
@@ -218,12 +227,38 @@ def _apply_written(
     return replace(finding, targets=replace(targets, paths=paths))
 
 
+def _apply_stashes(
+    finding: Finding, inv: Invocation, earlier: Sequence[Invocation]
+) -> Finding | None:
+    """A drop or clear of an entry a `git stash` on the line made destroys what it took; a
+    branch the line created holds nothing that HEAD's reflog or another ref does not."""
+    targets = finding.targets
+    if finding.rule == "git.branch-force-delete" and targets is not None and targets.refs:
+        if not targets.unknown and set(targets.refs) <= saves.created_branches(inv):
+            return None
+    if targets is None or targets.destroys != "stash":
+        return finding
+    if stashes.reapplied(inv, earlier):
+        return None  # `git stash apply && git stash drop`: the work is back in the tree
+    pushes = stashes.dropped(inv, earlier)
+    if not pushes:
+        return finding
+    taken = saves.stashed(pushes, earlier)
+    if not taken:
+        return finding
+    reason = f"{finding.reason}; the `git stash` earlier on this line put the unsaved work there"
+    return replace(finding, reason=reason, targets=replace(targets, stashed=taken))
+
+
 def apply(findings: list[Finding], inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
     """The findings of `inv` as the line before it leaves them (see the module docstring)."""
     if not earlier or not findings:
         return findings
     kept: list[Finding] = []
-    for finding in findings:
+    for found in findings:
+        finding = _apply_stashes(found, inv, earlier)
+        if finding is None:
+            continue
         for linked in links.apply_links(finding, earlier):
             saved = _apply_saves(linked, inv, earlier)
             fresh = _apply_written(saved, inv, earlier) if saved is not None else None

@@ -142,7 +142,9 @@ def test_deletion_reports_its_targets(
     (finding,) = discards(cmd)
     assert finding.targets is not None
     assert finding.targets.destroys == "files"
-    assert finding.targets.paths == paths and finding.targets.unknown is unknown
+    search = finding.targets.search  # find: the start paths of the search that chooses
+    assert (search.starts if search else finding.targets.paths) == paths
+    assert finding.targets.unknown is unknown
     assert not finding.targets.single
 
 

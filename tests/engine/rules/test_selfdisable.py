@@ -410,15 +410,14 @@ def checked(command: str, cwd: str = "/", assume_dirty: bool = True) -> set[str]
         ),
         ("~/.local/bin/interlock approve 3", "selfdisable.interlock-off"),
         # the monitor's brakes and a harness's marks (a person's or a harness's)
-        ("interlock resume", "selfdisable.interlock-off"),
-        ("interlock stop --run agent-1", "selfdisable.interlock-off"),
-        ("python3 -m interlock run start --id fresh", "selfdisable.interlock-off"),
-        ("interlock run end", "selfdisable.interlock-off"),
-        ("(setsid interlock resume &)", "selfdisable.interlock-off"),
-        ("interlock turn --no-count --set repeat_threshold=50", "selfdisable.interlock-off"),
-        ("interlock turn --set=flat_attempts=9", "selfdisable.interlock-off"),
-        ("interlock turn --experiment", "selfdisable.interlock-off"),
-        ("interlock turn --no-count --step parse-2", "selfdisable.interlock-off"),
+        ("interlock resume", "selfdisable.run-control"),
+        ("python3 -m interlock run start --id fresh", "selfdisable.run-control"),
+        ("interlock run end", "selfdisable.run-control"),
+        ("(setsid interlock resume &)", "selfdisable.run-control"),
+        ("interlock turn --no-count --set repeat_threshold=50", "selfdisable.run-control"),
+        ("interlock turn --set=flat_attempts=9", "selfdisable.run-control"),
+        ("interlock turn --experiment", "selfdisable.run-control"),
+        ("interlock turn --no-count --step parse-2", "selfdisable.run-control"),
         # hooks skipped through an alias
         ("git -c alias.ci='commit --no-verify' ci -m x", "selfdisable.no-verify"),
         ("git config alias.ci 'commit -n' && git ci -m x", "selfdisable.no-verify"),
@@ -467,10 +466,11 @@ def test_neighbours_of_self_disable_are_allowed(command: str) -> None:
     assert checked(command) == set()
 
 
-def test_the_brake_finding_says_whose_the_brakes_are() -> None:
+def test_the_run_control_finding_says_what_it_would_reset() -> None:
     result = evaluate("interlock run start", "/", assume_dirty=True).result
     (finding,) = result.findings
-    assert "are a person's or a harness's" in finding.reason
+    assert "ends the run the monitor watches" in finding.reason
+    assert "only a person, outside the run, can turn interlock down" in finding.reason
 
 
 def test_the_approve_finding_says_approval_belongs_to_a_person() -> None:
@@ -486,3 +486,52 @@ def test_killing_the_daemons_pid_copied_out_of_its_pid_file_is_found(git_repo) -
     assert "selfdisable.kill-daemon" in checked("kill -9 424242", str(git_repo), False)
     assert "selfdisable.kill-daemon" in checked("kill -STOP 424242", str(git_repo), False)
     assert checked("kill 424243", str(git_repo), False) == set()
+
+
+@pytest.mark.parametrize(
+    ("cmd", "rule_id"),
+    [
+        ("interlock run end", "selfdisable.run-control"),
+        ("interlock run start --id fresh", "selfdisable.run-control"),
+        ("interlock run reconcile 3 --not-landed", "selfdisable.run-control"),
+        ("interlock resume", "selfdisable.run-control"),
+        ("interlock run $WHAT", "selfdisable.run-control"),
+        ("interlock turn --set repeat_threshold=9", "selfdisable.run-control"),
+        ("interlock turn --set=repeat_threshold=9 --no-count", "selfdisable.run-control"),
+        ("interlock turn --experiment", "selfdisable.run-control"),
+        ("python -m interlock run end", "selfdisable.run-control"),
+        ("python3.12 -I -S -m interlock.cli run end", "selfdisable.run-control"),
+        ("/home/dev/.local/bin/interlock run end", "selfdisable.run-control"),
+        ("\\interlock run end", "selfdisable.run-control"),
+        ("command interlock resume", "selfdisable.run-control"),
+        ("uv run interlock run end", "selfdisable.run-control"),
+        ("timeout 5 nohup interlock run end", "selfdisable.run-control"),
+        ("env -u INTERLOCK_RUN interlock status", "selfdisable.env-override"),
+        ("env --unset INTERLOCK_WRAPPED bash", "selfdisable.env-override"),
+        ("env -iu INTERLOCK_RUN git commit -m x", "selfdisable.env-override"),
+        ("sudo env -u INTERLOCK_MODE make", "selfdisable.env-override"),
+    ],
+)
+def test_turning_the_run_down_is_found_in_every_form(cmd: str, rule_id: str) -> None:
+    assert rule_id in walked_selfdisable(cmd)
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "interlock stop",
+        "interlock stop --run r-20261201-101500-3fa2",
+        "interlock pause",
+        "interlock runs",
+        "interlock run --help",
+        "interlock turn",
+        "interlock turn --failed",
+        "interlock todo add 'x' && interlock todo done 1",
+        "interlock log",
+        "echo 'interlock run end' > notes.md",
+        "grep -rn 'interlock run end' docs/",
+        "env -u PYTHONPATH pytest",
+    ],
+)
+def test_what_turns_interlock_up_or_reads_it_is_not_self_disable(cmd: str) -> None:
+    assert walked_selfdisable(cmd) == set()

@@ -1,0 +1,187 @@
+"""Bind mounts of a container run: where the command inside really reads and writes.
+
+`docker run -v "$PWD":/app img rm -rf /app/src` removes the host's ./src. The binds
+(`-v/--volume SRC:DST[:MODE]`, `--mount type=bind,source=SRC,target=DST`) and the working
+directory (`-w/--workdir`) are read here, and `enter` maps the command's absolute container
+paths, and its working directory, back to host paths, so the target is judged where it is.
+
+A host source is known when it is literal (absolute or `./x`), or the working directory
+(`$PWD`, `${PWD}`, `$(pwd)`, backquoted pwd), with a literal rest. Anything else (a named
+volume is not a host path; `$HOME/x`, `--volumes-from`, `--privileged`) leaves the mapping
+unknown, and the command inside is judged from an unknown directory, as before.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass
+
+from interlock.shell.model import Word
+
+# The host's working directory, as it is spelled in a -v source.
+_PWD = re.compile(r"^(?:\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)(?=[/:,]|$)")
+_BIND_KEYS = ("source", "src")
+_TARGET_KEYS = ("target", "destination", "dst")
+# Options of `docker run` that give the container more of the host than its binds.
+_OPAQUE = frozenset(("--volumes-from", "--privileged"))
+
+
+@dataclass(frozen=True)
+class Mounts:
+    """binds: (container path, host path relative to the docker command's directory or
+    absolute); workdir: the container's working directory if given; known: every way the
+    container reaches the host is in binds."""
+
+    binds: tuple[tuple[str, str], ...] = ()
+    workdir: str | None = None
+    known: bool = True
+
+
+def _text(word: Word) -> str:
+    """The word with its quotes removed, expansions kept as they are spelled."""
+    literal = word.literal()
+    return literal if literal is not None else word.text.replace('"', "").replace("'", "")
+
+
+def _host(source: str) -> str | None:
+    """A bind's host side as a path (relative to the docker command's directory), or None."""
+    match = _PWD.match(source)
+    if match is not None:
+        rest = source[match.end() :]
+        return None if "$" in rest or "`" in rest else "." + rest
+    if "$" in source or "`" in source or source.startswith("~"):
+        return None
+    if source.startswith("/") or source == "." or source.startswith(("./", "../")):
+        return source
+    return ""  # a named volume: not on the host
+
+
+def _volume(spec: str) -> tuple[str, str] | None | bool:
+    """`SRC:DST[:MODE]` -> (DST, host); True: no host path (a named or anonymous volume);
+    None: not understood."""
+    parts = spec.split(":")
+    if len(parts) == 1:
+        return True  # `-v /data`: an anonymous volume
+    if len(parts) not in (2, 3) or not parts[1].startswith("/"):
+        return None
+    host = _host(parts[0])
+    if host is None:
+        return None
+    return True if host == "" else (posixpath.normpath(parts[1]), host)
+
+
+def _mount(spec: str) -> tuple[str, str] | None | bool:
+    """`type=bind,source=SRC,target=DST[,readonly]` (as `_volume` answers)."""
+    fields = dict(part.partition("=")[::2] for part in spec.split(","))
+    kind = fields.get("type", "volume")
+    target = next((fields[k] for k in _TARGET_KEYS if k in fields), None)
+    source = next((fields[k] for k in _BIND_KEYS if k in fields), None)
+    if kind in ("tmpfs", "volume"):
+        return True  # memory, or a volume docker keeps: not the host's files
+    if kind != "bind" or target is None or source is None or not target.startswith("/"):
+        return None
+    host = _host(source)
+    return None if host is None or host == "" else (posixpath.normpath(target), host)
+
+
+def read_mounts(options: tuple[Word, ...], short_values: str) -> Mounts:
+    """The binds and working directory that docker run's option words give."""
+    binds: list[tuple[str, str]] = []
+    workdir: str | None = None
+    known = True
+    i = 0
+    while i < len(options):
+        text = _text(options[i])
+        name, value = text, None
+        if text.startswith("--") and "=" in text:
+            name, _, value = text.partition("=")
+        elif text.startswith("-") and not text.startswith("--") and len(text) > 2:
+            for j, letter in enumerate(text[1:], start=1):
+                if letter in short_values:
+                    name = "-" + letter
+                    value = text[j + 1 :] or None
+                    break
+        if name in _OPAQUE:
+            known = False
+        if name in ("-v", "--volume", "--mount", "-w", "--workdir"):
+            if value is None:
+                i += 1
+                value = _text(options[i]) if i < len(options) else ""
+            if name in ("-w", "--workdir"):
+                workdir = posixpath.normpath(value) if value.startswith("/") else None
+                known = known and workdir is not None
+            else:
+                bind = _mount(value) if name == "--mount" else _volume(value)
+                if bind is None:
+                    known = False
+                elif bind is not True:
+                    binds.append(bind)  # type: ignore[arg-type]
+        i += 1
+    return Mounts(tuple(binds), workdir, known)
+
+
+def _on_host(path: str, binds: tuple[tuple[str, str], ...]) -> str | None:
+    """The host path (in the binds' terms) of an absolute container path, or None."""
+    path = posixpath.normpath(path)
+    best: tuple[str, str] | None = None
+    for target, host in binds:
+        if (path == target or path.startswith(target.rstrip("/") + "/")) and (
+            best is None or len(target) > len(best[0])
+        ):
+            best = (target, host)
+    if best is None:
+        return None
+    rest = path[len(best[0]) :].lstrip("/")
+    return posixpath.normpath(posixpath.join(best[1], rest)) if rest else best[1]
+
+
+def _where(host: str, cwd: str) -> str:
+    """`host` (relative to the docker command's directory, or absolute) from `cwd`."""
+    return host if host.startswith("/") else posixpath.normpath(posixpath.join(cwd or ".", host))
+
+
+def _relative(path: str, inner: str) -> str | None:
+    """A path (relative to where the line started, or absolute) as seen from `inner`."""
+    if path.startswith("/"):
+        return path
+    if inner.startswith("/"):
+        return None
+    return posixpath.relpath(path, inner or ".")
+
+
+def _is_path_free(words: tuple[Word, ...]) -> bool:
+    """Every argument is an option or an absolute path, and one is a path: nothing the
+    command is given depends on the directory (a bare `make` reads the image's WORKDIR)."""
+    firsts = [(w.literal() or "x")[:1] for w in words[1:]]
+    return "/" in firsts and all(c in "-/" for c in firsts)
+
+
+def enter(
+    mounts: Mounts, rest: tuple[Word, ...], cwd: str | None
+) -> tuple[tuple[Word, ...], str | None]:
+    """The command inside, its absolute container paths under a bind replaced by where they
+    are on the host, and the directory it runs in (None: unknown). `cwd`: the docker
+    command's directory (relative to where the line started, as the walker keeps it)."""
+    if not mounts.known or cwd is None:
+        return rest, None
+    binds = tuple((target, _where(host, cwd)) for target, host in mounts.binds)
+    if mounts.workdir is not None:
+        inner = _on_host(mounts.workdir, binds)
+    else:
+        inner = cwd if _is_path_free(rest) else None  # the image's own WORKDIR is unknown
+    if inner is None:
+        return rest, None
+    words = list(rest)
+    for k, word in enumerate(rest[1:], start=1):
+        literal = word.literal()
+        if literal is None:
+            continue
+        prefix, eq, path = literal.partition("=") if literal.startswith("-") else ("", "", literal)
+        if not path.startswith("/"):
+            continue
+        host = _on_host(path, binds)
+        seen = None if host is None else _relative(host, inner)
+        if seen is not None:  # shown as typed (messages quote the command), read as mapped
+            words[k] = Word(word.text, f"{prefix}{eq}{seen}")
+    return tuple(words), inner

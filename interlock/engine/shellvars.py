@@ -1,0 +1,407 @@
+"""Shell variables the walker follows through a command line, so that a target named through
+one is known: `F=notes.md; rm $F`, `DISK=/dev/sda; dd of=$DISK`, `for f in a b; do rm $f;
+done`, `sh -c 'rm "$1"' _ notes.md`.
+
+Only what the line itself assigns, as a literal, is known (`Vars.values`); a variable from the
+environment, or one whose value is built at run time, stays unknown, and so does every word
+that expands it (rules read such words as unknown targets, never as safe ones). A value is
+only trusted when nothing the walker does not follow may have changed it since: a command
+that may assign variables in ways we do not read (`read`, `source`, an `eval` of unknown text,
+a call of a function defined on the line, a command whose name is unknown, `${X:=v}`,
+arithmetic) forgets them; branches that disagree, an assignment that may not have run (after
+`||`, late in an `&&` chain) and loop bodies that may run again forget them too. A new shell
+(`bash -c`) sees only what it surely inherits: the assignments on its own command line and,
+when no wrapper stands between (`sudo` and `env -i` clear the environment), exported variables.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+from interlock.shell.lex import scan_word
+from interlock.shell.model import Redirect, Word
+
+# Names bash sets itself, or that change under the line's feet: never resolved.
+_DYNAMIC = frozenset(
+    "RANDOM SRANDOM SECONDS LINENO BASHPID EPOCHSECONDS EPOCHREALTIME PWD OLDPWD PPID UID "
+    "EUID HISTCMD FUNCNAME PIPESTATUS OPTIND OPTARG REPLY MAPFILE BASH_REMATCH BASH_COMMAND "
+    "BASH_SUBSHELL BASH_LINENO BASH_SOURCE SHLVL COLUMNS LINES IFS".split()
+)
+_NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_ASSIGNMENT = re.compile(rf"^({_NAME})(\+?)=(.*)$", re.S)
+_PLAIN = re.compile(r"^[A-Za-z0-9_@%+=:,./-]+$")  # shown as is; anything else is quoted
+_SPLIT = " \t\n"
+_GLOB = "*?["
+MAX_LOOP_VALUES = 8  # a literal `for` list longer than this is walked once, its variable unknown
+_DECLARERS = frozenset(("export", "declare", "typeset", "local", "readonly"))
+# Builtins that assign the variables they name (or REPLY/MAPFILE/OPTARG).
+_READERS = frozenset(("read", "mapfile", "readarray", "getopts", "let", "printf", "wait"))
+EMPTY_MAP: Mapping[str, str | None] = MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Vars:
+    """What the line knows of its shell's variables at one point.
+
+    values: variables assigned on the line: their literal value, or None when it is unknown.
+    exported: names the line exported (a new shell inherits them).
+    params: the positional parameters `$1...` (None: unknown, as on the outer line); `open`:
+      more are appended at run time (`xargs sh -c '...' _`), so `$@` and later ones are unknown.
+    functions: functions defined on the line, by name, with their text (a call may assign).
+    blind: inside code built from words with unknown parts (`bash -c "$X; ..."`), where a `$`
+      left in the text may be the outer shell's: nothing is resolved or recorded.
+    """
+
+    values: Mapping[str, str | None] = field(default_factory=lambda: EMPTY_MAP)
+    exported: frozenset[str] = frozenset()
+    params: tuple[str | None, ...] | None = None
+    open: bool = False
+    functions: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    blind: bool = False
+
+    @property
+    def empty(self) -> bool:
+        return self.blind or (not self.values and self.params is None)
+
+    def value(self, name: str) -> str | None:
+        return None if name in _DYNAMIC else self.values.get(name)
+
+    def assign(self, name: str, value: str | None, export: bool = False) -> Vars:
+        if self.blind:
+            return self
+        values = dict(self.values)
+        values[name] = value
+        exported = self.exported | {name} if export else self.exported
+        return replace(self, values=MappingProxyType(values), exported=exported)
+
+    def forget(self, names: Iterable[str] | None = None) -> Vars:
+        """Every variable (names None) or the named ones become unknown."""
+        if names is None:
+            return replace(self, values=MappingProxyType(dict.fromkeys(self.values)), params=None)
+        names = [n for n in names if self.values.get(n) is not None]
+        if not names:
+            return self
+        values = dict(self.values)
+        values.update(dict.fromkeys(names))
+        return replace(self, values=MappingProxyType(values))
+
+    def forget_assigned_in(self, text: str) -> Vars:
+        """Forget each known variable that `text` may assign (it names it other than as an
+        expansion: `F=`, `read F`, `(( F++ ))`)."""
+        return self.forget([n for n in self.values if _may_assign(n, text)])
+
+
+def _may_assign(name: str, text: str) -> bool:
+    return re.search(rf"(?<![\w$]){name}(?!\w)", text.replace("${" + name, "")) is not None
+
+
+BLIND = Vars(blind=True)
+
+
+def merge(ends: Sequence[Vars]) -> Vars:
+    """The variables after branches that end in `ends`: a value all agree on, else unknown."""
+    first = ends[0]
+    if all(e is first for e in ends[1:]):
+        return first
+    values: dict[str, str | None] = {}
+    for name in {n for e in ends for n in e.values}:
+        seen = {e.values.get(name, "\0unset") for e in ends}
+        values[name] = seen.pop() if len(seen) == 1 else None
+    if any(e.blind for e in ends):
+        return BLIND
+    params = first.params if all(e.params == first.params for e in ends) else None
+    exported = frozenset().union(*(e.exported for e in ends))
+    functions = {k: v for e in ends for k, v in e.functions.items()}
+    return Vars(MappingProxyType(values), exported, params, first.open, MappingProxyType(functions))
+
+
+def for_new_shell(
+    outer: Vars, assignments: Sequence[Word], args: Sequence[Word] | None, inherit: bool
+) -> Vars:
+    """What a new shell (`bash -c CODE ARG0 ARGS...`) knows: its environment's assignments,
+    exported variables when nothing between may clear the environment, and its arguments."""
+    if outer.blind:
+        return outer
+    values: dict[str, str | None] = {}
+    if inherit:
+        values = {n: outer.values[n] for n in outer.exported if n in outer.values}
+    for word in assignments:
+        match = _ASSIGNMENT.match(word.literal() or "")
+        if match is not None:
+            values[match.group(1)] = None if match.group(2) else match.group(3)
+        elif (m := re.match(rf"^({_NAME})\+?=", word.text)) is not None:
+            values[m.group(1)] = None
+    params = None if args is None else tuple(w.literal() for w in args[1:])
+    return Vars(MappingProxyType(values), frozenset(values), params)
+
+
+# -- expanding words ----------------------------------------------------------------------
+
+
+def _reference(text: str, i: int) -> tuple[str, int] | None:
+    """The parameter `$NAME`, `${NAME}`, `$1`, `${10}`, `$@`, `$*`, `$#` at text[i] (a `$`)."""
+    rest = text[i + 1 :]
+    if not rest:
+        return None
+    if rest[0] in "@*#" or rest[0].isdigit():
+        return rest[0], i + 2
+    if rest[0] == "{":
+        match = re.match(rf"^\{{({_NAME}|\d+|[@*#])\}}", rest)
+        return (match.group(1), i + 1 + match.end()) if match else None
+    match = re.match(_NAME, rest)
+    return (match.group(0), i + 1 + match.end()) if match else None
+
+
+def _lookup(ref: str, v: Vars) -> str | list[str] | None:
+    """A known value: a string, or for `$@`/`$*` the list of parameters; None: unknown."""
+    if ref in "@*":
+        if v.params is None or v.open or any(p is None for p in v.params):
+            return None
+        return [p or "" for p in v.params]
+    if ref == "#":
+        return None if v.params is None or v.open else str(len(v.params))
+    if ref.isdigit():
+        index = int(ref)
+        if index == 0 or v.params is None or index > len(v.params):
+            return None if v.params is None or v.open or index == 0 else ""
+        return v.params[index - 1]
+    return v.value(ref)
+
+
+def _shown(value: str) -> str:
+    """The value as source text that means exactly it (quoted unless plain)."""
+    if _PLAIN.match(value):
+        return value
+    return "'" + value.replace("'", "'\\''") + "'"
+
+
+def _in_double(value: str) -> str:
+    return re.sub(r'([\\"$`])', r"\\\1", value)
+
+
+def _fields(value: str | list[str], star: bool) -> list[str]:
+    if isinstance(value, list):
+        return [" ".join(value)] if star else value
+    return [value]
+
+
+def _word_of(text: str, substitutions: tuple[object, ...] = ()) -> Word | None:
+    scan = scan_word(text, 0)
+    if scan.end != len(text) or scan.incomplete:
+        return None
+    return Word(text, scan.value, scan.has_glob, substitutions)  # type: ignore[arg-type]
+
+
+def _split_whole(value: str | list[str]) -> list[Word]:
+    """An unquoted expansion that is the whole word: split into fields, each globbed."""
+    pieces = value if isinstance(value, list) else [value]
+    fields = [f for piece in pieces for f in piece.split()]
+    words = []
+    for f in fields:
+        glob = any(c in f for c in _GLOB)
+        words.append(Word(f if glob else _shown(f), f, glob))
+    return words
+
+
+def expand_word(word: Word, v: Vars, split: bool = True) -> list[Word] | None:
+    """The words `word` becomes with the known variables put in, or None to keep it as it is
+    (nothing known in it, or a form not followed: `$(...)`, `${X:-y}`, an unquoted value that
+    would split inside a larger word). split=False reads it as an assignment's value."""
+    text = word.text
+    if word.literal() is not None or "$" not in text or "$(" in text or "`" in text:
+        return None
+    out: list[str] = []
+    quoted, changed, i, n = False, False, 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == "\\":
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        if c == '"':
+            quoted = not quoted
+        elif c == "'" and not quoted:
+            end = text.find("'", i + 1)
+            if end < 0:
+                return None
+            out.append(text[i : end + 1])
+            i = end + 1
+            continue
+        elif c == "$" and text.startswith("$'", i) and not quoted:
+            return None  # ANSI-C quoting: left to the word's own reading
+        elif c == "$" and (found := _reference(text, i)) is not None:
+            ref, end = found
+            value = _lookup(ref, v)
+            if value is None:
+                out.append(text[i:end])
+                i = end
+                continue
+            whole = i == 0 and end == n
+            if quoted:
+                if isinstance(value, list) and ref == "@" and len(value) != 1:
+                    if text not in ('"$@"', '"${@}"'):
+                        return None  # `"x$@"` makes several words with the text around
+                    return [Word(_shown(p), p) for p in value]
+                out.append(_in_double(_fields(value, True)[0]))
+            elif split and whole and v.value("IFS") is None and "IFS" not in v.values:
+                return _split_whole(value)
+            else:
+                joined = _fields(value, True)[0]
+                if split and (any(ch in joined for ch in _SPLIT + _GLOB) or "IFS" in v.values):
+                    return None
+                out.append(_shown(joined) if joined else "''")
+            changed = True
+            i = end
+            continue
+        out.append(c)
+        i += 1
+    if not changed:
+        return None
+    made = _word_of("".join(out), word.substitutions)
+    return None if made is None else [made]
+
+
+def expand_words(words: Sequence[Word], v: Vars) -> tuple[Word, ...]:
+    if v.empty and v.params is None:
+        return tuple(words)
+    out: list[Word] = []
+    for word in words:
+        got = expand_word(word, v)
+        out.extend([word] if got is None else got)
+    return tuple(out)
+
+
+def expand_redirect(redirect: Redirect, v: Vars) -> Redirect:
+    """A redirection target (`> $F`) with known variables put in; an unquoted heredoc body too."""
+    if redirect.heredoc is not None:
+        if redirect.heredoc_quoted or "$" not in redirect.heredoc:
+            return redirect
+        body = re.sub(
+            rf"\$(?:({_NAME})|\{{({_NAME})\}})",
+            lambda m: v.value(m.group(1) or m.group(2)) or m.group(0),
+            redirect.heredoc,
+        )
+        return replace(redirect, heredoc=body)
+    if redirect.target is None:
+        return redirect
+    got = expand_word(redirect.target, v)
+    return redirect if got is None or len(got) != 1 else replace(redirect, target=got[0])
+
+
+def expand_assignment(word: Word, v: Vars) -> Word:
+    """`G=$F.bak` with F known: `G=notes.md.bak` (no splitting in an assignment)."""
+    match = re.match(rf"^({_NAME}\+?=)(.*)$", word.text, re.S)
+    if match is None or word.literal() is not None:
+        return word
+    got = expand_word(Word(match.group(2), None), v, split=False)
+    if got is None or len(got) != 1:
+        return word
+    made = _word_of(match.group(1) + got[0].text, word.substitutions)
+    return word if made is None else made
+
+
+# -- what commands do to them -------------------------------------------------------------
+
+
+def assigned(words: Sequence[Word], v: Vars, export: bool = False) -> Vars:
+    """After `F=x G=$F` (an assignment-only command) or `export F=x`."""
+    for word in words:
+        text = word.literal()
+        match = _ASSIGNMENT.match(text or "")
+        if match is None:
+            found = re.match(rf"^({_NAME})", word.text)
+            if found is not None and "=" in word.text:
+                v = v.assign(found.group(1), None, export)
+            continue
+        name, append, text_value = match.groups()
+        before = v.value(name)
+        value = text_value if not append else None if before is None else before + text_value
+        v = v.assign(name, value, export)
+    return v
+
+
+def _declared(words: Sequence[Word], v: Vars, name: str) -> Vars:
+    flags = "".join((w.literal() or "")[1:] for w in words if (w.literal() or "")[:1] in "-+")
+    operands = [w for w in words if (w.literal() or "x")[:1] not in "-+"]
+    if "n" in flags or any(w.literal() is None and "=" not in w.text for w in operands):
+        return v.forget()  # a name reference (-n), or names known only at run time
+    if any(c in flags for c in "aAilu"):  # arrays, integers, case changes: values transformed
+        names = [re.match(_NAME, w.text) for w in operands]
+        return v.forget([m.group(0) for m in names if m])
+    export = name == "export" or "x" in flags
+    plain = [w for w in operands if "=" not in w.text]
+    if export:
+        v = replace(v, exported=v.exported | {w.literal() or "" for w in plain})
+    return assigned([w for w in operands if "=" in w.text], v, export)
+
+
+def after_command(name: str | None, argv: Sequence[Word], v: Vars) -> Vars:
+    """The variables after a command that runs in this shell (a builtin, a function call)."""
+    if name is None:
+        return v.forget() if argv else v  # `$CMD ...` may be `read`, `eval` or `source`
+    args = argv[1:]
+    if name in _DECLARERS:
+        return _declared(args, v, name)
+    if name == "unset":
+        return v.forget([w.literal() or "" for w in args])
+    if name in _READERS:
+        if name == "printf" and not any(w.literal() == "-v" for w in args):
+            return v
+        return v.forget_assigned_in(" ".join(w.text for w in args))
+    if name in ("source", ".", "eval"):
+        return v.forget()
+    if name == "shift" and v.params is not None:
+        count = args[0].literal() if args else "1"
+        if count is None or not count.isdigit():
+            return replace(v, params=None)
+        return replace(v, params=v.params[int(count) :])
+    if name == "set":
+        words = [w.literal() for w in args]
+        if "--" in words:
+            rest = args[words.index("--") + 1 :]
+            return replace(v, params=tuple(w.literal() for w in rest), open=False)
+        if words and words[0] is not None and words[0][:1] not in "-+":
+            return replace(v, params=tuple(w.literal() for w in args), open=False)
+        return v
+    if name in v.functions:
+        return v.forget_assigned_in(v.functions[name])
+    return v
+
+
+def forget_in_word(word: Word, v: Vars) -> Vars:
+    """`${F:=x}`, `${F=x}` and arithmetic (`$((F=1))`, `$((F++))`) in a word may assign."""
+    text = word.text
+    if v.empty or "$" not in text:
+        return v
+    names = re.findall(rf"\$\{{({_NAME}):?=", text)
+    if "$((" in text or "$[" in text:
+        return v.forget_assigned_in(text)
+    return v.forget(names) if names else v
+
+
+def loop_values(variable: str | None, words: Sequence[Word], v: Vars) -> list[str] | None:
+    """The values a `for` loop's variable takes, when every one is literal (and few)."""
+    if variable is None:
+        return None
+    if not words:  # `for f; do`: the positional parameters
+        got = _lookup("@", v)
+        return got if isinstance(got, list) and len(got) <= MAX_LOOP_VALUES else None
+    expanded = expand_words(words, v)
+    values = [w.literal() for w in expanded]
+    if any(x is None for x in values) or any(w.has_glob for w in expanded):
+        return None
+    return [x or "" for x in values] if len(values) <= MAX_LOOP_VALUES else None
+
+
+def loop_variable(text: str) -> str | None:
+    """The variable of `for NAME in ...` / `for NAME; do` / `select NAME in ...`."""
+    match = re.match(rf"^\s*(?:for|select)\s+({_NAME})\b", text)
+    return match.group(1) if match else None
+
+
+def uses(name: str, text: str) -> bool:
+    """Whether `text` expands the variable (`$f`, `${f}`, `${f%.py}`)."""
+    return re.search(rf"\$(?:{name}(?!\w)|\{{[#!]?{name}(?!\w))", text) is not None

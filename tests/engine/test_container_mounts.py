@@ -1,0 +1,115 @@
+"""Commands inside a container whose working tree is bind-mounted: judged where their
+targets are on the host (`docker run -v "$PWD":/app img rm -rf /app/src` removes ./src), in
+real repositories; an unknown mount keeps the conservative judgement."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from interlock.engine import walk
+from interlock.engine.check import evaluate
+from interlock.engine.mounts import Mounts, read_mounts
+from interlock.shell.parse import parse
+
+
+@pytest.fixture
+def tree(git_repo: Path) -> Path:
+    """src/app.py edited and notes.md untracked: a person's unsaved work; README.md saved."""
+    (git_repo / "notes.md").write_text("notes\n")
+    (git_repo / "src" / "app.py").write_text("print('edited')\n")
+    return git_repo
+
+
+def lost(repo: Path, line: str) -> set[str] | None:
+    """The unsaved paths the line destroys; None when it is allowed."""
+    result = evaluate(line, str(repo), mode="blocking").result
+    if result.verdict == "allow":
+        return None
+    return {p for f in result.findings for p in f.lost}
+
+
+def at(repo: Path, *paths: str) -> set[str]:
+    return {str(repo / p) for p in paths}
+
+
+@pytest.mark.parametrize(
+    ("line", "paths"),
+    [
+        ('docker run -v "$PWD":/app img rm -rf /app/src', ("src/app.py",)),
+        ('docker run --rm -v "$PWD":/app -w /app img rm -rf src', ("src/app.py",)),
+        ("docker run -v $(pwd):/w -w /w/src img rm -f app.py", ("src/app.py",)),
+        ("docker run -it -v ${PWD}/src:/code -w /code python:3 rm -f app.py", ("src/app.py",)),
+        (
+            'docker run --mount type=bind,source="$(pwd)",target=/app -w /app img rm notes.md',
+            ("notes.md",),
+        ),
+        ("podman run -v .:/app:Z -w /app/src img rm -rf ../notes.md", ("notes.md",)),
+        ("docker container run -v `pwd`:/repo img rm -rf /repo/src /repo/notes.md", None),
+        ("nerdctl run --volume $PWD:/app img truncate -s0 /app/notes.md", ("notes.md",)),
+    ],
+)
+def test_a_target_inside_a_bind_mount_is_judged_where_it_is_on_the_host(tree, line, paths):
+    found = lost(tree, line)
+    if paths is None:  # the whole mount: every unsaved path
+        assert found is not None and at(tree, "notes.md", "src/app.py") <= found
+    else:
+        assert found == at(tree, *paths)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'docker run -v "$PWD":/app img rm -rf /app/build',
+        'docker run --rm -v "$PWD":/app -w /app img rm -rf dist node_modules',
+        "docker run -v $PWD:/app -w /app img rm README.md",  # saved in git
+        "docker run -v /tmp/out:/out -v $PWD:/app img rm -rf /out/cache",  # a temp dir
+        'docker run -v "$PWD":/app -w /app node:20 npm test',
+    ],
+)
+def test_a_target_outside_the_persons_work_is_allowed(tree, line):
+    assert lost(tree, line) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "docker run -v $HOME/project:/app -w /app img rm -rf src",  # a source not followed
+        "docker run --volumes-from data -w /app img rm -rf src",
+        "docker run --privileged -v $PWD:/app -w /app img rm -rf other",
+        "docker run -v $PWD:/app img rm -rf src",  # relative to the image's own WORKDIR
+        "docker run -v $PWD:/app -w /app img sh -c 'rm -rf other'",  # code it runs
+        "docker exec box rm -rf other",  # the container's mounts are not on the line
+        "cd \"$X\"; docker run -v $PWD:/app -w /app img rm -rf other",  # $PWD not known
+    ],
+)
+def test_a_mount_that_is_not_understood_keeps_every_unsaved_path_at_stake(tree, line):
+    found = lost(tree, line)
+    assert found is not None and at(tree, "notes.md", "src/app.py") <= found
+
+
+def test_the_mapped_command_names_the_host_path_and_the_container_s_directory():
+    [inv] = walk.walk(parse('cd sub && docker run -v "$PWD":/app -w /app/lib img rm /app/x'))[1:]
+    assert inv.name == "rm" and inv.cwd == "sub/lib"
+    assert [w.literal() for w in inv.argv] == ["rm", "../x"]
+    [inv] = walk.walk(parse("docker run -v /srv/data:/data img rm -rf /data/old /etc/x"))
+    assert [w.literal() for w in inv.argv] == ["rm", "-rf", "/srv/data/old", "/etc/x"]
+
+
+@pytest.mark.parametrize(
+    ("options", "mounts"),
+    [
+        ('-v "$PWD":/app', Mounts((("/app", "."),))),
+        ("-itv $PWD/src:/src:ro -w /src", Mounts((("/src", "./src"),), "/src")),
+        ("--mount type=bind,src=.,dst=/w --workdir=/w", Mounts((("/w", "."),), "/w")),
+        ("--mount type=volume,source=cache,target=/c -v /data", Mounts()),
+        ("--tmpfs /run -v node_modules:/app/node_modules", Mounts()),
+        ("-v $HOME:/h", Mounts(known=False)),
+        ("-v ~/x:/h", Mounts(known=False)),
+        ("-w relative", Mounts(known=False)),
+    ],
+)
+def test_docker_run_options_give_the_binds_and_the_working_directory(options, mounts):
+    words = parse(f"docker run {options} img").root.words[2:-1]  # type: ignore[union-attr]
+    assert read_mounts(words, "aceEhlmpuvw") == mounts

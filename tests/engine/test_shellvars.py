@@ -1,0 +1,148 @@
+"""Variables assigned earlier on the line: a target named through one is judged where it
+really is (`F=notes.md; rm $F`), and a value the walker cannot vouch for stays unknown."""
+
+from __future__ import annotations
+
+import pytest
+
+from interlock.engine.check import evaluate
+from interlock.engine.walk import walk
+from interlock.shell.parse import parse
+
+
+def argvs(text: str) -> list[list[str | None]]:
+    return [[w.literal() for w in inv.argv] for inv in walk(parse(text))]
+
+
+def texts(text: str) -> list[str]:
+    return [inv.text for inv in walk(parse(text))]
+
+
+def findings(text: str, cwd: str = "/", assume_dirty: bool = True):
+    return evaluate(text, cwd, mode="blocking", assume_dirty=assume_dirty).result.findings
+
+
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        ("F=notes.md; rm $F", ["rm", "notes.md"]),
+        ('F=notes.md; rm "$F"', ["rm", "notes.md"]),
+        ("F=notes.md; rm ${F}", ["rm", "notes.md"]),
+        ("F=notes.md && rm -- $F.bak", ["rm", "--", "notes.md.bak"]),
+        ('D=src; rm -rf "$D/"', ["rm", "-rf", "src/"]),
+        ("DISK=/dev/sda; dd if=/dev/zero of=$DISK", ["dd", "if=/dev/zero", "of=/dev/sda"]),
+        ("A=src; B=$A/app.py; rm $B", ["rm", "src/app.py"]),
+        ("F=a; F+=b; rm $F", ["rm", "ab"]),
+        ('F="a b"; rm "$F"', ["rm", "a b"]),
+        ('F="a b"; rm $F', ["rm", "a", "b"]),
+        ("F=; rm -rf /$F", ["rm", "-rf", "/"]),
+        ("export F=notes.md; rm $F", ["rm", "notes.md"]),
+        ("declare F=notes.md; rm $F", ["rm", "notes.md"]),
+        ("set -- a notes.md; rm $2", ["rm", "notes.md"]),
+        ('set -- a notes.md; shift; rm "$@"', ["rm", "notes.md"]),
+        ("F='it''s'; rm $F", ["rm", "its"]),
+    ],
+)
+def test_a_literal_assignment_earlier_on_the_line_is_put_into_later_words(line, argv):
+    assert argvs(line)[-1] == argv
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "rm $F",  # from the environment
+        "F=$(cat list); rm $F",  # built at run time
+        "F=x; cond || F=notes.md; rm $F",  # may or may not have run
+        "F=x; [ -e y ] && F=notes.md; rm $F",
+        "F=x; if cond; then F=notes.md; fi; rm $F",
+        "F=x; while cond; do rm $F; F=notes.md; done",  # a later pass sees the new value
+        "F=notes.md; f() { F=x; }; f; rm $F",  # a function the line defined
+        "F=x; read F; rm $F",
+        "F=x; source ./env.sh; rm $F",
+        'F=x; eval "$CMD"; rm $F',
+        "F=x; $CMD; rm $F",  # an unknown command may be `read`
+        "F=x; : ${F:=y}; rm $F",
+        "F=x; printf -v F '%s' y; rm $F",
+        "F=x; declare -n F=G; rm $F",
+        "F=x; (( F++ )); rm $F",
+        "F=x; IFS=.; rm $F",
+        "F='*.py'; rm $F",  # globbed at run time
+        "( F=x ); rm $F",  # a subshell does not leak
+        "F=x | true; rm $F",
+        "RANDOM=1; rm $RANDOM",
+    ],
+)
+def test_a_value_the_walker_cannot_vouch_for_stays_unknown(line):
+    last = [inv for inv in walk(parse(line)) if inv.name == "rm"][-1]
+    assert any(w.literal() is None or w.has_glob for w in last.argv[1:]), last.text
+
+
+def test_a_literal_for_list_is_read_once_per_word():
+    assert texts("for f in notes.md b.txt; do rm $f; done") == ["rm notes.md", "rm b.txt"]
+    assert texts("for f in *.txt; do rm $f; done") == ["rm $f"]  # globbed: unknown
+    assert texts("for f in a b; do echo hi; done") == ["echo hi"]  # the body does not use it
+    long = " ".join(f"f{k}" for k in range(20))
+    assert texts(f"for f in {long}; do rm $f; done") == ["rm $f"]  # too many: unknown
+
+
+def test_a_for_without_a_list_takes_the_positional_parameters():
+    assert argvs("sh -c 'for f; do rm \"$f\"; done' _ a b") == [["rm", "a"], ["rm", "b"]]
+
+
+def test_sh_c_arguments_are_its_positional_parameters():
+    assert argvs("sh -c 'rm \"$1\"' _ notes.md")[-1] == ["rm", "notes.md"]
+    assert argvs("bash -c 'rm \"$@\"' sh a 'b c'")[-1] == ["rm", "a", "b c"]
+    assert argvs("bash -c 'rm $3' sh a b")[-1] == ["rm"]  # unset: the word goes
+    # xargs appends the run-time input after the literal ones
+    assert argvs('xargs sh -c \'rm "$1" "$@"\' _ a')[-1][1:] == ["a", None]
+
+
+def test_a_new_shell_sees_exported_variables_only_with_nothing_between():
+    assert argvs("export F=a; bash -c 'rm $F'")[-1] == ["rm", "a"]
+    assert argvs("F=a; bash -c 'rm $F'")[-1] == ["rm", None]  # not exported
+    assert argvs("export F=a; sudo bash -c 'rm $F'")[-1] == ["rm", None]  # sudo clears it
+    assert argvs("export F=a; env -i bash -c 'rm $F'")[-1] == ["rm", None]
+    assert argvs("F=a bash -c 'rm $F'")[-1] == ["rm", "a"]  # its own environment
+
+
+def test_code_built_from_unknown_words_resolves_nothing_inside():
+    # the outer shell expands $Y before bash runs the code: the inner `Y=a` does not decide it
+    assert argvs('bash -c "Y=a; rm $Y"')[-1] == ["rm", None]
+    assert argvs('eval "Y=a; rm $Y"')[-1] == ["rm", None]
+    assert argvs('Y=x; eval "$CMD"; rm $Y')[-1] == ["rm", None]
+
+
+def test_outer_values_go_into_double_quoted_code_and_unquoted_heredocs():
+    assert argvs('F=notes.md; bash -c "rm $F"')[-1] == ["rm", "notes.md"]
+    assert argvs("F=notes.md; bash <<EOF\nrm $F\nEOF")[-1] == ["rm", "notes.md"]
+    assert argvs("F=notes.md; bash <<'EOF'\nrm $F\nEOF")[-1] == ["rm", None]
+
+
+def test_a_variable_named_like_a_temp_dir_is_judged_by_its_value():
+    rules = {f.rule for f in findings("TMPDIR=src; rm -rf $TMPDIR")}
+    assert "fs.rm-recursive" in rules
+    assert not findings("TMPDIR=/tmp/x; rm -rf $TMPDIR")
+
+
+def test_a_device_named_through_a_variable_is_a_disk_write():
+    assert {f.rule for f in findings("DISK=/dev/sda; dd if=/dev/zero of=$DISK")} == {
+        "disk.write-device"
+    }
+
+
+def test_in_a_repository_only_the_named_file_decides(git_repo):
+    (git_repo / "notes.md").write_text("a person's notes\n")
+    blocked = findings("F=notes.md; rm $F", str(git_repo), assume_dirty=False)
+    assert [f.lost for f in blocked] == [(str(git_repo / "notes.md"),)]
+    assert not findings("F=README.md; rm $F", str(git_repo), assume_dirty=False)
+    loop = findings("for f in README.md notes.md; do rm $f; done", str(git_repo), False)
+    assert [f.text for f in loop] == ["rm notes.md"]
+    # without the assignment the target is unknown: every unsaved file counts
+    unknown = findings("rm $F", str(git_repo), assume_dirty=False)
+    assert unknown and unknown[0].rule == "fs.rm-unknown-targets"
+
+
+def test_an_assignment_the_line_may_skip_leaves_the_target_unknown(git_repo):
+    (git_repo / "notes.md").write_text("a person's notes\n")
+    found = findings("F=README.md; test -e x && F=y; rm $F", str(git_repo), False)
+    assert [f.rule for f in found] == ["fs.rm-unknown-targets"]

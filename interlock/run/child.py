@@ -1,7 +1,8 @@
 """Run real bash as the wrapper's child: file descriptors, signals, streaming, the tail.
 
-The hot path: standard library C modules only (`_signal`, `_thread`, `select`), no
-`subprocess`, `signal` or `threading` (they import enum and friends).
+The hot path: standard library C modules only (`_signal`, `_thread`; `select` only when a
+validator's output is copied), no `subprocess`, `signal` or `threading` (they import enum and
+friends).
 
 - The child stays in the wrapper's process group, as a command of `bash -c` does (job
   control is off): a terminal's Ctrl-C, and a harness that kills the whole group, reach it
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import _thread
 import os
-import select
 
 from interlock import constants
 
@@ -105,6 +105,8 @@ class _Copier:
         return write_all(self.pairs[fd], chunk)
 
     def _run(self) -> None:
+        import select  # here, not at the top: only a validator's output is copied
+
         try:
             poller = select.poll()
             for fd in (*self.pairs, self.wake_r):

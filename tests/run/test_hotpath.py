@@ -166,15 +166,20 @@ def test_a_wrappers_second_begin_answers_from_its_first_attempt(project, suite_c
     assert [e.data["attempt"] for e in noted] == [first["attempt"]]
 
 
+def _waits_for_lock(pid: int) -> bool:
+    """Whether process `pid` waits for a file lock (a `->` line of /proc/locks)."""
+    with open("/proc/locks") as handle:
+        return any(line.split()[1:2] == ["->"] and str(pid) in line.split() for line in handle)
+
+
 def test_a_late_daemon_and_the_inline_path_journal_one_attempt(
     daemons, project, journal_view, poll
 ):
     daemons.start(project)
     loc = require_repo(project)
-    unhealthy = loc.state_dir / constants.DAEMON_UNHEALTHY_MARK
     with file_lock(repo_state_dir(loc) / constants.RUN_LOCK_FILE):
         # the daemon's begin waits for the run lock; the wrapper gives up after 0.5 s, goes
-        # inline and waits for the lock too
+        # inline and waits for the lock too (so the daemon answers after the wrapper gave up)
         proc = subprocess.Popen(
             [
                 sys.executable,
@@ -188,7 +193,7 @@ def test_a_late_daemon_and_the_inline_path_journal_one_attempt(
             stderr=subprocess.PIPE,
             text=True,
         )
-        poll(unhealthy.exists, timeout=60, what="the wrapper to give up on the daemon")
+        poll(lambda: _waits_for_lock(proc.pid), timeout=60, what="the wrapper to go inline")
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0 and out.startswith("ran\n"), err
     poll(lambda: list(events(loc, kind=gate.AGAIN_EVENT)), timeout=60, what="the second begin")

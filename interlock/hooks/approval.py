@@ -3,10 +3,10 @@
 A finding has a stable id: a short hash of kind, path, test and detail (not the line, which
 moves with unrelated edits). The pre-commit hook shows it; `interlock approve ID` journals it,
 and the hook stops blocking on that finding. Approving refuses inside a run - INTERLOCK_RUN or
-INTERLOCK_WRAPPED in the environment, or an ancestor process that is interlock's wrapper or a
-known coding agent (claude, codex, gemini, aider, or node/python running one) - whatever the
-terminal says, and when stdin is not a terminal: an approval the agent can give itself
-approves nothing.
+INTERLOCK_WRAPPED in the environment, or an ancestor process that is interlock's wrapper
+(however it was started: interlock.run.agent.is_wrapper) or a known coding agent (claude,
+codex, gemini, aider, or node/python running one) - whatever the terminal says, and when stdin
+is not a terminal: an approval the agent can give itself approves nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from interlock import constants, journal, procinfo
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation
+from interlock.run import agent
 
 if TYPE_CHECKING:
     from interlock.audit.model import AuditFinding, AuditReport
@@ -64,17 +65,20 @@ _INTERPRETERS = frozenset({"node", "nodejs", "bun", "deno", "sh", "bash", "dash"
 
 def agent_in(cmdline: tuple[str, ...]) -> str | None:
     """The agent or wrapper a command line runs, e.g. `claude` for
-    `node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js`; None for anything else."""
+    `node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js`, `interlock-sh` for the
+    wrapper however it was started (interlock.run.agent.runs_wrapper); None for anything else."""
     if not cmdline:
         return None
+    if agent.runs_wrapper(cmdline):
+        return agent.WRAPPER_NAME
     program = os.path.basename(cmdline[0])
     words = [program]
-    if program in _INTERPRETERS or program.startswith("python"):
+    if agent.is_python(program):
+        target = agent.python_runs(cmdline)  # the module or the script, as Python reads options
+        if target is not None and target[0] != "-c":
+            words.append(target[1])
+    elif program in _INTERPRETERS:
         words += [w for w in cmdline[1:3] if w and not w.startswith("-")]
-        if "-m" in cmdline[1:3]:
-            words.append(
-                cmdline[cmdline.index("-m") + 1] if cmdline.index("-m") + 1 < len(cmdline) else ""
-            )
     for word in words:
         match = _AGENT_WORDS.search(word.lower())
         if match:
@@ -89,6 +93,8 @@ def agent_ancestor(pid: int | None = None, depth: int = 64) -> str | None:
     for _ in range(depth):
         if current is None or current <= 1:
             return None
+        if agent.is_wrapper(current):
+            return f"{agent.WRAPPER_NAME} (pid {current})"
         found = agent_in(procinfo.process_cmdline(current) or ())
         if found:
             return f"{found} (pid {current})"

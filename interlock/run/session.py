@@ -280,11 +280,7 @@ def inside_run(environ: Mapping[str, str] | None = None) -> str | None:
     for _ in range(32):
         if pid is None or pid <= 1:
             return None
-        cmdline = procinfo.process_cmdline(pid) or ()
-        if any(
-            "interlock.run.wrapper" in part or os.path.basename(part) == "interlock-sh"
-            for part in cmdline
-        ):
+        if agent.is_wrapper(pid):
             return f"process {pid} above this one is interlock's shell wrapper"
         pid = procinfo.parent_pid(pid)
     return None

@@ -31,7 +31,6 @@ import time
 from interlock import constants
 from interlock.run import agent, bashargs, child
 
-WRAPPER_NAME = "interlock-sh"
 _BASH_CANDIDATES = ("/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash")
 
 
@@ -177,7 +176,7 @@ def name_process() -> None:
     except OSError:
         return
     try:
-        os.write(fd, WRAPPER_NAME.encode())
+        os.write(fd, agent.WRAPPER_NAME.encode())
     except OSError:
         pass
     finally:

@@ -209,13 +209,14 @@ def run_ours(
 ) -> int:
     """interlock's part of hook `name`; env supplies INTERLOCK_* (mode, run id)."""
     from interlock import constants, exitcodes, output
-    from interlock.config import load_config
     from interlock.errors import InterlockError
+    from interlock.run.inforce import config_in_force
 
     mode = "advisory"
     fail = exitcodes.ERROR if name in FAIL_CLOSED_HOOKS else exitcodes.OK
     try:
-        mode = load_config(loc.worktree, environ=env).mode
+        # while a run is live its frozen config holds: deleting the file mid-run relaxes nothing
+        mode = config_in_force(loc, env).mode
         if mode == "off":
             return exitcodes.OK
         run_id = env.get(constants.ENV_RUN) or None

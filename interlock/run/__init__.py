@@ -1,7 +1,8 @@
 """Runs: the shell wrapper, the journal of attempts and outcomes, green points.
 
 A run is one agent session in one worktree, with a baseline snapshot and the config resolved
-at that baseline (`session`). `wrapper` is the door (`shell/interlock-sh`): it parses bash's
+at that baseline (`session`; `inforce` says which config holds: a run's own, and for the git
+hooks the strictest of the live runs'). `wrapper` is the door (`shell/interlock-sh`): it parses bash's
 invocation forms, asks `link` for a verdict (the warm daemon, else `gate` inline), runs real
 bash (`child`), and reports how it ended. `gate` is what both the daemon and the inline path
 do for one command: judge it with the run's config, sort a discard by whose work it destroys

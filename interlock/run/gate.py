@@ -31,7 +31,7 @@ from interlock.engine.findings import Finding
 from interlock.engine.verdict import CheckResult, ValidatorReport
 from interlock.errors import InterlockError
 from interlock.journal import append_event
-from interlock.run import discards, effects, green, records, session, tiers
+from interlock.run import discards, effects, green, inforce, records, session, tiers
 from interlock.run.notices import WARNINGS_IN_FULL, Notice, render
 from interlock.run.records import Attempt, Run
 from interlock.run.session import Worktree
@@ -131,7 +131,7 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
     parent = _int(req.get("parent"))
     agent_info = tuple(req["agent"]) if req.get("agent") else None
     run, _ = session.resolve_run(wt, req.get("run"), agent_info, req.get("env") or {})
-    config = session.run_config(run)
+    config = inforce.run_config(run)
     text = str(req.get("judge") or command)
     # Tree facts cost a barrier on the watcher (or a git status): evaluate asks for them only
     # when a discard needs them.

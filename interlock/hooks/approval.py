@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from interlock import constants, journal, procinfo
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation
-from interlock.run import agent
+from interlock.run import agent, agentname
 
 if TYPE_CHECKING:
     from interlock.audit.model import AuditFinding, AuditReport
@@ -54,36 +53,16 @@ class Approval:
     event: int
 
 
-# Words in an ancestor's command line that name interlock's wrapper or a coding agent: the
-# program itself, or the script an interpreter (node, python, bun, deno) runs.
-_AGENT_WORDS = re.compile(
-    r"(^|[/@._-])(claude|claude-code|codex|gemini|gemini-cli|aider|cursor-agent|opencode|"
-    r"interlock-sh|interlock-bash)([/._-]|$)|^interlock\.run(\.|$)"
-)
-_INTERPRETERS = frozenset({"node", "nodejs", "bun", "deno", "sh", "bash", "dash", "zsh"})
-
-
 def agent_in(cmdline: tuple[str, ...]) -> str | None:
     """The agent or wrapper a command line runs, e.g. `claude` for
-    `node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js`, `interlock-sh` for the
-    wrapper however it was started (interlock.run.agent.runs_wrapper); None for anything else."""
+    `node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js` (interlock.run.agentname),
+    `interlock-sh` for the wrapper however it was started (interlock.run.agent.runs_wrapper);
+    None for anything else."""
     if not cmdline:
         return None
     if agent.runs_wrapper(cmdline):
         return agent.WRAPPER_NAME
-    program = os.path.basename(cmdline[0])
-    words = [program]
-    if agent.is_python(program):
-        target = agent.python_runs(cmdline)  # the module or the script, as Python reads options
-        if target is not None and target[0] != "-c":
-            words.append(target[1])
-    elif program in _INTERPRETERS:
-        words += [w for w in cmdline[1:3] if w and not w.startswith("-")]
-    for word in words:
-        match = _AGENT_WORDS.search(word.lower())
-        if match:
-            return next(g for g in match.groups()[1:] if g) if match.group(2) else "interlock.run"
-    return None
+    return agentname.known_agent(cmdline)
 
 
 def agent_ancestor(pid: int | None = None, depth: int = 64) -> str | None:

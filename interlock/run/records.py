@@ -54,6 +54,7 @@ class Run:
             "origin": self.origin,
             "agent": self.agent,
             "agent_name": self.data.get("agent_name"),
+            "agent_pid": self.data.get("agent_pid"),
             "pinned": self.pinned,
             "baseline": self.baseline,
             "head": self.head,

@@ -97,7 +97,10 @@ def create_run(
     info, config = _take_baseline(wt, run_id, environ, [] if pinned else live)
     data: dict[str, Any] = {"baseline_id": info.id}
     if agent_info is not None:
-        data["agent_pid"], data["agent_name"] = agent_info[0], agent_info[2]
+        from interlock.run.agentname import describe
+
+        pid, start, comm = agent_info
+        data["agent_pid"], data["agent_name"] = pid, describe(pid, start, comm)
     run = Run(
         id=run_id,
         started=time.time(),

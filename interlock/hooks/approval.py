@@ -4,7 +4,7 @@ A finding has a stable id: a short hash of kind, path, test and detail (not the 
 moves with unrelated edits). The pre-commit hook shows it; `interlock approve ID` journals it,
 and the hook stops blocking on that finding. Approving refuses inside a run - INTERLOCK_RUN or
 INTERLOCK_WRAPPED in the environment, or an ancestor process that is interlock's wrapper
-(however it was started: interlock.run.agent.is_wrapper) or a known coding agent (claude,
+(however it was started: interlock.run.agentname.is_wrapper) or a known coding agent (claude,
 codex, gemini, aider, or node/python running one) - whatever the terminal says, and when stdin
 is not a terminal: an approval the agent can give itself approves nothing.
 """
@@ -56,11 +56,11 @@ class Approval:
 def agent_in(cmdline: tuple[str, ...]) -> str | None:
     """The agent or wrapper a command line runs, e.g. `claude` for
     `node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js` (interlock.run.agentname),
-    `interlock-sh` for the wrapper however it was started (interlock.run.agent.runs_wrapper);
+    `interlock-sh` for the wrapper however it was started (interlock.run.agentname.runs_wrapper);
     None for anything else."""
     if not cmdline:
         return None
-    if agent.runs_wrapper(cmdline):
+    if agentname.runs_wrapper(cmdline):
         return agent.WRAPPER_NAME
     return agentname.known_agent(cmdline)
 
@@ -72,7 +72,7 @@ def agent_ancestor(pid: int | None = None, depth: int = 64) -> str | None:
     for _ in range(depth):
         if current is None or current <= 1:
             return None
-        if agent.is_wrapper(current):
+        if agentname.is_wrapper(current):
             return f"{agent.WRAPPER_NAME} (pid {current})"
         found = agent_in(procinfo.process_cmdline(current) or ())
         if found:

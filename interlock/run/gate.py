@@ -98,9 +98,12 @@ def _not_work(wt: Worktree) -> Callable[[str], bool]:
     known it (an editor's or a tool's temp file, renamed or removed)."""
     from interlock.git import index_has, is_ignored, open_repo
 
-    repo = open_repo(wt.loc)
+    opened: list[Any] = []  # the repository, opened on the first question (most commands ask none)
 
     def check(path: str) -> bool:
+        if not opened:
+            opened.append(open_repo(wt.loc))
+        repo = opened[0]
         raw = path.encode("utf-8", "surrogateescape")
         if not os.path.lexists(os.path.join(wt.loc.worktree, path)):
             return not index_has(repo, raw)

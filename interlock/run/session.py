@@ -35,7 +35,7 @@ from interlock.journal import Journal, prune
 from interlock.memory.catalog import SnapshotInfo
 from interlock.memory.scan import display_path
 from interlock.memory.trees import diff_trees
-from interlock.run import agent, records
+from interlock.run import agent, agentname, records
 from interlock.run.inforce import is_live as is_live  # re-exported: callers predate inforce
 from interlock.run.inforce import run_config as run_config
 from interlock.run.inforce import strictest
@@ -97,7 +97,7 @@ def create_run(
     info, config = _take_baseline(wt, run_id, environ, [] if pinned else live)
     data: dict[str, Any] = {"baseline_id": info.id}
     if agent_info is not None:
-        from interlock.run.agentname import describe
+        describe = agentname.describe
 
         pid, start, comm = agent_info
         data["agent_pid"], data["agent_name"] = pid, describe(pid, start, comm)
@@ -254,7 +254,7 @@ def inside_run(environ: Mapping[str, str] | None = None) -> str | None:
     for _ in range(32):
         if pid is None or pid <= 1:
             return None
-        if agent.is_wrapper(pid):
+        if agentname.is_wrapper(pid):
             return f"process {pid} above this one is interlock's shell wrapper"
         pid = procinfo.parent_pid(pid)
     return None

@@ -58,7 +58,7 @@ class EditStreak:
     def take_nudge(self, not_work: Callable[[str], bool]) -> int | None:
         """How many files were edited, once per streak of three or more; else None."""
         with self._lock:
-            if self._nudged:
+            if self._nudged or len(self._paths) < EDITS_BEFORE_NUDGE:
                 return None
             edited = [p for p in self._paths if not not_work(p)]
             if len(edited) < EDITS_BEFORE_NUDGE:

@@ -224,14 +224,18 @@ def _children(pid: int) -> list[int]:
 
 
 def _tree(pid: int) -> list[int]:
-    """pid and its descendants, deepest first (the command's processes below bash)."""
+    """pid and its descendants, bash first (the command's processes below it after). Listed
+    before any is signalled, and bash first: were its child signalled first, bash could reap
+    it and run the line's next command before its own signal arrived (under load it did).
+    A bash that gets SIGINT while it waits for a child still waits for it, as it would for a
+    terminal's Ctrl-C."""
     order: list[int] = []
     pending = [pid]
     while pending and len(order) < 4096:
-        current = pending.pop()
+        current = pending.pop(0)
         order.append(current)
         pending += _children(current)
-    return order[::-1]
+    return order
 
 
 def exit_like(status: int) -> int:

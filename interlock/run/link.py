@@ -5,8 +5,9 @@ Every daemon call of the wrapper goes through `ask()`, on the minimal client of 
 imports no json, socket, pathlib or typing (tests/run/test_hotpath.py pins its import list).
 When the daemon cannot answer (not running, stalled, not trusted, another build, a reply that
 is not a well-formed answer), it is started in the background for the next command and this
-one is judged inline with the full engine (`gate`), which loads the installed packages first
-(the wrapper starts with `python -I -S`). Outside a git repository only the global rules
+one is judged inline with the full engine (interlock.monitor.desk: `gate`, then the run
+monitor, as the daemon does), which loads the installed packages first (the wrapper starts
+with `python -I -S`). Outside a git repository only the global rules
 apply: there is no run and no journal.
 
 The wrapper waits for `complete`'s answer too: it carries the green line, and once the wrapper
@@ -133,11 +134,11 @@ def begin(req: dict[str, Any]) -> tuple[dict[str, Any], Where | None]:
     reply = ask(where, "attempt", req, ATTEMPT_DEADLINE)
     if reply is not None and is_begin_reply(reply):
         return reply, where
-    from interlock.run import gate
+    wt = inline_worktree(cwd)  # loads site first: the monitor's imports need it
+    from interlock.monitor import desk
 
-    wt = inline_worktree(cwd)
     try:
-        return _with_warning(gate.begin(wt, req), wt), where
+        return _with_warning(desk.begin(wt, req), wt), where
     finally:
         wt.journal.close()
 
@@ -147,11 +148,11 @@ def complete(where: Where, cwd: str, req: dict[str, Any]) -> dict[str, Any]:
     reply = ask(where, "complete", req, COMPLETE_DEADLINE)
     if reply is not None and isinstance(reply.get("messages"), str):
         return reply
-    from interlock.run import gate
-
     wt = inline_worktree(where.worktree if os.path.isdir(where.worktree) else cwd)
+    from interlock.monitor import desk
+
     try:
-        return _with_warning(gate.complete(wt, req), wt)
+        return _with_warning(desk.complete(wt, req), wt)
     finally:
         wt.journal.close()
 

@@ -130,6 +130,7 @@ class EndOfTask:
     code: int
     lines: list[str]
     verified: bool
+    spent: bool = True  # False: the run's budget for this message was spent (a short line)
 
 
 def end_of_task(
@@ -176,5 +177,5 @@ def end_of_task(
         )
     lines = [message]
     if not spend(wt.journal, run, config, budget):
-        lines = [when_spent] if when_spent else []
+        return EndOfTask(failing, [when_spent] if when_spent else [], False, False)
     return EndOfTask(failing, lines, False)

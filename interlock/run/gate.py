@@ -4,15 +4,17 @@
 judging path, `engine.check.evaluate`); sort any discard by whose work it destroys, snapshot
 and hold before allowing it; in blocking mode refuse a validator whose definitions the run
 weakened; hold a repeated side effect; journal the attempt; answer the verdict and the
-messages for stderr. A wrapper (pid and start time) has one attempt: its second begin (a daemon
-that answers after the wrapper gave up and judged inline, or the other way round) answers from
-the row the first one wrote, and notes an `attempt-again` event.
+messages for stderr. A wrapper (its request says `once`: pid and start time are its own) has
+one attempt: its second begin (a daemon that answers after the wrapper gave up and judged
+inline, or the other way round) answers from the row the first one wrote, and notes an
+`attempt-again` event. An agent's hook events send the agent's pid, and no `once`: an agent
+runs the same command many times.
 `complete(wt, req)`: journal how the command ended; for a top-level validator, read its
 outcome and decide a green point.
 
 Requests and replies are plain dicts (they travel as JSON from the wrapper):
 begin   {command, judge, cwd, run, agent: [pid, start, name] | null, parent, pid, pid_start,
-         env}
+         once, env}
      -> {verdict, exit_code, would_block, messages, attempt, run, interpose, mode}
 complete {attempt, exit, signal, duration, tail} -> {messages}
 """
@@ -128,7 +130,8 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
     command = str(req["command"])
     cwd = str(req["cwd"])
     pid, pid_start = _int(req.get("pid")), _int(req.get("pid_start"))
-    earlier = records.attempt_of_wrapper(wt.journal, pid, pid_start, command, cwd)
+    once = req.get("once") is True  # the wrapper's: one attempt per process (see records)
+    earlier = records.attempt_of_wrapper(wt.journal, pid, pid_start, command, cwd) if once else None
     if earlier is not None:
         return _again(wt, earlier, req)
     parent = _int(req.get("parent"))
@@ -187,6 +190,7 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
             }
         attempt, new = records.claim_attempt(
             wt.journal,
+            once=once,
             run=run.id,
             parent=parent,
             command=command,

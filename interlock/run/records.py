@@ -223,9 +223,10 @@ def insert_attempt(
     effect: str | None,
     data: Mapping[str, Any],
 ) -> int:
-    """Journal an attempt; its id (the earlier one when this wrapper already has one)."""
+    """Journal an attempt; its id."""
     return claim_attempt(
         journal,
+        once=False,
         run=run,
         parent=parent,
         command=command,
@@ -242,6 +243,7 @@ def insert_attempt(
 def claim_attempt(
     journal: Journal,
     *,
+    once: bool,
     run: str,
     parent: int | None,
     command: str,
@@ -253,11 +255,12 @@ def claim_attempt(
     effect: str | None,
     data: Mapping[str, Any],
 ) -> tuple[int, bool]:
-    """(attempt id, whether this call wrote it). A wrapper (pid and start time) makes one
-    attempt: when the daemon answers late and the wrapper also judged inline, the second
-    writer gets the first one's row instead of a duplicate left unresolved."""
+    """(attempt id, whether this call wrote it). `once`: `pid` and `pid_start` name a wrapper
+    process, which makes one attempt: when the daemon answers late and the wrapper also judged
+    inline, the second writer gets the first one's row instead of a duplicate left unresolved.
+    Not for an agent's hook events, whose pid is the agent's: its commands are many."""
     with journal.transaction():
-        earlier = attempt_of_wrapper(journal, pid, pid_start, command, cwd)
+        earlier = attempt_of_wrapper(journal, pid, pid_start, command, cwd) if once else None
         if earlier is not None:
             return earlier.id, False
         cursor = journal.execute(

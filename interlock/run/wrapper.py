@@ -141,6 +141,7 @@ def _request(call: bashargs.BashCall, code: str) -> dict[str, object]:
         "parent": int(parent) if parent.isdigit() else None,
         "pid": os.getpid(),
         "pid_start": agent.start_time(os.getpid()),
+        "once": True,  # this process makes one attempt, however many begins reach the journal
         "env": env,
     }
 

@@ -13,6 +13,7 @@ import pytest
 from interlock import constants
 from interlock.git import require_repo
 from interlock.journal import events
+from interlock.monitor import desk, state
 from interlock.run import gate, link
 from interlock.state import file_lock, repo_state_dir
 
@@ -129,7 +130,7 @@ def test_a_begin_reply_that_is_not_a_well_formed_answer_is_judged_inline(change)
     assert not link.is_begin_reply({**GOOD, **change})
 
 
-def _begin(wt, repo, command, pid=4242, start=99):
+def _begin(wt, repo, command, pid=4242, start=99, once=True, door=gate.begin):
     req = {
         "command": command,
         "judge": command,
@@ -139,9 +140,10 @@ def _begin(wt, repo, command, pid=4242, start=99):
         "parent": None,
         "pid": pid,
         "pid_start": start,
+        "once": once,
         "env": {},
     }
-    return gate.begin(wt, req)
+    return door(wt, req)
 
 
 def _attempts(wt):
@@ -164,6 +166,36 @@ def test_a_wrappers_second_begin_answers_from_its_first_attempt(project, suite_c
         wt.journal.close()
     noted = list(events(require_repo(project), kind=gate.AGAIN_EVENT))
     assert [e.data["attempt"] for e in noted] == [first["attempt"]]
+
+
+def test_an_agents_hook_events_journal_every_run_of_the_same_command(project):
+    # an adapter's request names the agent's pid, not a wrapper's: the same command run twice
+    # by the agent is two attempts (the stuck detector counts them), never one
+    wt = link.inline_worktree(str(project))
+    try:
+        first = _begin(wt, project, "git status", once=False)
+        second = _begin(wt, project, "git status", once=False)
+    finally:
+        wt.journal.close()
+    assert first["attempt"] != second["attempt"]
+    assert not list(events(require_repo(project), kind=gate.AGAIN_EVENT))
+
+
+def test_a_stopped_runs_refusal_is_one_attempt_when_the_wrapper_asks_twice(project):
+    wt = link.inline_worktree(str(project))
+    try:
+        ran = _begin(wt, project, "true", pid=4240, door=desk.begin)
+        state.add_stop(wt.journal, ran["run"], {"kind": "kill", "reason": "a person stopped it"})
+        refused = _begin(wt, project, "make", door=desk.begin)
+        again = _begin(wt, project, "make", door=desk.begin)
+        rows = [row for row in _attempts(wt) if row[1] == "make"]
+        hook = _begin(wt, project, "make", pid=os.getpid(), once=False, door=desk.begin)
+    finally:
+        wt.journal.close()
+    assert refused["verdict"] == again["verdict"] == "block"
+    assert "[handoff]" in refused["messages"]
+    assert refused["attempt"] == again["attempt"] and len(rows) == 1
+    assert hook["attempt"] != refused["attempt"]
 
 
 def _waits_for_lock(pid: int) -> bool:

@@ -10,14 +10,17 @@ monitor, as the daemon does), which loads the installed packages first (the wrap
 with `python -I -S`). Outside a git repository only the global rules
 apply: there is no run and no journal.
 
-The wrapper waits for `complete`'s answer too: it carries the green line, and once the wrapper
+The wrapper waits for `complete`'s answer too (not a send-only message): it carries the
+green line and the run monitor's messages (a stuck loop, a spent budget, a handoff), which
+must reach the agent with this command's output, not the next one's; and once the wrapper
 has exited the journal shows how the command ended (the next command, `interlock log` and the
 side-effect holds read it). A round trip costs about a millisecond against the daemon's warm
 state; the measurements are in benchmarks/README.md.
 
 A late daemon cannot duplicate an attempt: an attempt is named by its wrapper's pid and start
-time, and the second `begin` for the same wrapper (the daemon answering after the wrapper gave
-up and judged inline, or the other way round) answers from the row the first one wrote.
+time (the request says `once`), and the second `begin` for the same wrapper (the daemon
+answering after the wrapper gave up and judged inline, or the other way round) answers from
+the row the first one wrote.
 """
 
 from __future__ import annotations

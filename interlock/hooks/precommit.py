@@ -5,7 +5,8 @@ in advisory mode, unless a person approved that exact finding (`interlock approv
 `review` findings are shown, never blocking.
 
 Verification. Inside a run (INTERLOCK_RUN names an open run, as the wrapper sets it for its
-commands) the hook asks `interlock done`'s end-of-task question about the tree being
+commands; or, without it, an open run's agent process is among the hook's ancestors: an agent
+committing through its own shell tool under interlock's adapters) the hook asks `interlock done`'s end-of-task question about the tree being
 committed (interlock.run.tiers): verified when a green snapshot holds it; else the tier
 escalation when only fast checks passed on it, or the unverified message when nothing did -
 each within the run's budgets (`verification_tiers`, the run's frozen config), silent once
@@ -32,12 +33,18 @@ if TYPE_CHECKING:
 
 
 def check_commit(
-    loc: RepoLocation, mode: str, *, run_id: str | None = None, index_file: str | None = None
+    loc: RepoLocation,
+    mode: str,
+    *,
+    run_id: str | None = None,
+    index_file: str | None = None,
+    hook_pid: int | None = None,
 ) -> int:
     """The whole pre-commit hook after the chained one; returns its exit status.
 
     run_id: the current run id (green points of other runs do not count); index_file: the index
-    git is committing (GIT_INDEX_FILE), default the worktree's own.
+    git is committing (GIT_INDEX_FILE), default the worktree's own; hook_pid: the hook's
+    process, whose ancestors name an agent's run when no run id is given.
     """
     findings = list(_audit(loc, index_file).findings)
     ids = _finding_ids(findings)
@@ -50,7 +57,7 @@ def check_commit(
         output.write_err(render_tampered(tampered, block))
     for finding in review:
         output.message("self-authored", f"worth a look: {finding.location()}: {finding.detail}")
-    verified = _verification(loc, run_id, index_file)
+    verified = _verification(loc, run_id, index_file, hook_pid)
     data: dict[str, Any] = {
         "hook": "pre-commit",
         "mode": mode,
@@ -179,14 +186,16 @@ def is_verified(
     return any(tree_covered_by(loc, tree, green.tree) for green in found)
 
 
-def _verification(loc: RepoLocation, run_id: str | None, index_file: str | None) -> bool | None:
+def _verification(
+    loc: RepoLocation, run_id: str | None, index_file: str | None, hook_pid: int | None = None
+) -> bool | None:
     """Say whether the commit was verified (see the module docstring); True, False, or None
     when there is nothing to compare with."""
     from interlock.journal import opened
     from interlock.run import records
 
     with opened(loc) as runs:
-        run = records.get_run(runs, run_id) if run_id else None
+        run = records.get_run(runs, run_id) if run_id else _agents_run(runs, hook_pid)
         if run is not None and run.is_open:
             return _tier_check(loc, runs, run, index_file)
     verified = is_verified(loc, run_id=run_id, index_file=index_file)
@@ -200,6 +209,20 @@ def _verification(loc: RepoLocation, run_id: str | None, index_file: str | None)
             ],
         )
     return verified
+
+
+def _agents_run(runs: Journal, hook_pid: int | None) -> Run | None:
+    """The open run of an agent above the hook's process, for a commit an agent made outside
+    the wrapper (its own shell tool, under interlock's adapters), where INTERLOCK_RUN is not
+    set. A person's commit beside the run has no agent above it and gets none."""
+    from interlock.run import agent, records
+
+    if hook_pid is None:
+        return None
+    live = {r.agent: r for r in records.open_runs(runs) if r.agent and r.origin == "agent"}
+    if not live:
+        return None
+    return next((live[k] for k in agent.ancestor_keys(hook_pid) if k in live), None)
 
 
 def _tier_check(loc: RepoLocation, runs: Journal, run: Run, index_file: str | None) -> bool | None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 
 import pytest
@@ -73,6 +74,28 @@ def test_a_commit_inside_a_run_gets_the_end_of_task_tier_check(hooked, wrap, sui
     verified = wrap(hooked, "-c", "git commit -q -am green")
     assert verified.returncode == 0 and b"interlock" not in verified.stderr, verified.stderr
     assert [e["verified"] for e in _hook_events(hooked)] == [False, False, True]
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["daemon warm", "no daemon"])
+def test_an_agents_own_commit_outside_the_wrapper_gets_the_tier_check(
+    hooked, wrap, git, daemons, tmp_path, poll, warm
+):
+    # an agent under interlock's adapters commits through its own shell tool: no INTERLOCK_RUN,
+    # but the agent (this test process, the wrapper's parent) is above the hook
+    if warm:
+        daemons.start(hooked)
+    assert wrap(hooked, "-c", "true").returncode == 0  # this process's run starts
+    (hooked / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    by_agent = git(hooked, "commit", "-q", "-am", "by the agent")
+    assert "[verify-before-done] nothing verified this commit's tree" in by_agent.stderr
+    # a person's commit beside the run (no agent above it: reparented away) gets the old note
+    (hooked / "calc.py").write_text("def add(a, b):\n    return (b + a)\n")
+    out = tmp_path / "person.txt"
+    script = f"git commit -q -am 'by a person' > '{out}.tmp' 2>&1; mv '{out}.tmp' '{out}'"
+    subprocess.run(["setsid", "-f", "sh", "-c", script], cwd=hooked, check=True)
+    poll(out.exists, timeout=60, what="the person's commit")
+    assert "[verify-before-done]" not in out.read_text(), out.read_text()
+    assert git(hooked, "log", "-1", "--format=%s").stdout.strip() == "by a person"
 
 
 def test_the_commit_tier_messages_keep_to_the_runs_frozen_budget(hooked, wrap, git, daemons):

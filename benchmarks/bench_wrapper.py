@@ -1,22 +1,22 @@
 """Per-command cost of the shell wrapper: `interlock-sh -c true` against `bash -c true`.
 
-    .venv/bin/python benchmarks/bench_wrapper.py [--repeat 40] [--cold 8] [--editable]
+    .venv/bin/python benchmarks/bench_wrapper.py [--repeat 60] [--cold 8]
 
-On a normal (non-editable) install, as users get it: a virtualenv in benchmarks/.work/
-made with `pip install .` (rebuilt when the sources change) and the launcher install.sh
-writes. Interleaved, medians in milliseconds, in the same run:
+On a normal install, as users get it (benchmarks/common.py: ./install.sh into
+benchmarks/.work/install, with the `interlock-sh` launcher it writes). Interleaved, medians in
+the same run, each as wall time and as the user+sys CPU time of the process (the CPU time is
+what load from other work inflates least):
 - `bash -c true` and `python -I -S -c pass` (the floors);
 - `interlock-sh -c true` with the daemon warm (target: <= 15 ms over `bash -c true`);
-- where the warm time goes: importing the daemon client (`interlock.daemon.client`), and
-  the two socket round trips (`attempt` and `complete`) from a warm process;
+- where the warm time goes: importing the wrapper's warm path (the wrapper and the minimal
+  daemon client), and the two socket round trips (`attempt` and `complete`) from a warm
+  process;
 - `interlock-sh -c true` cold: the daemon down (INTERLOCK_NO_DAEMON), judged inline.
---editable measures the checkout's shell/interlock-sh with the dev .venv instead.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import statistics
 import subprocess
@@ -24,45 +24,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-WORK = ROOT / "benchmarks" / ".work"
+from common import INSTALL, WORK, bench_env, installed, target
+
 TARGET_MS = 15.0
-
-
-def _sources_digest() -> str:
-    digest = hashlib.sha256()
-    for path in sorted((ROOT / "interlock").rglob("*")):
-        if path.is_file() and "__pycache__" not in path.parts:
-            digest.update(str(path.relative_to(ROOT)).encode())
-            digest.update(path.read_bytes())
-    digest.update((ROOT / "shell" / "interlock-sh").read_bytes())
-    return digest.hexdigest()
-
-
-def installed() -> tuple[Path, Path]:
-    """(python, interlock-sh) of a normal install, rebuilt when the sources changed."""
-    venv = WORK / "wrapper-venv"
-    stamp = venv / ".sources"
-    digest = _sources_digest()
-    if not (stamp.exists() and stamp.read_text() == digest):
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet"]
-        subprocess.run([*pip, str(ROOT)], check=True)
-        stamp.write_text(digest)
-    launcher = venv / "bin" / "interlock-sh"
-    subprocess.run(
-        [
-            str(venv / "bin" / "python"),
-            "-I",
-            "-m",
-            "interlock.run.launcher",
-            str(ROOT / "shell" / "interlock-sh"),
-            str(launcher),
-        ],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    return venv / "bin" / "python", launcher
+WARM_PATH = "interlock.run.wrapper, interlock.run.link"
 
 
 def repo() -> Path:
@@ -78,40 +43,73 @@ def repo() -> Path:
     return path
 
 
+def timed(argv: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(wall ms, user+sys CPU ms) of one process, its output discarded."""
+    started = time.perf_counter()
+    pid = os.fork()
+    if pid == 0:  # the child: exec the command, output to /dev/null
+        try:
+            os.chdir(cwd)
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            os.execve(argv[0], argv, env)
+        finally:
+            os._exit(127)
+    _, status, usage = os.wait4(pid, 0)
+    wall = (time.perf_counter() - started) * 1000
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"{' '.join(argv)} failed ({status})")
+    return wall, (usage.ru_utime + usage.ru_stime) * 1000
+
+
 def interleaved(
     commands: dict[str, list[str]], repeat: int, cwd: Path, env: dict[str, str]
-) -> dict[str, float]:
-    times: dict[str, list[float]] = {name: [] for name in commands}
+) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
+    """Medians of (wall ms, CPU ms) per command, and the median of each command's paired
+    wall difference with the first command (measured back to back, so load hits both)."""
+    wall: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     for argv in commands.values():  # warm-up, not counted
-        subprocess.run(argv, cwd=cwd, env=env, check=True)
+        timed(argv, cwd, env)
     for _ in range(repeat):
         for name, argv in commands.items():
-            started = time.perf_counter()
-            subprocess.run(argv, cwd=cwd, env=env, check=True)
-            times[name].append((time.perf_counter() - started) * 1000)
-    return {name: statistics.median(values) for name, values in times.items()}
+            w, c = timed(argv, cwd, env)
+            wall[name].append(w)
+            cpu[name].append(c)
+    first = next(iter(commands))
+    added = {
+        name: statistics.median(a - b for a, b in zip(wall[name], wall[first], strict=True))
+        for name in commands
+    }
+    return (
+        {n: statistics.median(v) for n, v in wall.items()},
+        {n: statistics.median(v) for n, v in cpu.items()},
+        added,
+    )
 
 
 def round_trips(python: Path, cwd: Path, env: dict[str, str], repeat: int) -> float:
     """Median ms of one attempt + complete pair over the socket, from a warm process."""
     code = f"""
 import os, statistics, time
-from interlock.daemon import client
-from interlock.constants import build_stamp
-loc = client.locate(os.getcwd())
+from interlock.daemon import hotclient
+where = hotclient.find(os.getcwd())
+build = hotclient.build_stamp()
 req = dict(command="true", judge="true", cwd=os.getcwd(), run=None,
-           agent=[os.getppid(), 0, "bench"], parent=None, pid=os.getpid(), pid_start=None,
-           env={{}}, build=build_stamp())
+           agent=[os.getppid(), 0, "bench"], parent=None, pid=None, pid_start=None,
+           env={{}}, build=build)
 times = []
 for _ in range({repeat}):
     t = time.perf_counter()
-    reply = client.request(loc, "attempt", **req)
+    reply = hotclient.ask(where, "attempt", req, 10.0)
     if reply is None:  # not answered in time (a busy machine): not a round trip, skip it
         continue
     if not reply.get("ok"):
         raise SystemExit(f"the daemon refused: {{reply}}")
-    client.request(loc, "complete", attempt=reply["attempt"], exit=0, signal=None,
-                   duration=0.0, tail=None, build=build_stamp())
+    done = dict(attempt=reply["attempt"], exit=0, signal=None, duration=0.0, tail=None,
+                build=build)
+    hotclient.ask(where, "complete", done, 10.0)
     times.append((time.perf_counter() - t) * 1000)
 print(statistics.median(times))
 """
@@ -123,53 +121,49 @@ print(statistics.median(times))
     return float(out.stdout.strip())
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--repeat", type=int, default=40)
-    parser.add_argument("--cold", type=int, default=8)
-    parser.add_argument("--editable", action="store_true")
-    args = parser.parse_args()
-    if args.editable:
-        python, launcher = ROOT / ".venv" / "bin" / "python", ROOT / "shell" / "interlock-sh"
-        paths = str(ROOT)
-    else:
-        python, launcher = installed()
-        paths = subprocess.run(
-            [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    cwd = repo()
-    env = {**os.environ, "INTERLOCK_DAEMON_IDLE": "900", "INTERLOCK_PYTHON": str(python)}
-    env.pop("INTERLOCK_NO_DAEMON", None)
-    interlock = [str(python), "-m", "interlock"]
-    # a daemon of an earlier build would stop at the first request and leave the rest inline
+def _daemon(python: Path, verb: str, cwd: Path, env: dict[str, str]) -> None:
     subprocess.run(
-        [*interlock, "daemon", "stop", "--cwd", str(cwd)],
+        [str(python), "-m", "interlock", "daemon", verb, "--cwd", str(cwd)],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        check=verb == "start",
     )
-    subprocess.run(
-        [*interlock, "daemon", "start", "--cwd", str(cwd)],
-        env=env,
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=60)
+    parser.add_argument("--cold", type=int, default=8)
+    args = parser.parse_args()
+    python, _ = installed()
+    wrapper = INSTALL / "bin" / "interlock-sh"
+    paths = subprocess.run(
+        [str(python), "-c", "import interlock, os; print(os.path.dirname(interlock.__path__[0]))"],
+        capture_output=True,
+        text=True,
         check=True,
-        stdout=subprocess.DEVNULL,
-    )
+    ).stdout.strip()
+    cwd = repo()
+    env = bench_env()
+    bash = subprocess.run(["sh", "-c", "command -v bash"], capture_output=True, text=True)
+    bash_path = bash.stdout.strip() or "/bin/bash"
+    # a daemon of an earlier build would stop at the first request and leave the rest inline
+    _daemon(python, "stop", cwd, env)
+    _daemon(python, "start", cwd, env)
     try:
-        warm = interleaved(
+        wall, cpu, added = interleaved(
             {
-                "bash -c true": ["bash", "-c", "true"],
+                "bash -c true": [bash_path, "-c", "true"],
                 "python -I -S -c pass": [str(python), "-I", "-S", "-c", "pass"],
-                "import the daemon client": [
+                "import the warm path": [
                     str(python),
                     "-I",
                     "-S",
                     "-c",
-                    f"import sys; sys.path[:0] = [{paths!r}]; import interlock.daemon.client",
+                    f"import sys; sys.path[:0] = [{paths!r}]; import {WARM_PATH}",
                 ],
-                "interlock-sh -c true (warm)": [str(launcher), "-c", "true"],
+                "interlock-sh -c true (warm)": [str(wrapper), "-c", "true"],
             },
             args.repeat,
             cwd,
@@ -177,39 +171,52 @@ def main() -> int:
         )
         trips = round_trips(python, cwd, env, args.repeat)
     finally:
-        subprocess.run(
-            [*interlock, "daemon", "stop", "--cwd", str(cwd)], env=env, stdout=subprocess.DEVNULL
-        )
+        _daemon(python, "stop", cwd, env)
     cold_env = {**env, "INTERLOCK_NO_DAEMON": "1"}
-    cold = interleaved(
+    cold_wall, cold_cpu, _ = interleaved(
         {
-            "bash -c true": ["bash", "-c", "true"],
-            "interlock-sh -c true (cold)": [str(launcher), "-c", "true"],
+            "bash -c true": [bash_path, "-c", "true"],
+            "python -I -S -c pass": [str(python), "-I", "-S", "-c", "pass"],
+            "interlock-sh -c true (cold)": [str(wrapper), "-c", "true"],
         },
         args.cold,
         cwd,
         cold_env,
     )
-    bash = warm["bash -c true"]
-    print(f"install: {'editable checkout' if args.editable else 'normal (pip install .)'}")
-    for name, ms in warm.items():
-        print(f"  {name:<32} {ms:8.1f} ms  ({ms / bash:5.1f}x bash)")
-    print(f"  {'attempt + complete round trips':<32} {trips:8.1f} ms  (from a warm process)")
+    print(f"install: {wrapper} (./install.sh); load {os.getloadavg()[0]:.1f}")
+    print(f"  {'':<32} {'wall ms':>8} {'x bash':>7} {'cpu ms':>8} {'x bash':>7}")
+    base_wall, base_cpu = wall["bash -c true"], cpu["bash -c true"]
+    for name in wall:
+        print(
+            f"  {name:<32} {wall[name]:8.1f} {wall[name] / base_wall:7.1f}"
+            f" {cpu[name]:8.1f} {cpu[name] / base_cpu:7.1f}"
+        )
+    print(f"  {'attempt + complete round trips':<32} {trips:8.1f}   (from a warm process)")
+    name = "interlock-sh -c true (cold)"
     print(
-        f"  {'interlock-sh -c true (cold)':<32} {cold['interlock-sh -c true (cold)']:8.1f} ms"
-        f"  (bash in that run {cold['bash -c true']:.1f} ms)"
+        f"  {name:<32} {cold_wall[name]:8.1f} {cold_wall[name] / cold_wall['bash -c true']:7.1f}"
+        f" {cold_cpu[name]:8.1f}   (python -I -S in that run: {cold_wall['python -I -S -c pass']:.1f}"
+        f" ms wall, {cold_cpu['python -I -S -c pass']:.1f} ms cpu)"
     )
-    added = warm["interlock-sh -c true (warm)"] - bash
-    client_ms = warm["import the daemon client"] - warm["python -I -S -c pass"]
-    verdict = "met" if added <= TARGET_MS else "missed"
+    warm = "interlock-sh -c true (warm)"
+    python_start = "python -I -S -c pass"
+    imports = wall["import the warm path"] - wall[python_start]
     print(
-        f"added over bash -c true, daemon warm: {added:.1f} ms (target <= {TARGET_MS:.0f} ms: "
-        f"{verdict}); of which importing the daemon client {client_ms:.1f} ms"
+        f"added over bash -c true, daemon warm: {added[warm]:.1f} ms wall (paired median), "
+        f"{cpu[warm] - base_cpu:.1f} ms cpu; a bare Python start adds {added[python_start]:.1f}"
+        f" ms wall, {cpu[python_start] - base_cpu:.1f} ms cpu; importing the warm path "
+        f"{imports:.1f} ms"
     )
-    rest = added - client_ms
     print(
-        f"added without the client's imports: {rest:.1f} ms "
-        f"({rest / (warm['python -I -S -c pass'] - bash):.2f} x a bare Python start over bash)"
+        f"the warm wrapper costs {wall[warm] / wall[python_start]:.2f}x a bare Python start "
+        f"(wall), {cpu[warm] / cpu[python_start]:.2f}x (cpu); cold: "
+        f"{cold_wall[name] / cold_wall[python_start]:.1f}x (wall)"
+    )
+    target(
+        "interlock-sh -c true, daemon warm, added over bash -c true",
+        f"{added[warm]:.1f} ms",
+        f"<= {TARGET_MS:.0f} ms",
+        added[warm] <= TARGET_MS,
     )
     return 0
 

@@ -36,7 +36,7 @@ from interlock import constants, sqlitedb
 from interlock.git import RepoLocation
 from interlock.state import repo_state_dir
 
-VERSION = 2
+VERSION = 3
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS events (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -77,6 +77,7 @@ CREATE TABLE IF NOT EXISTS attempts (
 );
 CREATE INDEX IF NOT EXISTS attempts_run ON attempts(run, id);
 CREATE INDEX IF NOT EXISTS attempts_effect ON attempts(effect);
+CREATE INDEX IF NOT EXISTS attempts_wrapper ON attempts(pid, pid_start);
 CREATE TABLE IF NOT EXISTS completions (
     attempt INTEGER PRIMARY KEY,
     run TEXT NOT NULL,

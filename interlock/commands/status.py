@@ -88,9 +88,9 @@ def _print_status(data: dict[str, Any]) -> None:
     if run is None:
         out("run:      none open (the next command through interlock-sh starts one)")
     else:
-        by = run.get("agent_name") or {"start": "interlock run start", "env": "INTERLOCK_RUN"}.get(
-            run["origin"], run["origin"]
-        )
+        by = {"start": "interlock run start", "env": "INTERLOCK_RUN"}.get(run["origin"])
+        if by is None:  # an agent's run: the agent by name and pid (as `interlock runs` says)
+            by = f"{run.get('agent_name') or 'agent'} pid {run.get('agent_pid')}"
         out(
             f"run:      {run['id']} (by {by}, started {iso_time(run['started'])[:19]}Z, "
             f"{run['commands']} command(s), baseline {(run['baseline'] or '-')[:12]})"

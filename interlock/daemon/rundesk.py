@@ -120,7 +120,7 @@ class RunDesk:
             return self._live
         from interlock.journal import opened
         from interlock.run import records
-        from interlock.run.session import is_live
+        from interlock.run.inforce import is_live
 
         try:
             with opened(self.ops.loc) as journal:

@@ -3,17 +3,16 @@
 A finding has a stable id: a short hash of kind, path, test and detail (not the line, which
 moves with unrelated edits). The pre-commit hook shows it; `interlock approve ID` journals it,
 and the hook stops blocking on that finding. Approving refuses inside a run - INTERLOCK_RUN or
-INTERLOCK_WRAPPED in the environment, or an ancestor process that is interlock's wrapper or a
-known coding agent (claude, codex, gemini, aider, or node/python running one) - whatever the
-terminal says, and when stdin is not a terminal: an approval the agent can give itself
-approves nothing.
+INTERLOCK_WRAPPED in the environment, or an ancestor process that is interlock's wrapper
+(however it was started: interlock.run.agentname.is_wrapper) or a known coding agent (claude,
+codex, gemini, aider, or node/python running one) - whatever the terminal says, and when stdin
+is not a terminal: an approval the agent can give itself approves nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from interlock import constants, journal, procinfo
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation
+from interlock.run import agent, agentname
 
 if TYPE_CHECKING:
     from interlock.audit.model import AuditFinding, AuditReport
@@ -53,33 +53,16 @@ class Approval:
     event: int
 
 
-# Words in an ancestor's command line that name interlock's wrapper or a coding agent: the
-# program itself, or the script an interpreter (node, python, bun, deno) runs.
-_AGENT_WORDS = re.compile(
-    r"(^|[/@._-])(claude|claude-code|codex|gemini|gemini-cli|aider|cursor-agent|opencode|"
-    r"interlock-sh|interlock-bash)([/._-]|$)|^interlock\.run(\.|$)"
-)
-_INTERPRETERS = frozenset({"node", "nodejs", "bun", "deno", "sh", "bash", "dash", "zsh"})
-
-
 def agent_in(cmdline: tuple[str, ...]) -> str | None:
     """The agent or wrapper a command line runs, e.g. `claude` for
-    `node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js`; None for anything else."""
+    `node /usr/lib/node_modules/@anthropic-ai/claude-code/cli.js` (interlock.run.agentname),
+    `interlock-sh` for the wrapper however it was started (interlock.run.agentname.runs_wrapper);
+    None for anything else."""
     if not cmdline:
         return None
-    program = os.path.basename(cmdline[0])
-    words = [program]
-    if program in _INTERPRETERS or program.startswith("python"):
-        words += [w for w in cmdline[1:3] if w and not w.startswith("-")]
-        if "-m" in cmdline[1:3]:
-            words.append(
-                cmdline[cmdline.index("-m") + 1] if cmdline.index("-m") + 1 < len(cmdline) else ""
-            )
-    for word in words:
-        match = _AGENT_WORDS.search(word.lower())
-        if match:
-            return next(g for g in match.groups()[1:] if g) if match.group(2) else "interlock.run"
-    return None
+    if agentname.runs_wrapper(cmdline):
+        return agent.WRAPPER_NAME
+    return agentname.known_agent(cmdline)
 
 
 def agent_ancestor(pid: int | None = None, depth: int = 64) -> str | None:
@@ -89,6 +72,8 @@ def agent_ancestor(pid: int | None = None, depth: int = 64) -> str | None:
     for _ in range(depth):
         if current is None or current <= 1:
             return None
+        if agentname.is_wrapper(current):
+            return f"{agent.WRAPPER_NAME} (pid {current})"
         found = agent_in(procinfo.process_cmdline(current) or ())
         if found:
             return f"{found} (pid {current})"

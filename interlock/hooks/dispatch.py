@@ -92,6 +92,7 @@ def warm_hook(name: str, args: list[str], stdin: bytes) -> int | None:
         "index_file": os.path.abspath(index) if index else None,
         "stdin": os.fsdecode(stdin),
         "env": {k: v for k, v in os.environ.items() if k.startswith(constants.ENV_PREFIX)},
+        "pid": os.getpid(),  # the hook's process: an agent above it owns the commit's run
         "build": hotclient.build_stamp(),
     }
     reply = hotclient.ask(where, "hook", request)
@@ -123,7 +124,8 @@ def run_hook(
     if loc is None:
         return status
     index = os.environ.get("GIT_INDEX_FILE")
-    ours = run_ours(loc, name, args, stdin, os.environ, os.path.abspath(index) if index else None)
+    index = os.path.abspath(index) if index else None
+    ours = run_ours(loc, name, args, stdin, os.environ, index, os.getpid())
     return status or ours
 
 
@@ -206,23 +208,26 @@ def run_ours(
     stdin: bytes,
     env: Mapping[str, str],
     index_file: str | None,
+    pid: int | None = None,
 ) -> int:
-    """interlock's part of hook `name`; env supplies INTERLOCK_* (mode, run id)."""
+    """interlock's part of hook `name`; env supplies INTERLOCK_* (mode, run id); `pid` is the
+    hook's process (an agent among its ancestors names the run when INTERLOCK_RUN is unset)."""
     from interlock import constants, exitcodes, output
-    from interlock.config import load_config
     from interlock.errors import InterlockError
+    from interlock.run.inforce import config_in_force
 
     mode = "advisory"
     fail = exitcodes.ERROR if name in FAIL_CLOSED_HOOKS else exitcodes.OK
     try:
-        mode = load_config(loc.worktree, environ=env).mode
+        # while a run is live its frozen config holds: deleting the file mid-run relaxes nothing
+        mode = config_in_force(loc, env).mode
         if mode == "off":
             return exitcodes.OK
         run_id = env.get(constants.ENV_RUN) or None
         if name == "pre-commit":
             from interlock.hooks.precommit import check_commit
 
-            return check_commit(loc, mode, run_id=run_id, index_file=index_file)
+            return check_commit(loc, mode, run_id=run_id, index_file=index_file, hook_pid=pid)
         if name == "pre-push":
             from interlock.hooks.prepush import check_push
 
@@ -260,7 +265,8 @@ def serve_hook(loc: RepoLocation, req: dict[str, Any]) -> dict[str, Any]:
     if not isinstance(cwd, str) or Path(cwd).resolve() != loc.worktree.resolve():
         raise InterlockError(f"this daemon serves {loc.worktree}, not {cwd}")
     with captured_output() as (out, err):
-        code = run_ours(loc, name, [str(a) for a in args], os.fsencode(stdin), env, index_file)
+        pid = req.get("pid") if type(req.get("pid")) is int else None
+        code = run_ours(loc, name, [str(a) for a in args], os.fsencode(stdin), env, index_file, pid)
     return {"stdout": out.getvalue(), "stderr": err.getvalue(), "exit_code": code}
 
 

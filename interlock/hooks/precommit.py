@@ -1,9 +1,18 @@
-"""The pre-commit hook: audit the staged changes, and note a commit of an unverified tree.
+"""The pre-commit hook: audit the staged changes, and say whether the commit was verified.
 
 Findings that make a validator prove less (severity `tampered`) block in blocking mode and warn
 in advisory mode, unless a person approved that exact finding (`interlock approve ID`);
-`review` findings are shown, never blocking. `[verify-before-done]` is noted when green
-snapshots exist for the run and none of them holds the tree being committed.
+`review` findings are shown, never blocking.
+
+Verification. Inside a run (INTERLOCK_RUN names an open run, as the wrapper sets it for its
+commands; or, without it, an open run's agent process is among the hook's ancestors: an agent
+committing through its own shell tool under interlock's adapters) the hook asks `interlock done`'s end-of-task question about the tree being
+committed (interlock.run.tiers): verified when a green snapshot holds it; else the tier
+escalation when only fast checks passed on it, or the unverified message when nothing did -
+each within the run's budgets (`verification_tiers`, the run's frozen config), silent once
+they are spent. It never blocks a commit for that: committing unfinished work is normal, and
+`interlock done` is where blocking mode fails. Outside a run, `[verify-before-done]` is noted
+when green snapshots exist and none of them holds the tree being committed.
 """
 
 from __future__ import annotations
@@ -18,17 +27,24 @@ from interlock.git import RepoLocation, no_git_env, run
 
 if TYPE_CHECKING:
     from interlock.audit.model import AuditFinding, AuditReport
-
-TreeListing = dict[bytes, tuple[str, str]]
+    from interlock.journal import Journal
+    from interlock.memory.catalog import SnapshotInfo
+    from interlock.run.records import Run
 
 
 def check_commit(
-    loc: RepoLocation, mode: str, *, run_id: str | None = None, index_file: str | None = None
+    loc: RepoLocation,
+    mode: str,
+    *,
+    run_id: str | None = None,
+    index_file: str | None = None,
+    hook_pid: int | None = None,
 ) -> int:
     """The whole pre-commit hook after the chained one; returns its exit status.
 
     run_id: the current run id (green points of other runs do not count); index_file: the index
-    git is committing (GIT_INDEX_FILE), default the worktree's own.
+    git is committing (GIT_INDEX_FILE), default the worktree's own; hook_pid: the hook's
+    process, whose ancestors name an agent's run when no run id is given.
     """
     findings = list(_audit(loc, index_file).findings)
     ids = _finding_ids(findings)
@@ -41,16 +57,7 @@ def check_commit(
         output.write_err(render_tampered(tampered, block))
     for finding in review:
         output.message("self-authored", f"worth a look: {finding.location()}: {finding.detail}")
-    verified = is_verified(loc, run_id=run_id, index_file=index_file)
-    if verified is False:
-        output.message(
-            "verify-before-done",
-            "this commit's tree never passed the full test suite in this run",
-            [
-                ("why", "the run's green points hold different content than the commit"),
-                ("instead", "run the full suite on exactly these changes, then commit"),
-            ],
-        )
+    verified = _verification(loc, run_id, index_file, hook_pid)
     data: dict[str, Any] = {
         "hook": "pre-commit",
         "mode": mode,
@@ -119,36 +126,26 @@ def index_tree(loc: RepoLocation, index_file: str | None = None) -> str | None:
     return out.decode().strip() if code == 0 else None
 
 
-def _listing(loc: RepoLocation, tree: str) -> TreeListing:
-    code, out, _ = run(["ls-tree", "-r", "-z", "--full-tree", tree], loc.worktree)
-    entries: TreeListing = {}
-    if code != 0:
-        return entries
-    for record in out.split(b"\0"):
-        meta, tab, path = record.partition(b"\t")
-        if tab:
-            mode, _, oid = meta.decode().split(" ")
-            entries[path] = (mode, oid)
-    return entries
-
-
 def tree_covered_by(loc: RepoLocation, commit_tree: str, green_tree: str) -> bool:
     """True when the green snapshot holds the committed tree.
 
     A snapshot also holds untracked files; a path the snapshot has that is neither committed
-    nor in HEAD is such a file and does not count. Any other difference does.
+    nor in HEAD is such a file and does not count. Any other difference does. Only the
+    directories where the trees differ are read.
     """
     if commit_tree == green_tree:
         return True
-    committed = _listing(loc, commit_tree)
-    green = _listing(loc, green_tree)
-    code, out, _ = run(["rev-parse", "-q", "--verify", "HEAD^{tree}"], loc.worktree)
-    head = _listing(loc, out.decode().strip()) if code == 0 else {}
-    for path in committed.keys() | green.keys():
-        if path not in committed and path not in head:
-            continue
-        if committed.get(path) != green.get(path):
-            return False
+    from interlock.git import head_oid, open_repo, read_commit
+    from interlock.memory.trees import diff_trees, lookup
+
+    repo = open_repo(loc)
+    head = head_oid(loc)
+    head_commit = read_commit(repo, head) if head else None
+    head_tree = head_commit[0] if head_commit else None
+    for change in diff_trees(repo, commit_tree, green_tree):
+        if change.old is None and lookup(repo, head_tree, change.path) is None:
+            continue  # only the snapshot has it, and HEAD does not: an untracked file
+        return False
     return True
 
 
@@ -187,3 +184,72 @@ def is_verified(
     if tree is None:
         return None
     return any(tree_covered_by(loc, tree, green.tree) for green in found)
+
+
+def _verification(
+    loc: RepoLocation, run_id: str | None, index_file: str | None, hook_pid: int | None = None
+) -> bool | None:
+    """Say whether the commit was verified (see the module docstring); True, False, or None
+    when there is nothing to compare with."""
+    from interlock.journal import opened
+    from interlock.run import records
+
+    with opened(loc) as runs:
+        run = records.get_run(runs, run_id) if run_id else _agents_run(runs, hook_pid)
+        if run is not None and run.is_open:
+            return _tier_check(loc, runs, run, index_file)
+    verified = is_verified(loc, run_id=run_id, index_file=index_file)
+    if verified is False:
+        output.message(
+            "verify-before-done",
+            "this commit's tree never passed the full test suite in this run",
+            [
+                ("why", "the run's green points hold different content than the commit"),
+                ("instead", "run the full suite on exactly these changes, then commit"),
+            ],
+        )
+    return verified
+
+
+def _agents_run(runs: Journal, hook_pid: int | None) -> Run | None:
+    """The open run of an agent above the hook's process, for a commit an agent made outside
+    the wrapper (its own shell tool, under interlock's adapters), where INTERLOCK_RUN is not
+    set. A person's commit beside the run has no agent above it and gets none."""
+    from interlock.run import agent, records
+
+    if hook_pid is None:
+        return None
+    live = {r.agent: r for r in records.open_runs(runs) if r.agent and r.origin == "agent"}
+    if not live:
+        return None
+    return next((live[k] for k in agent.ancestor_keys(hook_pid) if k in live), None)
+
+
+def _tier_check(loc: RepoLocation, runs: Journal, run: Run, index_file: str | None) -> bool | None:
+    """The end-of-task check of `interlock done`, about the tree being committed."""
+    from interlock.run import tiers
+    from interlock.run.inforce import run_config
+    from interlock.run.session import Worktree
+
+    tree = index_tree(loc, index_file)
+    if tree is None:
+        return None
+
+    def no_snapshot(kind: str, meta: dict[str, Any]) -> SnapshotInfo:
+        raise AssertionError("the end-of-task check takes no snapshot")
+
+    wt = Worktree(loc, runs, no_snapshot, lambda: None, lambda: tree)
+    covered: dict[str, bool] = {}
+
+    def holds(seen: str) -> bool:
+        if seen not in covered:
+            covered[seen] = tree_covered_by(loc, tree, seen)
+        return covered[seen]
+
+    answer = tiers.end_of_task(
+        wt, run, run_config(run), holds=holds, subject="this commit's tree", when_spent=None
+    )
+    if not answer.verified:
+        for line in answer.lines:
+            output.write_err(line)
+    return answer.verified

@@ -54,8 +54,11 @@ def _refused(messages: str, run: str | None, mode: str, attempt: int | None) -> 
 
 def _journal_refusal(wt: Worktree, run: Run, req: dict[str, Any], why: str) -> int:
     parent = req.get("parent")
-    attempt = records.insert_attempt(
+    # claimed, not inserted: a wrapper that gave up on a late daemon asks again inline, and
+    # its command must stay one refused attempt, not two
+    attempt, wrote = records.claim_attempt(
         wt.journal,
+        once=req.get("once") is True,
         run=run.id,
         parent=parent if isinstance(parent, int) else None,
         command=str(req["command"]),
@@ -67,7 +70,8 @@ def _journal_refusal(wt: Worktree, run: Run, req: dict[str, Any], why: str) -> i
         effect=None,
         data={"notices": [{"tag": "handoff", "text": why, "blocks": True}], "findings": []},
     )
-    records.insert_completion(wt.journal, attempt, run.id, "refused", exit=exitcodes.BLOCKED)
+    if wrote:
+        records.insert_completion(wt.journal, attempt, run.id, "refused", exit=exitcodes.BLOCKED)
     return attempt
 
 

@@ -42,6 +42,7 @@ _PASS_THROUGH = frozenset(
     }
 )
 _MAX_DEPTH = 16
+WRAPPER_NAME = "interlock-sh"  # the wrapper's process name, whichever way it started
 
 
 def proc_stat(pid: int) -> tuple[str, int, int, str] | None:
@@ -101,3 +102,20 @@ def agent_process(pid: int | None = None) -> tuple[int, int, str]:
 def agent_key(agent: tuple[int, int, str]) -> str:
     """How the journal names an agent process: `pid:start`."""
     return f"{agent[0]}:{agent[1]}"
+
+
+def ancestor_keys(pid: int, depth: int = 32) -> list[str]:
+    """The `pid:start` keys of process `pid` and its ancestors, nearest first: a process that
+    is not the wrapper's child (a git hook under an agent's own shell tool) finds its agent's
+    run by them."""
+    current = pid
+    keys: list[str] = []
+    for _ in range(depth):
+        if current <= 1:
+            break
+        stat = proc_stat(current)
+        if stat is None:
+            break
+        keys.append(f"{current}:{stat[2]}")
+        current = stat[1]
+    return keys

@@ -31,7 +31,7 @@ from interlock.engine.findings import Finding
 from interlock.engine.precision import Judge, describe
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation
-from interlock.run import records, session
+from interlock.run import inforce, records, session
 from interlock.run.notices import Notice
 from interlock.run.records import Run
 from interlock.run.session import Worktree
@@ -114,10 +114,12 @@ def sort_discards(
     loc: RepoLocation,
     facts: TreeFacts | None,
     prerun: frozenset[str],
+    max_file_size: int,
 ) -> Sorting:
-    """Sort what the discard findings of one command line would destroy."""
+    """Sort what the discard findings of one command line would destroy; `max_file_size` is
+    the run's recorder cap (its config frozen at the baseline, never the file's now)."""
     sorting = Sorting()
-    judge = Judge(start, facts)
+    judge = Judge(start, facts, max_file_size)
     for finding in findings:
         if finding.kind != "discard":
             continue
@@ -169,7 +171,7 @@ class DiscardStep:
 
     def _others_live(self) -> str | None:
         for other in records.open_runs(self.wt.journal):
-            if other.id != self.run.id and session.is_live(self.wt.journal, other):
+            if other.id != self.run.id and inforce.is_live(self.wt.journal, other):
                 name = other.data.get("agent_name")
                 return f"run {other.id}" + (
                     f" ({name} pid {other.data.get('agent_pid')})" if name else ""
@@ -210,7 +212,14 @@ class DiscardStep:
     def judge(self, findings: list[Finding]) -> tuple[list[Finding], list[Notice]]:
         """(findings that still decide the verdict, notices); holds before allowing."""
         prerun = session.prerun_paths(self.wt.loc, self.run)
-        sorting = sort_discards(findings, self.cwd, self.wt.loc, self.wt.facts(), prerun)
+        sorting = sort_discards(
+            findings,
+            self.cwd,
+            self.wt.loc,
+            self.wt.facts(),
+            prerun,
+            self.config.recorder_max_file_size,
+        )
         why = sorting.why_not_own(self._others_live(), self.config.discards)
         self.data.update(
             own=sorting.own, prerun=sorting.prerun, unholdable=sorting.unholdable, why=why

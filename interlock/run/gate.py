@@ -4,13 +4,17 @@
 judging path, `engine.check.evaluate`); sort any discard by whose work it destroys, snapshot
 and hold before allowing it; in blocking mode refuse a validator whose definitions the run
 weakened; hold a repeated side effect; journal the attempt; answer the verdict and the
-messages for stderr.
+messages for stderr. A wrapper (its request says `once`: pid and start time are its own) has
+one attempt: its second begin (a daemon that answers after the wrapper gave up and judged
+inline, or the other way round) answers from the row the first one wrote, and notes an
+`attempt-again` event. An agent's hook events send the agent's pid, and no `once`: an agent
+runs the same command many times.
 `complete(wt, req)`: journal how the command ended; for a top-level validator, read its
 outcome and decide a green point.
 
 Requests and replies are plain dicts (they travel as JSON from the wrapper):
 begin   {command, judge, cwd, run, agent: [pid, start, name] | null, parent, pid, pid_start,
-         env}
+         once, env}
      -> {verdict, exit_code, would_block, messages, attempt, run, interpose, mode}
 complete {attempt, exit, signal, duration, tail} -> {messages}
 """
@@ -24,17 +28,18 @@ from typing import Any
 
 from interlock import constants, exitcodes
 from interlock.config import Config
-from interlock.engine.analysis import analyse
 from interlock.engine.check import evaluate
 from interlock.engine.findings import Finding
 from interlock.engine.verdict import CheckResult, ValidatorReport
 from interlock.errors import InterlockError
 from interlock.journal import append_event
-from interlock.run import discards, effects, green, records, session, tiers
+from interlock.run import discards, effects, green, inforce, records, session, tiers
 from interlock.run.notices import WARNINGS_IN_FULL, Notice, render
-from interlock.run.records import Run
+from interlock.run.records import Attempt, Run
 from interlock.run.session import Worktree
 from interlock.state import file_lock, repo_state_dir
+
+AGAIN_EVENT = "attempt-again"  # a wrapper's second begin (the daemon late, or inline late)
 
 
 def _validators(result: CheckResult, config: Config) -> list[dict[str, Any]]:
@@ -95,9 +100,12 @@ def _not_work(wt: Worktree) -> Callable[[str], bool]:
     known it (an editor's or a tool's temp file, renamed or removed)."""
     from interlock.git import index_has, is_ignored, open_repo
 
-    repo = open_repo(wt.loc)
+    opened: list[Any] = []  # the repository, opened on the first question (most commands ask none)
 
     def check(path: str) -> bool:
+        if not opened:
+            opened.append(open_repo(wt.loc))
+        repo = opened[0]
         raw = path.encode("utf-8", "surrogateescape")
         if not os.path.lexists(os.path.join(wt.loc.worktree, path)):
             return not index_has(repo, raw)
@@ -116,17 +124,24 @@ def _effects_lock(wt: Worktree, needed: bool) -> Iterator[None]:
 
 
 def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
-    """Judge and journal one command of a run (see the module docstring)."""
+    """Judge and journal one command of a run (see the module docstring). A wrapper's second
+    begin (a late daemon, or the inline path after the daemon wrote the attempt) answers from
+    the attempt the first one journaled."""
     command = str(req["command"])
     cwd = str(req["cwd"])
-    parent = req.get("parent")
+    pid, pid_start = _int(req.get("pid")), _int(req.get("pid_start"))
+    once = req.get("once") is True  # the wrapper's: one attempt per process (see records)
+    earlier = records.attempt_of_wrapper(wt.journal, pid, pid_start, command, cwd) if once else None
+    if earlier is not None:
+        return _again(wt, earlier, req)
+    parent = _int(req.get("parent"))
     agent_info = tuple(req["agent"]) if req.get("agent") else None
     run, _ = session.resolve_run(wt, req.get("run"), agent_info, req.get("env") or {})
-    config = session.run_config(run)
+    config = inforce.run_config(run)
     text = str(req.get("judge") or command)
-    # Tree facts cost a barrier on the watcher (or a git status): only a discard needs them.
-    discards_seen = any(f.kind == "discard" for f in analyse(text, config.validators).findings)
-    outcome = evaluate(text, cwd, facts=wt.facts() if discards_seen else None, config=config)
+    # Tree facts cost a barrier on the watcher (or a git status): evaluate asks for them only
+    # when a discard needs them.
+    outcome = evaluate(text, cwd, facts=wt.facts, config=config)
     result = outcome.result
     findings = list(result.findings)
     notices: list[Notice] = []
@@ -147,18 +162,9 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
             notices.append(notice)
     found = effects.find_effects(outcome.invocations, cwd)
     with _effects_lock(wt, bool(found)):
-        for effect in found:
-            hold = effects.settle_pending(wt.journal, effect, run.id)
-            if hold is not None:
-                notices.append(
-                    Notice(
-                        "side-effect",
-                        hold.attempt.command,
-                        (("why", hold.why), ("instead", hold.instead)),
-                        True,
-                    )
-                )
-                break
+        hold = _hold(wt, found, run)
+        if hold is not None:
+            notices.append(hold)
         would_block = bool(findings) or any(n.blocks for n in notices)
         verdict = (
             "allow"
@@ -175,37 +181,95 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
             findings=[f.to_json() for f in findings],
             notices=[{"tag": n.tag, "text": n.text, "blocks": n.blocks} for n in notices],
             validators=validators,
+            messages="\n".join(messages),
         )
         if found:
             data["effect"] = {
                 "tools": [e.tool for e in found],
                 "plan": effects.push_plan(found[0]) if found[0].tool == "git push" else None,
             }
-        attempt = records.insert_attempt(
+        attempt, new = records.claim_attempt(
             wt.journal,
+            once=once,
             run=run.id,
-            parent=parent if isinstance(parent, int) else None,
+            parent=parent,
             command=command,
             cwd=cwd,
-            pid=req.get("pid"),
-            pid_start=req.get("pid_start"),
+            pid=pid,
+            pid_start=pid_start,
             verdict=verdict,
             would_block=would_block,
             effect="\n".join(e.key for e in found) or None,
             data=data,
         )
+    if not new:  # the wrapper's other begin wrote it first: answer as that one did
+        claimed = records.get_attempt(wt.journal, attempt)
+        if claimed is not None:
+            return _again(wt, claimed, req)
     if verdict == "block":
         records.insert_completion(wt.journal, attempt, run.id, "refused", exit=exitcodes.BLOCKED)
+    interpose = top and bool(validators)
+    return _reply(verdict, would_block, data["messages"], attempt, run.id, interpose, config.mode)
+
+
+def _int(value: object) -> int | None:
+    return value if type(value) is int else None
+
+
+def _hold(wt: Worktree, found: list[effects.Effect], run: Run) -> Notice | None:
+    """The notice holding a side effect whose identical earlier attempt is unsettled."""
+    for effect in found:
+        hold = effects.settle_pending(wt.journal, effect, run.id)
+        if hold is not None:
+            return Notice(
+                "side-effect",
+                hold.attempt.command,
+                (("why", hold.why), ("instead", hold.instead)),
+                True,
+            )
+    return None
+
+
+def _reply(
+    verdict: str,
+    would_block: bool,
+    messages: str,
+    attempt: int,
+    run: str,
+    interpose: bool,
+    mode: object,
+) -> dict[str, Any]:
     return {
         "verdict": verdict,
         "exit_code": exitcodes.BLOCKED if verdict == "block" else exitcodes.OK,
         "would_block": would_block,
-        "messages": "\n".join(messages),
+        "messages": messages,
         "attempt": attempt,
-        "run": run.id,
-        "interpose": top and bool(validators),
-        "mode": config.mode,
+        "run": run,
+        "interpose": interpose,
+        "mode": mode,
     }
+
+
+def _again(wt: Worktree, attempt: Attempt, req: dict[str, Any]) -> dict[str, Any]:
+    """A wrapper's second begin: noted (how often a daemon answers too late), then answered
+    from the first one's row."""
+    note = {"attempt": attempt.id, "warm": bool(req.get("warm"))}
+    append_event(wt.journal, AGAIN_EVENT, note, run=attempt.run)
+    return reply_of(attempt)
+
+
+def reply_of(attempt: Attempt) -> dict[str, Any]:
+    """The begin reply an attempt was given, from its journal row."""
+    return _reply(
+        attempt.verdict,
+        attempt.would_block,
+        str(attempt.data.get("messages") or ""),
+        attempt.id,
+        attempt.run,
+        attempt.parent is None and bool(attempt.data.get("validators")),
+        attempt.data.get("mode"),
+    )
 
 
 def complete(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:

@@ -1,12 +1,26 @@
 """The wrapper's one way to a verdict: ask the warm daemon, else judge inline.
 
-Every daemon call of the wrapper goes through `ask()` (interlock.daemon.client's `locate()`
-and `request()`), so the transport can be swapped in one place. When the daemon cannot answer
-(not running, another build, a reply that is not a well-formed answer), it is started in the
-background for the next command and this one is judged inline with the full engine
-(interlock.monitor.desk: `gate`, then the run monitor, as the daemon does), which loads the
-installed packages first (the wrapper starts with `python -I -S`).
-Outside a git repository only the global rules apply: there is no run and no journal.
+Every daemon call of the wrapper goes through `ask()`, on the minimal client of the hot doors
+(interlock.daemon.hotclient: the daemon's peer verified, a deadline, health), so the warm path
+imports no json, socket, pathlib or typing (tests/run/test_hotpath.py pins its import list).
+When the daemon cannot answer (not running, stalled, not trusted, another build, a reply that
+is not a well-formed answer), it is started in the background for the next command and this
+one is judged inline with the full engine (interlock.monitor.desk: `gate`, then the run
+monitor, as the daemon does), which loads the installed packages first (the wrapper starts
+with `python -I -S`). Outside a git repository only the global rules
+apply: there is no run and no journal.
+
+The wrapper waits for `complete`'s answer too (not a send-only message): it carries the
+green line and the run monitor's messages (a stuck loop, a spent budget, a handoff), which
+must reach the agent with this command's output, not the next one's; and once the wrapper
+has exited the journal shows how the command ended (the next command, `interlock log` and the
+side-effect holds read it). A round trip costs about a millisecond against the daemon's warm
+state; the measurements are in benchmarks/README.md.
+
+A late daemon cannot duplicate an attempt: an attempt is named by its wrapper's pid and start
+time (the request says `once`), and the second `begin` for the same wrapper (the daemon
+answering after the wrapper gave up and judged inline, or the other way round) answers from
+the row the first one wrote.
 """
 
 from __future__ import annotations
@@ -15,39 +29,51 @@ import os
 import sys
 
 from interlock import constants
+from interlock.daemon import hotclient
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 
 if TYPE_CHECKING:
     from typing import Any
 
-    from interlock.daemon.client import ThinLocation
+    from interlock.daemon.hotwhere import Where
     from interlock.run.session import Worktree
 
+# Seconds to wait for the daemon once connected. A begin may take a baseline or a pre-discard
+# snapshot and a validator's completion audits the tree and takes the green snapshot: both are
+# work the inline path would redo from a cold start, so a busy daemon is worth waiting for (a
+# stopped or dead one ends the wait at once; see hotclient).
+ATTEMPT_DEADLINE = 10.0
+COMPLETE_DEADLINE = 30.0
+_VERDICTS = ("allow", "warn", "block")
 
-def locate(cwd: str) -> ThinLocation | None:
-    from interlock.daemon import client
 
-    return client.locate(cwd)
-
-
-def ask(loc: ThinLocation, op: str, fields: dict[str, Any]) -> dict[str, Any] | None:
-    """The daemon's answer to one request, or None: judge inline."""
-    from interlock.daemon import client
-
-    if client.daemon_disabled():
-        return None
-    try:
-        reply = client.request(loc, op, build=constants.build_stamp(), **fields)
-    except Exception:  # an unusable socket: inline (`interlock daemon status` says why)
-        return None
+def ask(where: Where, op: str, fields: dict[str, Any], deadline: float) -> dict[str, Any] | None:
+    """The daemon's answer to one request, or None: judge inline (and start the daemon in the
+    background when it is down, for the next command)."""
+    reply = hotclient.ask(where, op, {**fields, "build": hotclient.build_stamp()}, deadline)
     if reply is None:
         try:
-            client.ensure_daemon(loc)
+            hotclient.ensure_daemon(where)
         except OSError:
             pass
         return None
     return reply if reply.get("ok") is True else None
+
+
+def is_begin_reply(reply: dict[str, Any]) -> bool:
+    """A begin answer the wrapper can act on; anything else is judged inline."""
+    attempt, run = reply.get("attempt"), reply.get("run")
+    return (
+        reply.get("verdict") in _VERDICTS
+        and type(reply.get("exit_code")) is int
+        and reply.get("exit_code") in (0, 126)
+        and isinstance(reply.get("messages"), str)
+        and isinstance(reply.get("interpose"), bool)
+        and (attempt is None or type(attempt) is int)
+        and (run is None or isinstance(run, str))
+        and (attempt is None) == (run is None)
+    )
 
 
 def load_site() -> None:
@@ -102,33 +128,34 @@ def _outside(req: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def begin(req: dict[str, Any]) -> tuple[dict[str, Any], ThinLocation | None]:
+def begin(req: dict[str, Any]) -> tuple[dict[str, Any], Where | None]:
     """The begin reply for one command, and where it was answered (None: no repository)."""
     cwd = str(req["cwd"])
-    loc = locate(cwd)
-    if loc is None:
+    where = hotclient.find(cwd)
+    if where is None:
         return _outside(req), None
-    reply = ask(loc, "attempt", req)
-    if reply is not None:
-        return reply, loc
+    reply = ask(where, "attempt", req, ATTEMPT_DEADLINE)
+    if reply is not None and is_begin_reply(reply):
+        return reply, where
     wt = inline_worktree(cwd)  # loads site first: the monitor's imports need it
     from interlock.monitor import desk
 
     try:
-        return _with_warning(desk.begin(wt, req), wt), loc
+        return _with_warning(desk.begin(wt, req), wt), where
     finally:
         wt.journal.close()
 
 
-def complete(loc: ThinLocation, cwd: str, req: dict[str, Any]) -> dict[str, Any]:
-    reply = ask(loc, "complete", req)
-    if reply is not None:
+def complete(where: Where, cwd: str, req: dict[str, Any]) -> dict[str, Any]:
+    """Journal how the command ended (the daemon, else inline); the reply's messages."""
+    reply = ask(where, "complete", req, COMPLETE_DEADLINE)
+    if reply is not None and isinstance(reply.get("messages"), str):
         return reply
-    wt = inline_worktree(os.fspath(loc.worktree) if os.path.isdir(loc.worktree) else cwd)
+    wt = inline_worktree(where.worktree if os.path.isdir(where.worktree) else cwd)
     from interlock.monitor import desk
 
     try:
-        return desk.complete(wt, req)
+        return _with_warning(desk.complete(wt, req), wt)
     finally:
         wt.journal.close()
 

@@ -22,6 +22,8 @@ from typing import Any
 from interlock.journal import Journal
 from interlock.run import agent
 
+SAME_WRAPPER_SECONDS = 3600.0  # how far back a wrapper's earlier write of its attempt is sought
+
 
 @dataclass(frozen=True)
 class Run:
@@ -52,6 +54,7 @@ class Run:
             "origin": self.origin,
             "agent": self.agent,
             "agent_name": self.data.get("agent_name"),
+            "agent_pid": self.data.get("agent_pid"),
             "pinned": self.pinned,
             "baseline": self.baseline,
             "head": self.head,
@@ -220,24 +223,83 @@ def insert_attempt(
     effect: str | None,
     data: Mapping[str, Any],
 ) -> int:
-    cursor = journal.execute(
-        "INSERT INTO attempts(run, parent, time, command, cwd, pid, pid_start, verdict,"
-        " would_block, effect, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            run,
-            parent,
-            time.time(),
-            command,
-            cwd,
-            pid,
-            pid_start,
-            verdict,
-            int(would_block),
-            effect,
-            json.dumps(dict(data)),
-        ),
-    )
-    return int(cursor.lastrowid or 0)
+    """Journal an attempt; its id."""
+    return claim_attempt(
+        journal,
+        once=False,
+        run=run,
+        parent=parent,
+        command=command,
+        cwd=cwd,
+        pid=pid,
+        pid_start=pid_start,
+        verdict=verdict,
+        would_block=would_block,
+        effect=effect,
+        data=data,
+    )[0]
+
+
+def claim_attempt(
+    journal: Journal,
+    *,
+    once: bool,
+    run: str,
+    parent: int | None,
+    command: str,
+    cwd: str,
+    pid: int | None,
+    pid_start: int | None,
+    verdict: str,
+    would_block: bool,
+    effect: str | None,
+    data: Mapping[str, Any],
+) -> tuple[int, bool]:
+    """(attempt id, whether this call wrote it). `once`: `pid` and `pid_start` name a wrapper
+    process, which makes one attempt: when the daemon answers late and the wrapper also judged
+    inline, the second writer gets the first one's row instead of a duplicate left unresolved.
+    Not for an agent's hook events, whose pid is the agent's: its commands are many."""
+    with journal.transaction():
+        earlier = attempt_of_wrapper(journal, pid, pid_start, command, cwd) if once else None
+        if earlier is not None:
+            return earlier.id, False
+        cursor = journal.execute(
+            "INSERT INTO attempts(run, parent, time, command, cwd, pid, pid_start, verdict,"
+            " would_block, effect, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run,
+                parent,
+                time.time(),
+                command,
+                cwd,
+                pid,
+                pid_start,
+                verdict,
+                int(would_block),
+                effect,
+                json.dumps(dict(data)),
+            ),
+        )
+    return int(cursor.lastrowid or 0), True
+
+
+def attempt_of_wrapper(
+    journal: Journal, pid: int | None, pid_start: int | None, command: str, cwd: str
+) -> Attempt | None:
+    """The attempt the wrapper process `pid` (started at `pid_start` clock ticks after boot)
+    made for this command, if it made one. The same command and cwd, within the hour: a pid
+    and start time seen again after a reboot are another process."""
+    if pid is None or pid_start is None:
+        return None
+    rows = journal.execute(
+        f"{_ATTEMPT_SELECT} WHERE a.pid = ? AND a.pid_start = ? AND a.time > ? ORDER BY a.id",
+        (pid, pid_start, time.time() - SAME_WRAPPER_SECONDS),
+    ).fetchall()
+    for row in rows:
+        found = _attempt(row)
+        if found.command == command and found.cwd == cwd:
+            return found
+    return None
 
 
 def insert_completion(

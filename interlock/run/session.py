@@ -28,24 +28,22 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from interlock import constants
-from interlock.config import Config, config_from_json, config_to_json, load_config
+from interlock.config import config_to_json, load_config
 from interlock.engine.facts import TreeFacts
 from interlock.git import RepoLocation, open_repo, read_commit
 from interlock.journal import Journal, prune
 from interlock.memory.catalog import SnapshotInfo
 from interlock.memory.scan import display_path
 from interlock.memory.trees import diff_trees
-from interlock.run import agent, records
+from interlock.run import agent, agentname, records
+from interlock.run.inforce import is_live as is_live  # re-exported: callers predate inforce
+from interlock.run.inforce import run_config as run_config
+from interlock.run.inforce import strictest
 from interlock.run.records import Run
 from interlock.state import file_lock, repo_state_dir
 
 # kind, metadata (message, run, command, scope) -> the snapshot taken
 Snapper = Callable[[str, dict[str, Any]], SnapshotInfo]
-_STRICTNESS = {
-    "mode": ("off", "advisory", "blocking"),
-    "verification_tiers": ("off", "advisory", "blocking"),
-    "discards": ("by-owner", "refuse"),
-}
 
 
 class Streak(Protocol):
@@ -75,39 +73,12 @@ def new_run_id(now: float | None = None) -> str:
     return "r-" + time.strftime("%Y%m%d-%H%M%S", time.gmtime(when)) + "-" + os.urandom(2).hex()
 
 
-def run_config(run: Run) -> Config:
-    """The config in force for a run: the one resolved at its baseline."""
-    return config_from_json(run.config, f"run {run.id} baseline")
-
-
-def is_live(journal: Journal, run: Run, now: float | None = None) -> bool:
-    """Open, and its agent still runs (or, without one, a command came in the last 30 min)."""
-    if not run.is_open:
-        return False
-    if run.origin == "agent" and run.agent:
-        pid, _, started = run.agent.partition(":")
-        return agent.is_running(int(pid), int(started) if started else None)
-    last = records.run_activity(journal, run.id)[1] or run.started
-    return (time.time() if now is None else now) - last < constants.RUN_LIVE_SECONDS
-
-
-def _strictest(mine: dict[str, Any], others: list[Run]) -> dict[str, Any]:
-    """`mine`, with each ranked key raised to the strictest value a live run uses."""
-    merged = dict(mine)
-    for key, order in _STRICTNESS.items():
-        values = [merged.get(key)] + [r.config.get(key) for r in others]
-        ranked = [order.index(v) for v in values if v in order]
-        if ranked:
-            merged[key] = order[max(ranked)]
-    return merged
-
-
 def _take_baseline(
     wt: Worktree, run_id: str, environ: Mapping[str, str], live: list[Run]
 ) -> tuple[SnapshotInfo, dict[str, Any]]:
     config = config_to_json(load_config(wt.loc.worktree, environ=environ))
     if live:
-        config = _strictest(config, live)
+        config = strictest(config, live)
     info = wt.snapshot("baseline", {"message": f"baseline of run {run_id}", "run": run_id})
     return info, config
 
@@ -126,7 +97,10 @@ def create_run(
     info, config = _take_baseline(wt, run_id, environ, [] if pinned else live)
     data: dict[str, Any] = {"baseline_id": info.id}
     if agent_info is not None:
-        data["agent_pid"], data["agent_name"] = agent_info[0], agent_info[2]
+        describe = agentname.describe
+
+        pid, start, comm = agent_info
+        data["agent_pid"], data["agent_name"] = pid, describe(pid, start, comm)
     run = Run(
         id=run_id,
         started=time.time(),
@@ -291,11 +265,7 @@ def inside_run(environ: Mapping[str, str] | None = None) -> str | None:
     for _ in range(32):
         if pid is None or pid <= 1:
             return None
-        cmdline = procinfo.process_cmdline(pid) or ()
-        if any(
-            "interlock.run.wrapper" in part or os.path.basename(part) == "interlock-sh"
-            for part in cmdline
-        ):
+        if agentname.is_wrapper(pid):
             return f"process {pid} above this one is interlock's shell wrapper"
         pid = procinfo.parent_pid(pid)
     return None

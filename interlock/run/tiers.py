@@ -4,10 +4,12 @@
   nudge toward a fast check (the daemon counts edits from its watcher; without the daemon
   there is no count and no nudge: the signal errs toward silence).
 - At the end (`interlock done`, or the pre-commit hook inside a run): the tree is verified
-  green when a green snapshot holds exactly the tree now. Else, when only fast checks passed
-  on this tree, one escalation asks for the full suite; when nothing passed on it, the
-  unverified message. In blocking mode (`verification_tiers = "blocking"`) the end-of-task
-  check fails when the tree is not verified green.
+  green when a green snapshot holds exactly the tree now (for a commit: holds the tree being
+  committed; untracked files the snapshot also has do not count). Else, when only fast checks
+  passed on it, one escalation asks for the full suite; when nothing passed on it, the
+  unverified message. In blocking mode (`verification_tiers = "blocking"`) `interlock done`
+  fails when the tree is not verified green; the pre-commit hook only says so (committing
+  unfinished work is normal, finishing unverified is not).
 - Budgets: each run may get at most 1, 2 or 3 messages of each kind (`verification_tiers`
   off, advisory, blocking); the unverified nudge and the tier escalation count apart. With
   `off` there are no mid-run nudges and the end-of-task check never fails.
@@ -56,7 +58,7 @@ class EditStreak:
     def take_nudge(self, not_work: Callable[[str], bool]) -> int | None:
         """How many files were edited, once per streak of three or more; else None."""
         with self._lock:
-            if self._nudged:
+            if self._nudged or len(self._paths) < EDITS_BEFORE_NUDGE:
                 return None
             edited = [p for p in self._paths if not not_work(p)]
             if len(edited) < EDITS_BEFORE_NUDGE:
@@ -107,14 +109,15 @@ def midrun_nudge(wt: Worktree, run: Run, config: Config, edited: int) -> str | N
     )
 
 
-def _passes_on(attempts: list[Attempt], tree: str) -> list[Attempt]:
+def _passes_on(attempts: list[Attempt], holds: Callable[[str], bool]) -> list[Attempt]:
     return [
         a
         for a in attempts
         if a.parent is None
         and a.completion is not None
         and a.completion.exit == 0
-        and a.completion.data.get("tree") == tree
+        and isinstance(a.completion.data.get("tree"), str)
+        and holds(str(a.completion.data["tree"]))
         and a.completion.data.get("passed_tier")
     ]
 
@@ -130,19 +133,30 @@ class EndOfTask:
     spent: bool = True  # False: the run's budget for this message was spent (a short line)
 
 
-def end_of_task(wt: Worktree, run: Run, config: Config) -> EndOfTask:
-    """The end-of-task check of `interlock done` (see the module docstring)."""
-    tree = wt.tree_now()
-    greens = [s for s in list_snapshots(wt.loc, kind="green") if s.tree == tree]
+def end_of_task(
+    wt: Worktree,
+    run: Run,
+    config: Config,
+    *,
+    holds: Callable[[str], bool] | None = None,
+    subject: str = "this tree",
+    when_spent: str | None = f"interlock: [{TAG}] not verified green",
+) -> EndOfTask:
+    """The end-of-task check (see the module docstring): `interlock done` asks about the tree
+    now; the pre-commit hook passes `holds`, whether a tree seen passing holds the commit's,
+    and its `subject`. `when_spent`: the line once the run's budget is spent (None: none)."""
+    if holds is None:
+        holds = wt.tree_now().__eq__
+    greens = [s for s in list_snapshots(wt.loc, kind="green") if holds(s.tree)]
     if greens:
         newest = greens[0]
         line = (
             f"interlock: [green] tree verified green: snapshot {newest.id} "
-            f"({newest.message or 'passed'}, `{newest.command or '?'}`) holds the tree now"
+            f"({newest.message or 'passed'}, `{newest.command or '?'}`) holds {subject}"
         )
         return EndOfTask(exitcodes.OK, [line], True)
     attempts = records.attempts_of(wt.journal, run.id)
-    passes = _passes_on(attempts, tree)
+    passes = _passes_on(attempts, holds)
     suite = full_suite(config, attempts)
     failing = exitcodes.BLOCKED if config.verification_tiers == "blocking" else exitcodes.OK
     refused = [a.completion.data.get("why_not_green") for a in passes if a.completion]
@@ -151,16 +165,17 @@ def end_of_task(wt: Worktree, run: Run, config: Config) -> EndOfTask:
         budget = "escalation"
         texts = sorted({str(v.get("text")) for a in passes for v in a.data.get("validators", [])})
         if why:
-            seen = f"the full suite passed on this tree but was not credited: {why}"
+            seen = f"the full suite passed on {subject} but was not credited: {why}"
         else:
-            seen = f"only fast checks passed on this tree ({', '.join(texts)})"
+            seen = f"only fast checks passed on {subject} ({', '.join(texts)})"
         message = f"interlock: [{TAG}] {seen}; run {suite} and let it pass before you finish"
     else:
         budget = "unverified"
         message = (
-            f"interlock: [{TAG}] nothing verified this tree: no check passed since the last "
+            f"interlock: [{TAG}] nothing verified {subject}: no check passed since the last "
             f"edit; run {suite} and let it pass before you finish"
         )
+    lines = [message]
     if not spend(wt.journal, run, config, budget):
-        return EndOfTask(failing, [f"interlock: [{TAG}] not verified green"], False, False)
-    return EndOfTask(failing, [message], False)
+        return EndOfTask(failing, [when_spent] if when_spent else [], False, False)
+    return EndOfTask(failing, lines, False)

@@ -13,8 +13,13 @@ If interlock itself fails while judging, the command is refused (exit 126, one l
 the bug report), never run unjudged - except under `mode = "off"`. Interactive shells and
 invocations that run no code (`--version`, `-n`) go straight to bash.
 
-Hot path: this module, `bashargs`, `child` and `agent` import only the standard library's C
-modules and `os`; the daemon client and the engine load when needed.
+Hot path: this module, `bashargs`, `child`, `agent` and `link` import only the standard
+library's C modules, `os` and the minimal daemon client (interlock.daemon.hotclient); the
+engine loads only when the daemon cannot answer. tests/run/test_hotpath.py pins the list.
+
+However it was started (the installed launcher, shell/interlock-sh from a checkout,
+`python -m interlock.run.wrapper`), the process names itself `interlock-sh` (its comm, as
+`ps` shows it), so the agent finder and `interlock approve` see a wrapper by one name.
 """
 
 from __future__ import annotations
@@ -136,6 +141,7 @@ def _request(call: bashargs.BashCall, code: str) -> dict[str, object]:
         "parent": int(parent) if parent.isdigit() else None,
         "pid": os.getpid(),
         "pid_start": agent.start_time(os.getpid()),
+        "once": True,  # this process makes one attempt, however many begins reach the journal
         "env": env,
     }
 
@@ -163,8 +169,24 @@ def _bug(exc: BaseException, cwd: str) -> int:
     return 126
 
 
+def name_process() -> None:
+    """Set this process's name (comm) to `interlock-sh`: a launcher run by its #! line has that
+    name already; one started as `python -I -S -c ...` or `-m` would otherwise be `python3`."""
+    try:
+        fd = os.open("/proc/self/comm", os.O_WRONLY | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        os.write(fd, agent.WRAPPER_NAME.encode())
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    name_process()
     bash = find_bash()
     try:
         return _main(bash, args)
@@ -201,12 +223,12 @@ def _judged_run(
     cwd = _cwd()
     try:
         req = _request(call, code)
-        reply, loc = link.begin(req)
+        reply, where = link.begin(req)
     except Exception as exc:
         refused = _bug(exc, cwd)
         if refused >= 0:
             return refused
-        reply, loc = {"interpose": False}, None
+        reply, where = {"interpose": False}, None
     say(str(reply.get("messages") or ""))
     if reply.get("exit_code") == 126:
         return 126
@@ -223,7 +245,7 @@ def _judged_run(
     except OSError as exc:  # no bash to run: as a shell says for a command it cannot find
         say(f"interlock: error: cannot run {bash}: {exc.strerror}; set INTERLOCK_BASH to bash")
         status, tail = 127 << 8, None
-    if loc is not None and reply.get("attempt") is not None:
+    if where is not None and reply.get("attempt") is not None:
         signalled = os.WIFSIGNALED(status)
         done = {
             "attempt": reply["attempt"],
@@ -233,10 +255,14 @@ def _judged_run(
             "tail": tail.text() if tail is not None else None,
         }
         try:
-            say(str(link.complete(loc, cwd, done).get("messages") or ""))
+            say(str(link.complete(where, cwd, done).get("messages") or ""))
         except Exception as exc:  # the command ran; only its record is missing
             say(
                 f"interlock: warning: could not record how the command ended ({exc}); "
                 "`interlock log` shows it as unresolved"
             )
     return child.exit_like(status)
+
+
+if __name__ == "__main__":  # `python -I -S -m interlock.run.wrapper -c CMD`, as the launcher
+    sys.exit(main())

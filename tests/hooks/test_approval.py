@@ -221,3 +221,78 @@ def test_approve_takes_several_ids_and_approves_all_or_none(weakened):
     status, said = interlock_on_a_terminal(["approve", fid, fid[:6]], weakened)
     assert status == 0, said
     assert said.count(f"approved {fid}") == 1
+
+
+ROOT = Path(__file__).resolve().parents[2]
+STRIPPED = "env -u INTERLOCK_WRAPPED -u INTERLOCK_RUN -u INTERLOCK_ATTEMPT"
+
+
+def _wrapper_forms(tmp_path: Path) -> dict[str, list[str]]:
+    """The ways interlock's wrapper gets started: the launcher install.sh writes (here under
+    another file name), the checkout's script, and the module."""
+    from interlock.run.launcher import import_paths, render_direct
+
+    launcher = tmp_path / "agent-shell"
+    text = render_direct(sys.executable, import_paths())
+    assert text is not None
+    launcher.write_text(text)
+    launcher.chmod(0o755)
+    return {
+        "installed launcher": [str(launcher)],
+        "checkout script": [str(ROOT / "shell" / "interlock-sh")],
+        "python -m": [sys.executable, "-m", "interlock.run.wrapper"],
+    }
+
+
+@pytest.mark.parametrize("form", ["installed launcher", "checkout script", "python -m"])
+def test_approve_refuses_under_the_wrapper_however_it_was_started(git_repo, tmp_path, form):
+    # The command unsets every variable the wrapper gives it and has a terminal: only the
+    # process tree shows that it runs inside the agent's wrapper.
+    wrapper = _wrapper_forms(tmp_path)[form]
+    inner = f"{STRIPPED} {sys.executable} -m interlock approve 0123456789"
+    primary, secondary = os.openpty()
+    try:
+        proc = subprocess.run(
+            [*wrapper, "-c", inner],
+            cwd=git_repo,
+            stdin=secondary,
+            capture_output=True,
+            text=True,
+            env={**os.environ, constants.ENV_PYTHON: sys.executable},
+            timeout=120,
+        )
+    finally:
+        os.close(secondary)
+        os.close(primary)
+    assert proc.returncode == 1, proc.stderr
+    assert "runs under interlock-sh (pid" in proc.stderr
+    assert list(journal.events(require_repo(git_repo), kind="approve")) == []
+
+
+@pytest.mark.parametrize(
+    "cmdline",
+    [
+        ("/opt/venv/bin/python", "-IS", "/home/me/bin/interlock-sh", "-c", "ls"),
+        ("python3", "-I", "-S", "-c", "import sys\nfrom interlock.run.wrapper import main"),
+        ("python3.11", "-Im", "interlock.run.wrapper", "-c", "ls"),
+        ("python", "-X", "dev", "-W", "ignore", "-m", "interlock.run.wrapper"),
+        ("/bin/sh", "/src/interlock/shell/interlock-sh", "-c", "ls"),
+        ("/usr/local/bin/interlock-sh", "-lc", "ls"),
+    ],
+)
+def test_each_way_of_starting_the_wrapper_is_told_from_its_command_line(cmdline):
+    assert approval.agent_in(cmdline) == "interlock-sh"
+
+
+@pytest.mark.parametrize(
+    "cmdline",
+    [
+        ("python3", "-c", "print('interlock-sh')"),
+        ("python3", "-W", "interlock.run.wrapper", "app.py"),
+        ("python3", "-m", "interlock", "check", "ls"),
+        ("bash", "-c", "interlock-sh -c ls"),
+        ("python3",),
+    ],
+)
+def test_programs_that_only_mention_the_wrapper_are_not_it(cmdline):
+    assert approval.agent_in(cmdline) is None

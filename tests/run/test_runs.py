@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 WRAPPER = Path(__file__).resolve().parents[2] / "shell" / "interlock-sh"
 
 
@@ -154,3 +156,49 @@ def test_a_run_started_beside_a_live_one_never_gets_laxer_rules(project, wrap, s
     got = wrap(project, "-c", "pytest || true", env={"INTERLOCK_RUN": "second"})
     assert got.returncode == 126  # the new run took the live run's blocking mode
     assert b"[masked-validator] refused" in got.stderr
+
+
+def test_status_and_runs_name_an_oddly_named_agent_by_its_command_line(
+    project, interlock, tmp_path
+):
+    # An agent program started from memory has a kernel name like `memfd:sealed-91`; here a
+    # copy of sh named binary_backend renames itself so, then runs a command as an agent would.
+    agent = tmp_path / "line_io_tools" / "binary_backend"
+    agent.parent.mkdir()
+    agent.write_bytes(Path("/bin/sh").read_bytes())
+    agent.chmod(0o755)
+    script = f"printf memfd:sealed-91 > /proc/$$/comm; echo $$; {WRAPPER} -c true; true"
+    ran = subprocess.run(
+        [str(agent), "-c", script],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "INTERLOCK_PYTHON": sys.executable},
+        check=True,
+    )
+    pid = int(ran.stdout.split()[0])
+    status = interlock(project, "status")
+    assert f"(by binary_backend pid {pid}, started" in status.stdout, status.stdout
+    assert "memfd" not in status.stdout
+    runs = interlock(project, "runs")
+    assert f"binary_backend pid {pid}" in runs.stdout and "memfd" not in runs.stdout
+    listed = json.loads(interlock(project, "runs", "--json").stdout)
+    assert (listed[0]["agent_name"], listed[0]["agent_pid"]) == ("binary_backend", pid)
+
+
+@pytest.mark.parametrize(
+    ("cmdline", "name"),
+    [
+        (("line_io_tools/binary_backend", "--uid", "0", "--env", "{}"), "binary_backend"),
+        (("node", "/usr/lib/node_modules/@anthropic-ai/claude-code/cli.js"), "claude"),
+        (("/usr/local/bin/codex", "exec", "fix it"), "codex"),
+        (("python3", "/home/me/agent.py", "--task", "x"), "python3 agent.py"),
+        (("/opt/venv/bin/python3.11", "-u", "-m", "minisweagent.run"), "python3.11 -m minisweagent.run"),
+        (("python3", "-c", "import loop; loop.main()"), "python3"),
+        (("node", "--max-old-space-size=4096", "dist/index.js"), "node index.js"),
+    ],
+)
+def test_an_agent_is_named_by_what_its_command_line_runs(cmdline, name):
+    from interlock.run.agentname import name_of
+
+    assert name_of(cmdline) == name

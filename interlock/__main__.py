@@ -14,7 +14,8 @@ full click CLI answers inline, and a front door starts the daemon in the backgro
 next call is warm. The output does not say which path answered: it must not differ.
 
 The installed launcher (install.sh writes it) runs this module with `python -I -S`, so Python
-starts without `site`; `site` is loaded only when the work is done here. A `check` the daemon
+starts without `site`, with site-packages on sys.path; `site` is loaded only for the full CLI
+(and for a cold check when the dependencies are not reachable without it). A `check` the daemon
 did not answer is judged in this process without click (`inline_check`, the same function the
 CLI calls, so the same output); everything else goes to the click CLI. If even the full
 CLI cannot be loaded, the command fails with exit 3 and one line: never 0, never a traceback.
@@ -148,13 +149,26 @@ def _load_site() -> None:
         site.main()
 
 
+def _reach_dependencies() -> None:
+    """Make interlock's dependencies importable for an inline check. The launcher and the hook
+    shims start Python with -S and put site-packages on sys.path themselves, so `site` (its
+    .pth files, ~3 ms) is loaded only when they did not: a dependency that cannot be imported
+    in the middle of a check would be judged as interlock crashing."""
+    if not sys.flags.no_site or "site" in sys.modules:
+        return
+    from importlib.machinery import PathFinder  # loaded at start-up: costs nothing
+
+    if PathFinder.find_spec("bashlex") is None:
+        _load_site()
+
+
 def inline_check(args: list[str]) -> int | None:
     """`interlock check` judged in this process, without click (the cold path: no daemon);
     None for anything the CLI must parse itself. Errors go through the CLI's funnel rules."""
     opts = parse_check_args(args)
     if opts is None:
         return None
-    _load_site()
+    _reach_dependencies()
     from interlock.config import MODES
 
     if opts["mode"] is not None and opts["mode"] not in MODES:

@@ -58,6 +58,9 @@ def shim_main(argv: list[str]) -> int:
         import site
 
         site.main()
+    from interlock import classcache
+
+    classcache.enable()  # the in-process hook creates dozens of dataclasses
     return run_hook(argv[0], argv[1:], hook_path, stdin)
 
 

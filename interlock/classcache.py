@@ -12,8 +12,10 @@ bytecode is turned off or the directory is read-only).
 Only the `dataclasses` module sees the cached exec: a global of that module shadows the
 builtin there; nothing else in the process changes. The file starts with the interpreter's
 bytecode magic number, like a .pyc: another Python's cache is ignored, and so is a file that
-is damaged or holds anything but source texts and code objects. Trust: the file sits in the
-package's own __pycache__, next to the .pyc files Python already executes from there.
+is damaged or holds anything but source texts and code objects. Each entry's code is kept
+marshalled until a class asks for it (the file holds the methods of every interlock class, a
+cold check needs about half). Trust: the file sits in the package's own __pycache__, next to
+the .pyc files Python already executes from there.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 
 MAX_ENTRIES = 4096  # interlock's own classes need ~300; a cache past this is not ours
 _state: dict[str, object] = {}
-_cache: dict[str, CodeType] = {}
+_cache: dict[str, bytes] = {}  # source text -> marshalled code object
 
 
 def cache_path() -> str | None:
@@ -47,7 +49,7 @@ def _magic() -> bytes | None:
     return magic if isinstance(magic, bytes) else None
 
 
-def load(path: str, magic: bytes) -> dict[str, CodeType]:
+def load(path: str, magic: bytes) -> dict[str, bytes]:
     """The cache in `path`; empty when it is missing, another Python's, or damaged."""
     try:
         with open(path, "rb") as handle:
@@ -60,12 +62,27 @@ def load(path: str, magic: bytes) -> dict[str, CodeType]:
         data = marshal.loads(raw[len(magic) :])
     except (EOFError, ValueError, TypeError):
         return {}
-    code_type = type(load.__code__)
     if not isinstance(data, dict) or len(data) > MAX_ENTRIES:
         return {}
-    if not all(isinstance(k, str) and type(v) is code_type for k, v in data.items()):
+    if not all(isinstance(k, str) and isinstance(v, bytes) for k, v in data.items()):
         return {}
     return data
+
+
+def _code(source: str) -> CodeType:
+    """The compiled `source`: from the cache, else compiled now (and cached)."""
+    raw = _cache.get(source)
+    if raw is not None:
+        try:
+            code = marshal.loads(raw)
+        except (EOFError, ValueError, TypeError):
+            code = None
+        if type(code) is type(_code.__code__):
+            return code
+    code = compile(source, "<string>", "exec")  # the builtin exec's own file name
+    _cache[source] = marshal.dumps(code)
+    _state["dirty"] = True
+    return code
 
 
 def save() -> None:
@@ -102,12 +119,7 @@ def _cached_exec(
         if locals is None:
             locals = frame.f_locals
     if isinstance(source, str):
-        code = _cache.get(source)
-        if code is None:
-            code = compile(source, "<string>", "exec")  # the builtin exec's own file name
-            _cache[source] = code
-            _state["dirty"] = True
-        source = code
+        source = _code(source)
     builtins.exec(source, globals, locals)
 
 

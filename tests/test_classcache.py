@@ -132,3 +132,15 @@ def test_exec_without_namespaces_runs_in_the_callers_like_the_builtin():
     scope: dict[str, object] = {"x": 2}
     classcache._cached_exec("y = x + 1", scope, None)
     assert scope["y"] == 3
+
+
+def test_an_entry_that_is_not_code_is_compiled_again(monkeypatch):
+    import marshal
+
+    monkeypatch.setattr(classcache, "_cache", {"y = x * 3": marshal.dumps("not code")})
+    monkeypatch.setattr(classcache, "_state", {})
+    scope: dict[str, object] = {"x": 2}
+    classcache._cached_exec("y = x * 3", scope)
+    assert scope["y"] == 6
+    assert classcache._state["dirty"] is True
+    assert type(marshal.loads(classcache._cache["y = x * 3"])).__name__ == "code"

@@ -24,8 +24,9 @@ Both take the methods dataclasses writes from a disk cache (interlock.classcache
 
 from __future__ import annotations
 
-import os
 import sys
+
+from interlock.daemon import hotos  # what the hot doors need of os, without importing it
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
@@ -69,7 +70,7 @@ def parse_check_args(args: list[str]) -> dict[str, Any] | None:
         else:
             break
         i += 1
-    if i >= len(args) or (opts["cwd"] is not None and not os.path.isdir(opts["cwd"])):
+    if i >= len(args) or (opts["cwd"] is not None and not hotos.isdir(opts["cwd"])):
         return None
     opts["command"] = " ".join(args[i:])
     return opts
@@ -92,7 +93,7 @@ def parse_snapshot_args(args: list[str]) -> dict[str, Any] | None:
         else:
             return None
         i += 1
-    if opts["cwd"] is not None and not os.path.isdir(opts["cwd"]):
+    if opts["cwd"] is not None and not hotos.isdir(opts["cwd"]):
         return None
     return opts
 
@@ -104,11 +105,11 @@ def hot_check(args: list[str]) -> int | None:
     opts = parse_check_args(args)
     if opts is None or hotclient.daemon_disabled():
         return None
-    cwd = os.path.abspath(opts.pop("cwd") or os.getcwd())
+    cwd = hotos.abspath(opts.pop("cwd") or hotos.getcwd())
     where = hotclient.find(cwd)
     if where is None:
         return None
-    fields = {**opts, "cwd": cwd, "env": hotclient.check_env(os.environ)}
+    fields = {**opts, "cwd": cwd, "env": hotclient.check_env(hotos.environ())}
     reply = hotclient.ask(where, "check", {**fields, "build": hotclient.build_stamp()})
     if reply is None:
         hotclient.ensure_daemon(where)
@@ -124,13 +125,13 @@ def hot_snapshot(args: list[str]) -> int | None:
     opts = parse_snapshot_args(args)
     if opts is None or hotclient.daemon_disabled():
         return None
-    where = hotclient.find(os.path.abspath(opts.pop("cwd") or os.getcwd()))
+    where = hotclient.find(hotos.abspath(opts.pop("cwd") or hotos.getcwd()))
     if where is None:
         return None
     fields = {
         "kind": opts["kind"],
         "message": opts["message"],
-        "run": os.environ.get(constants.ENV_RUN) or None,
+        "run": hotos.getenv(constants.ENV_RUN) or None,
         "render": True,
         "json": opts["json"],
         "build": hotclient.build_stamp(),
@@ -230,7 +231,7 @@ def parse_audit_args(args: list[str]) -> dict[str, Any] | None:
         else:
             return None
         i += 1
-    if opts["cwd"] is not None and not os.path.isdir(opts["cwd"]):
+    if opts["cwd"] is not None and not hotos.isdir(opts["cwd"]):
         return None
     return opts
 
@@ -242,7 +243,7 @@ def hot_audit(args: list[str]) -> int | None:
     opts = parse_audit_args(args)
     if opts is None or hotclient.daemon_disabled():
         return None
-    where = hotclient.find(os.path.abspath(opts.pop("cwd") or os.getcwd()))
+    where = hotclient.find(hotos.abspath(opts.pop("cwd") or hotos.getcwd()))
     if where is None:
         return None
     fields = {**opts, "render": True, "build": hotclient.build_stamp()}

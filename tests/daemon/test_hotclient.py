@@ -23,23 +23,16 @@ LAUNCH = (
 # What a warm `interlock check` may import beyond what `python -I -S -c pass` has loaded.
 HOT_IMPORTS = {
     "__future__",
-    "_collections_abc",
     "_json",
     "_socket",
-    "_stat",
     "fcntl",
-    "genericpath",
     "interlock",
     "interlock.__main__",
     "interlock.constants",
     "interlock.daemon",
     "interlock.daemon.hotclient",
-    "interlock.daemon.hotlife",
+    "interlock.daemon.hotos",
     "interlock.daemon.hotwhere",
-    "os",
-    "os.path",
-    "posixpath",
-    "stat",
 }
 
 

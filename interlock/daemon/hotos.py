@@ -14,6 +14,10 @@ from __future__ import annotations
 import posix
 import sys
 
+TYPE_CHECKING = False  # not `typing`
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 getcwd = posix.getcwd
 getuid = posix.getuid
 lstat = posix.lstat
@@ -35,13 +39,15 @@ def fsencode(text: str) -> bytes:
     return text.encode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 
 
-def environ() -> dict[str, str]:
-    """The environment as `os.environ` decodes it (read once; the hot doors never change it)."""
+def environ() -> Mapping[str, str]:
+    """The environment as `os.environ` has it: os.environ itself once os is loaded (a long-lived
+    process may change it), else the process's environment decoded as os does (read once:
+    without os, nothing in this process changes it)."""
+    os_module = sys.modules.get("os")
+    if os_module is not None:
+        return os_module.environ
     if not _environ:
-        if "os" in sys.modules:  # someone imported os already: share its view
-            _environ.update(sys.modules["os"].environ)
-        else:
-            _environ.update({fsdecode(k): fsdecode(v) for k, v in posix.environ.items()})
+        _environ.update({fsdecode(k): fsdecode(v) for k, v in posix.environ.items()})
     return _environ
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import sys
 
 from interlock.daemon import hotos  # what the hot doors need of os, without importing it
+from interlock.daemon.hotwhere import daemon_disabled
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
@@ -100,11 +101,11 @@ def parse_snapshot_args(args: list[str]) -> dict[str, Any] | None:
 
 def hot_check(args: list[str]) -> int | None:
     """Answer `interlock check` through the daemon; None when the full CLI must answer."""
+    opts = parse_check_args(args)
+    if opts is None or daemon_disabled():
+        return None
     from interlock.daemon import hotclient
 
-    opts = parse_check_args(args)
-    if opts is None or hotclient.daemon_disabled():
-        return None
     cwd = hotos.abspath(opts.pop("cwd") or hotos.getcwd())
     where = hotclient.find(cwd)
     if where is None:
@@ -120,11 +121,12 @@ def hot_check(args: list[str]) -> int | None:
 def hot_snapshot(args: list[str]) -> int | None:
     """Answer `interlock snapshot` through the daemon; None when the full CLI must answer."""
     from interlock import constants
-    from interlock.daemon import hotclient
 
     opts = parse_snapshot_args(args)
-    if opts is None or hotclient.daemon_disabled():
+    if opts is None or daemon_disabled():
         return None
+    from interlock.daemon import hotclient
+
     where = hotclient.find(hotos.abspath(opts.pop("cwd") or hotos.getcwd()))
     if where is None:
         return None
@@ -171,8 +173,9 @@ def inline_check(args: list[str]) -> int | None:
     if opts is None:
         return None
     _reach_dependencies()
-    from interlock import classcache
+    from interlock import classcache, lazymodules
 
+    lazymodules.defer()  # inspect (which dataclasses imports), ipaddress, base64: on first use
     classcache.enable()  # before the engine's ~50 dataclasses are created
     from interlock.config import MODES
 
@@ -238,11 +241,11 @@ def parse_audit_args(args: list[str]) -> dict[str, Any] | None:
 
 def hot_audit(args: list[str]) -> int | None:
     """Answer `interlock audit` through the daemon; None when the full CLI must answer."""
+    opts = parse_audit_args(args)
+    if opts is None or daemon_disabled():
+        return None
     from interlock.daemon import hotclient
 
-    opts = parse_audit_args(args)
-    if opts is None or hotclient.daemon_disabled():
-        return None
     where = hotclient.find(hotos.abspath(opts.pop("cwd") or hotos.getcwd()))
     if where is None:
         return None

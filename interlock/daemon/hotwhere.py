@@ -7,15 +7,16 @@ hotclient.
 
 from __future__ import annotations
 
-import _socket
-import fcntl
 import sys
 
 from interlock import constants
 from interlock.daemon import hotos
 
+# The C modules _socket and fcntl are imported where they are used, so that a door with the
+# daemon disabled (INTERLOCK_NO_DAEMON) can ask daemon_disabled() without loading them.
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
+    import _socket
     from collections.abc import Mapping
 
 # The variables git sets for hooks (as interlock.git._GIT_HOOK_ENV): never passed to a daemon.
@@ -143,6 +144,8 @@ def is_locked(where: Where) -> bool:
     except OSError:
         return False
     try:
+        import fcntl
+
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
         return True
@@ -196,6 +199,8 @@ def is_our_daemon(pid: int, where: Where) -> bool:
 
 def trust_problem(sock: _socket.socket, where: Where) -> tuple[int, str | None]:
     """(peer pid, why its answers must not be trusted, or None)."""
+    import _socket
+
     creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
     pid = int.from_bytes(creds[0:4], sys.byteorder, signed=True)
     uid = int.from_bytes(creds[4:8], sys.byteorder, signed=True)

@@ -96,12 +96,21 @@ def _hard_linked(path: str) -> bool:
     return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
 
 
+def _is_file(entry: str) -> bool:
+    """A worktree path, not a description such as `/ (outside any worktree)` or a ref."""
+    return not (entry.startswith(("commit ", "(", "/", "refs/")) or " (" in entry)
+
+
 def _summarise(lost: list[_Lost], cap: int) -> Judgement:
     if not lost:
         return Judgement((), "")
     shown = sorted({d for d, _ in lost if not d.startswith("commit ")})
     commits = sorted({d for d, _ in lost if d.startswith("commit ")})
-    parts = [describe(shown)] if shown else []
+    files = [d for d in shown if _is_file(d)]
+    parts = [describe(files)] if files else []
+    # Whole trees, repositories, the stash: named as they are, never counted as "files under"
+    # their parent folder.
+    parts += ["the stash" if d == "refs/stash" else d for d in shown if not _is_file(d)]
     if commits:
         parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} no other ref holds")
     paths = tuple(sorted({p for _, p in lost if p is not None}))

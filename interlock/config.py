@@ -490,6 +490,8 @@ def load_config(
 def config_to_json(config: Config) -> dict[str, Any]:
     """Every key's effective value as JSON that `config_from_json` reads back to the same
     values: how a run keeps the config resolved at its baseline."""
+    from collections.abc import Mapping  # at run time here; typing-only at module level
+
     data: dict[str, Any] = {}
     for key in SCHEMA:
         value = config.value(key.name)
@@ -557,6 +559,8 @@ def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:
 def show_value(value: Any, key: Key | None = None) -> str:
     """How `config show` and the warnings print a value (of `key`, which says what None
     means for it)."""
+    from collections.abc import Mapping  # at run time here; typing-only at module level
+
     if value is None:
         return key.none if key is not None else "unbounded/off"
     if isinstance(value, tuple):

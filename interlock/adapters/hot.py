@@ -51,7 +51,7 @@ def _read_event() -> bytes:
 def _event_cwd(raw: bytes) -> str:
     try:
         data = hotclient.decode(raw)
-    except Exception:  # ValueError, and _json's SystemError on some malformed text
+    except ValueError:
         data = None
     cwd = data.get("cwd") if isinstance(data, dict) else None
     if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd):

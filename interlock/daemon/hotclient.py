@@ -126,6 +126,9 @@ class _JsonContext:
     memo: dict[str, str] = {}
 
 
+_NONFINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
 def encode(value: object) -> str:
     """JSON text for str, bool, int, float, None, lists and dicts of them."""
     if isinstance(value, str):
@@ -134,8 +137,10 @@ def encode(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
         return repr(value)
+    if isinstance(value, float):  # as json.dumps: NaN and the infinities by name
+        return repr(value) if value - value == 0 else _NONFINITE[str(value)]
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(encode(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -144,15 +149,30 @@ def encode(value: object) -> str:
 
 
 def decode(raw: bytes) -> object:
-    """The JSON value of `raw`; ValueError when it is not exactly one JSON value."""
-    text = raw.decode("utf-8")
+    """The JSON value of `raw`; ValueError (only) when it is not exactly one JSON value.
+
+    _json's scanner reports malformed text by raising json.decoder.JSONDecodeError, which it
+    looks up in sys.modules without importing it: in a hot door, where `json` is never
+    imported, the error comes out as a SystemError ("returned NULL without setting an
+    exception"). Both, and nesting too deep for the C stack guard, are a ValueError here.
+    """
+    try:
+        text = bytes(raw).decode("utf-8")
+    except (UnicodeDecodeError, TypeError) as exc:
+        raise ValueError(f"not UTF-8 JSON text: {exc}") from None
     start = len(text) - len(text.lstrip())
     try:
         value, end = _json.make_scanner(_JsonContext())(text, start)  # type: ignore[arg-type]
-    except StopIteration:
-        raise ValueError("not JSON") from None
+    except StopIteration as exc:
+        raise ValueError(f"not JSON at character {exc.value}") from None
+    except ValueError as exc:  # JSONDecodeError, when json.decoder happens to be loaded
+        raise ValueError(f"malformed JSON: {exc}") from None
+    except SystemError:
+        raise ValueError("malformed JSON") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
     if text[end:].strip():
-        raise ValueError("trailing data after the JSON value")
+        raise ValueError(f"trailing data after the JSON value at character {end}")
     return value
 
 
@@ -227,7 +247,7 @@ def ask(
         return None
     try:
         reply = decode(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+    except ValueError:
         return None
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
         return None

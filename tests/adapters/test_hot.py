@@ -20,7 +20,7 @@ HOT_IMPORTS = {
     "__future__", "_collections_abc", "_json", "_socket", "_stat", "fcntl", "genericpath",
     "interlock", "interlock.__main__", "interlock.adapters", "interlock.adapters.hot",
     "interlock.constants", "interlock.daemon", "interlock.daemon.hotclient",
-    "interlock.daemon.hotlife", "interlock.daemon.hotwhere", "interlock.run",
+    "interlock.daemon.hotlife", "interlock.daemon.hotos", "interlock.daemon.hotwhere", "interlock.run",
     "interlock.run.agent", "os", "os.path", "posixpath", "stat",
 }
 

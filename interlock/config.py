@@ -172,8 +172,10 @@ def _parse_count(low: int, what: str) -> Callable[[Any], int]:
         if isinstance(raw, float) and raw.is_integer():
             raw = int(raw)
         if isinstance(raw, str):
-            with contextlib.suppress(ValueError):
+            try:
                 raw = int(raw.strip())
+            except ValueError:
+                pass
         if not isinstance(raw, int) or raw < low:
             raise _Invalid(what)
         return raw

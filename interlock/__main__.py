@@ -19,7 +19,8 @@ starts without `site`, with site-packages on sys.path; `site` is loaded only for
 did not answer is judged in this process without click (`inline_check`, the same function the
 CLI calls, so the same output); everything else goes to the click CLI. If even the full
 CLI cannot be loaded, the command fails with exit 3 and one line: never 0, never a traceback.
-Both take the methods dataclasses writes from a disk cache (interlock.classcache).
+Both take the methods dataclasses writes and the programs of compiled regular expressions from
+disk caches (interlock.classcache, interlock.recache).
 """
 
 from __future__ import annotations
@@ -175,10 +176,11 @@ def inline_check(args: list[str]) -> int | None:
     if opts is None:
         return None
     _reach_dependencies()
-    from interlock import classcache, lazymodules
+    from interlock import classcache, lazymodules, recache
 
     lazymodules.defer()  # inspect (which dataclasses imports), ipaddress, base64: on first use
     classcache.enable()  # before the engine's ~50 dataclasses are created
+    recache.enable()  # before the engine's modules compile their patterns
     from interlock.config import MODES
 
     if opts["mode"] is not None and opts["mode"] not in MODES:
@@ -205,9 +207,10 @@ def full_cli(args: list[str]) -> int:
     """The click CLI; loads `site` first when Python was started without it (-S)."""
     try:
         _load_site()
-        from interlock import classcache
+        from interlock import classcache, recache
 
         classcache.enable()
+        recache.enable()
         from interlock.cli import run_cli
     except Exception as exc:  # a broken installation: one line, exit 3, no traceback
         sys.stderr.write(

@@ -17,7 +17,6 @@ non-blocking error: shown to the person, the tool goes on).
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -132,24 +131,7 @@ def _outcome(event: Event, payload: dict[str, Any], failed: bool) -> None:
 
 
 def render(event: Event, decision: Decision) -> Reply:
-    name = event.name
-    if event.kind in (ev.STOP, ev.SUBAGENT_STOP):
-        out: dict[str, Any] = {}
-        if decision.action == "block-stop":
-            out = {"decision": "block", "reason": decision.reason}
-        if decision.user:
-            out["systemMessage"] = decision.user
-        return Reply(json.dumps(out) if out else "")
-    specific: dict[str, Any] = {"hookEventName": name}
-    if name == "PreToolUse" and decision.action in ("deny", "ask"):
-        specific["permissionDecision"] = decision.action
-        specific["permissionDecisionReason"] = decision.reason
-    if decision.context:
-        specific["additionalContext"] = decision.context
-    out = {"hookSpecificOutput": specific} if len(specific) > 1 else {}
-    if decision.user:
-        out["systemMessage"] = decision.user
-    return Reply(json.dumps(out) if out else "")
+    return Reply(ev.hooks_json(event, decision, ask=True))
 
 
 def render_unreadable(name: str, why: str, decision: Decision) -> Reply:

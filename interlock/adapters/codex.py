@@ -20,7 +20,6 @@ fails, the tool goes on). Codex runs a command hook only after a person trusted 
 
 from __future__ import annotations
 
-import json
 import os
 from typing import Any
 
@@ -82,23 +81,9 @@ def _outcome(event: Event, response: Any) -> None:
 
 
 def render(event: Event, decision: Decision) -> Reply:
-    if event.kind in (ev.STOP, ev.SUBAGENT_STOP):
-        out: dict[str, Any] = {}
-        if decision.action == "block-stop":
-            out = {"decision": "block", "reason": decision.reason}
-        if decision.user:
-            out["systemMessage"] = decision.user
-        return Reply(json.dumps(out))  # Stop requires JSON on exit 0: `{}` when nothing
-    specific: dict[str, Any] = {"hookEventName": event.name}
-    if event.name == "PreToolUse" and decision.action in ("deny", "ask"):
-        specific["permissionDecision"] = "deny"  # Codex does not support ask
-        specific["permissionDecisionReason"] = decision.reason
-    if decision.context:
-        specific["additionalContext"] = decision.context
-    out = {"hookSpecificOutput": specific} if len(specific) > 1 else {}
-    if decision.user:
-        out["systemMessage"] = decision.user
-    return Reply(json.dumps(out) if out else "")
+    out = ev.hooks_json(event, decision, ask=False)  # Codex does not support ask
+    stop = event.kind in (ev.STOP, ev.SUBAGENT_STOP)
+    return Reply(out or ("{}" if stop else ""))  # Stop requires JSON on exit 0: `{}`
 
 
 def render_unreadable(name: str, why: str, decision: Decision) -> Reply:

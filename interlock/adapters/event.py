@@ -7,6 +7,7 @@ status). What interlock decides never depends on which agent asked.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -131,3 +132,26 @@ def exit_in_text(text: str) -> int | None:
         if found:
             return int(found.group(1))
     return None
+
+
+def hooks_json(event: Event, decision: Decision, ask: bool) -> str:
+    """Claude Code's and Codex's shared hook output (their hooks reference): a Stop's
+    `decision`/`reason`, else `hookSpecificOutput` with a PreToolUse's permission decision
+    (`ask` where the agent has it, else `deny`) and the context the model reads; the person's
+    `systemMessage` with either. "" when there is nothing to say (a Stop gets `{}`: the
+    caller decides whether an empty Stop needs it)."""
+    if event.kind in (STOP, SUBAGENT_STOP):
+        out: dict[str, Any] = {}
+        if decision.action == "block-stop":
+            out = {"decision": "block", "reason": decision.reason}
+    else:
+        specific: dict[str, Any] = {"hookEventName": event.name}
+        if event.name == "PreToolUse" and decision.action in ("deny", "ask"):
+            specific["permissionDecision"] = decision.action if ask else "deny"
+            specific["permissionDecisionReason"] = decision.reason
+        if decision.context:
+            specific["additionalContext"] = decision.context
+        out = {"hookSpecificOutput": specific} if len(specific) > 1 else {}
+    if decision.user:
+        out["systemMessage"] = decision.user
+    return json.dumps(out) if out else ""

@@ -98,7 +98,7 @@ def test_shell_integration_prints_the_line_when_asked(tmp_path, interlock):
     assert not (Path(os.environ["HOME"]) / ".zshrc").exists()
 
 
-def test_the_packaged_shell_files_are_the_ones_in_shell():
+def test_the_shell_files_in_shell_are_the_packaged_ones():
     root = Path(__file__).resolve().parents[2]
     for name in ("interlock.bash", "interlock.zsh"):
-        assert (root / "shell" / name).read_text() == (root / "interlock" / "resources" / name).read_text()
+        assert (root / "shell" / name).resolve() == (root / "interlock" / "resources" / name)

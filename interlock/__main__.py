@@ -14,16 +14,21 @@ full click CLI answers inline, and a front door starts the daemon in the backgro
 next call is warm. The output does not say which path answered: it must not differ.
 
 The installed launcher (install.sh writes it) runs this module with `python -I -S`, so Python
-starts without `site`; `site` is loaded only when the work is done here. A `check` the daemon
+starts without `site`, with site-packages on sys.path; `site` is loaded only for the full CLI
+(and for a cold check when the dependencies are not reachable without it). A `check` the daemon
 did not answer is judged in this process without click (`inline_check`, the same function the
 CLI calls, so the same output); everything else goes to the click CLI. If even the full
 CLI cannot be loaded, the command fails with exit 3 and one line: never 0, never a traceback.
+Both take the methods dataclasses writes and the programs of compiled regular expressions from
+disk caches (interlock.classcache, interlock.recache).
 """
 
 from __future__ import annotations
 
-import os
 import sys
+
+from interlock.daemon import hotos  # what the hot doors need of os, without importing it
+from interlock.daemon.hotwhere import daemon_disabled
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
@@ -67,7 +72,7 @@ def parse_check_args(args: list[str]) -> dict[str, Any] | None:
         else:
             break
         i += 1
-    if i >= len(args) or (opts["cwd"] is not None and not os.path.isdir(opts["cwd"])):
+    if i >= len(args) or (opts["cwd"] is not None and not hotos.isdir(opts["cwd"])):
         return None
     if not " ".join(args[i:]).strip():
         return None  # nothing to check: the full CLI says how to use it
@@ -92,23 +97,23 @@ def parse_snapshot_args(args: list[str]) -> dict[str, Any] | None:
         else:
             return None
         i += 1
-    if opts["cwd"] is not None and not os.path.isdir(opts["cwd"]):
+    if opts["cwd"] is not None and not hotos.isdir(opts["cwd"]):
         return None
     return opts
 
 
 def hot_check(args: list[str]) -> int | None:
     """Answer `interlock check` through the daemon; None when the full CLI must answer."""
+    opts = parse_check_args(args)
+    if opts is None or daemon_disabled():
+        return None
     from interlock.daemon import hotclient
 
-    opts = parse_check_args(args)
-    if opts is None or hotclient.daemon_disabled():
-        return None
-    cwd = os.path.abspath(opts.pop("cwd") or os.getcwd())
+    cwd = hotos.abspath(opts.pop("cwd") or hotos.getcwd())
     where = hotclient.find(cwd)
     if where is None:
         return None
-    fields = {**opts, "cwd": cwd, "env": hotclient.check_env(os.environ)}
+    fields = {**opts, "cwd": cwd, "env": hotclient.check_env(hotos.environ())}
     reply = hotclient.ask(where, "check", {**fields, "build": hotclient.build_stamp()})
     if reply is None:
         hotclient.ensure_daemon(where)
@@ -119,18 +124,19 @@ def hot_check(args: list[str]) -> int | None:
 def hot_snapshot(args: list[str]) -> int | None:
     """Answer `interlock snapshot` through the daemon; None when the full CLI must answer."""
     from interlock import constants
-    from interlock.daemon import hotclient
 
     opts = parse_snapshot_args(args)
-    if opts is None or hotclient.daemon_disabled():
+    if opts is None or daemon_disabled():
         return None
-    where = hotclient.find(os.path.abspath(opts.pop("cwd") or os.getcwd()))
+    from interlock.daemon import hotclient
+
+    where = hotclient.find(hotos.abspath(opts.pop("cwd") or hotos.getcwd()))
     if where is None:
         return None
     fields = {
         "kind": opts["kind"],
         "message": opts["message"],
-        "run": os.environ.get(constants.ENV_RUN) or None,
+        "run": hotos.getenv(constants.ENV_RUN) or None,
         "render": True,
         "json": opts["json"],
         "build": hotclient.build_stamp(),
@@ -150,13 +156,31 @@ def _load_site() -> None:
         site.main()
 
 
+def _reach_dependencies() -> None:
+    """Make interlock's dependencies importable for an inline check. The launcher and the hook
+    shims start Python with -S and put site-packages on sys.path themselves, so `site` (its
+    .pth files, ~3 ms) is loaded only when they did not: a dependency that cannot be imported
+    in the middle of a check would be judged as interlock crashing."""
+    if not sys.flags.no_site or "site" in sys.modules:
+        return
+    from importlib.machinery import PathFinder  # loaded at start-up: costs nothing
+
+    if PathFinder.find_spec("bashlex") is None:
+        _load_site()
+
+
 def inline_check(args: list[str]) -> int | None:
     """`interlock check` judged in this process, without click (the cold path: no daemon);
     None for anything the CLI must parse itself. Errors go through the CLI's funnel rules."""
     opts = parse_check_args(args)
     if opts is None:
         return None
-    _load_site()
+    _reach_dependencies()
+    from interlock import classcache, lazymodules, recache
+
+    lazymodules.defer()  # inspect (which dataclasses imports), ipaddress, base64: on first use
+    classcache.enable()  # before the engine's ~50 dataclasses are created
+    recache.enable()  # before the engine's modules compile their patterns
     from interlock.config import MODES
 
     if opts["mode"] is not None and opts["mode"] not in MODES:
@@ -183,6 +207,10 @@ def full_cli(args: list[str]) -> int:
     """The click CLI; loads `site` first when Python was started without it (-S)."""
     try:
         _load_site()
+        from interlock import classcache, recache
+
+        classcache.enable()
+        recache.enable()
         from interlock.cli import run_cli
     except Exception as exc:  # a broken installation: one line, exit 3, no traceback
         sys.stderr.write(
@@ -211,19 +239,19 @@ def parse_audit_args(args: list[str]) -> dict[str, Any] | None:
         else:
             return None
         i += 1
-    if opts["cwd"] is not None and not os.path.isdir(opts["cwd"]):
+    if opts["cwd"] is not None and not hotos.isdir(opts["cwd"]):
         return None
     return opts
 
 
 def hot_audit(args: list[str]) -> int | None:
     """Answer `interlock audit` through the daemon; None when the full CLI must answer."""
+    opts = parse_audit_args(args)
+    if opts is None or daemon_disabled():
+        return None
     from interlock.daemon import hotclient
 
-    opts = parse_audit_args(args)
-    if opts is None or hotclient.daemon_disabled():
-        return None
-    where = hotclient.find(os.path.abspath(opts.pop("cwd") or os.getcwd()))
+    where = hotclient.find(hotos.abspath(opts.pop("cwd") or hotos.getcwd()))
     if where is None:
         return None
     fields = {**opts, "render": True, "build": hotclient.build_stamp()}

@@ -14,18 +14,20 @@ be read or parsed yields the defaults plus a warning. The defaults are the guard
 
 from __future__ import annotations
 
-import contextlib
-import difflib
 import math
 import os
-import tomllib
-from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from interlock import constants
 from interlock.errors import ConfigError
+
+# Every `interlock check` imports this module: what only some calls need (tomllib when a config
+# file exists, difflib for a misspelt key) is imported where it is used.
+TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+    from typing import Any
 
 MODES = ("off", "advisory", "blocking")
 TIER_MODES = ("off", "advisory", "blocking")
@@ -123,8 +125,10 @@ def _parse_stall(raw: Any) -> int | None:
         text = raw.strip().lower()
         if text in ("off", "none", ""):
             return None
-        with contextlib.suppress(ValueError):
+        try:
             number = int(text)
+        except ValueError:
+            pass
     if number is None or number < 2:
         raise _Invalid("an integer >= 2, or absent for off")
     return number
@@ -168,8 +172,10 @@ def _parse_count(low: int, what: str) -> Callable[[Any], int]:
         if isinstance(raw, float) and raw.is_integer():
             raw = int(raw)
         if isinstance(raw, str):
-            with contextlib.suppress(ValueError):
+            try:
                 raw = int(raw.strip())
+            except ValueError:
+                pass
         if not isinstance(raw, int) or raw < low:
             raise _Invalid(what)
         return raw
@@ -383,11 +389,15 @@ class RawSource:
 def _read_toml(path: Path, table: tuple[str, ...]) -> tuple[RawSource | None, list[str]]:
     """Read one config file; problems become warnings, never exceptions."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None, []
     except (OSError, UnicodeDecodeError) as exc:
         return None, [f"{path}: cannot be read ({exc}); using the guarded defaults"]
+    import tomllib  # only when the file exists
+
+    try:
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         return None, [f"{path}: not valid TOML ({exc}); using the guarded defaults"]
     data = _table(data, table)
@@ -482,6 +492,8 @@ def load_config(
 def config_to_json(config: Config) -> dict[str, Any]:
     """Every key's effective value as JSON that `config_from_json` reads back to the same
     values: how a run keeps the config resolved at its baseline."""
+    from collections.abc import Mapping  # at run time here; typing-only at module level
+
     data: dict[str, Any] = {}
     for key in SCHEMA:
         value = config.value(key.name)
@@ -516,6 +528,8 @@ def config_from_json(data: Mapping[str, Any], name: str) -> Config:
 
 def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:
     """Strict check for `interlock config validate`: every problem as a ConfigError."""
+    import tomllib
+
     errors: list[ConfigError] = []
     try:
         data: Any = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -547,6 +561,8 @@ def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:
 def show_value(value: Any, key: Key | None = None) -> str:
     """How `config show` and the warnings print a value (of `key`, which says what None
     means for it)."""
+    from collections.abc import Mapping  # at run time here; typing-only at module level
+
     if value is None:
         return key.none if key is not None else "unbounded/off"
     if isinstance(value, tuple):
@@ -558,5 +574,7 @@ def show_value(value: Any, key: Key | None = None) -> str:
 
 def _suggest(raw_key: str) -> str:
     """' (did you mean 'mode'?)' for a near miss of a known key, else ''."""
+    import difflib  # only for an unknown key
+
     close = difflib.get_close_matches(raw_key, list(SCHEMA_BY_NAME))
     return f" (did you mean {close[0]!r}?)" if close else ""

@@ -78,10 +78,10 @@ def build_stamp() -> str:
     """Which installed interlock this process runs: the version and the package directory's
     mtime (an upgrade re-creates its files). A thin client and the daemon compare stamps, so a
     daemon left running across an upgrade is replaced instead of answering with old code."""
-    import os
+    import posix  # not os: the hot client asks for this on every request, before os is loaded
 
     try:
-        stamp = os.stat(os.path.dirname(__file__)).st_mtime_ns
+        stamp = posix.stat(__file__.rpartition("/")[0]).st_mtime_ns  # the package's directory
     except OSError:
         stamp = 0
     return f"{VERSION}:{stamp}"

@@ -8,14 +8,15 @@ which only needs `discover()`, stays light.
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from interlock.errors import GitError, NotARepoError
 
+TYPE_CHECKING = False  # not `typing`: discover() is on every command's path
 if TYPE_CHECKING:
+    from typing import Any
+
     import pygit2
 
 # Variables git exports to hooks; another git started from a hook must not inherit them.
@@ -52,6 +53,8 @@ def run(
     check: bool = False,
 ) -> tuple[int, bytes, bytes]:
     """Run `git ARGS` in cwd; returns (returncode, stdout, stderr) as bytes."""
+    import subprocess  # lazily: a check that reads no tree fact forks nothing
+
     proc = subprocess.run(
         ["git", *args],
         cwd=os.fspath(cwd),

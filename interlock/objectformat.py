@@ -7,7 +7,6 @@ non-UTF-8 names, so interlock reads and writes trees and commits in their raw fo
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable
 
 COMMIT, TREE, BLOB = 1, 2, 3
@@ -86,4 +85,6 @@ def parse_commit(data: bytes) -> tuple[str, list[str], str]:
 def object_id(kind: int, data: bytes) -> str:
     """The id git gives an object of this type and content."""
     header = b"%s %d\0" % (_TYPE_NAMES[kind], len(data))
+    import hashlib  # lazily: loading OpenSSL costs every command that imports interlock.git
+
     return hashlib.sha1(header + data).hexdigest()

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
-import logging
 import sys
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any, TextIO, cast
+
+TYPE_CHECKING = False  # not `typing`: every command imports this module
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
+    from typing import Any, TextIO
 
 _streams: dict[str, TextIO | None] = {"out": None, "err": None}
 
@@ -48,6 +49,8 @@ def write_err(text: str = "") -> None:
 
 
 def write_json(obj: Any, *, pretty: bool = False) -> None:
+    import json  # only for --json
+
     text = json.dumps(obj, indent=2 if pretty else None, ensure_ascii=False, sort_keys=False)
     write_out(text)
 
@@ -104,6 +107,8 @@ class _ThreadStream(io.TextIOBase):
         if buffer is not None:
             return buffer.write(text)
         if text.strip():
+            import logging  # the daemon's log; it has imported logging long before
+
             logging.getLogger("interlock.output").info("%s: %s", self._name, text.rstrip("\n"))
         return len(text)
 
@@ -132,7 +137,7 @@ def _thread_pair() -> tuple[_ThreadStream, _ThreadStream]:
 def install_thread_capture() -> None:
     """Send output to per-thread buffers from now on (outside a capture: to the log)."""
     out, err = _thread_pair()
-    set_streams(cast(TextIO, out), cast(TextIO, err))
+    set_streams(out, err)  # type: ignore[arg-type]  # a TextIOBase that writes text
 
 
 @contextlib.contextmanager

@@ -6,7 +6,7 @@
 
 Every tool call of the agent pays for this process, so it runs like the shell wrapper:
 Python started with `-I -S`, the standard library's C modules, interlock.constants, the
-minimal daemon client (`interlock.daemon.hotclient`) and `interlock.run.agent` (the agent
+minimal daemon client (`interlock.daemon.hotclient`, on `hotos` instead of `os`) and `interlock.run.agent` (the agent
 process, from /proc); tests/adapters/test_hot.py pins that list. It reads the event, finds
 the worktree from the event's `cwd`, and asks the warm daemon's `agent` op, which judges
 it (`interlock.adapters.serve`) and answers the hook's stdout, stderr and exit status in
@@ -21,11 +21,11 @@ non-blocking error (exit 1), and a Codex Stop still prints its required JSON.
 
 from __future__ import annotations
 
-import os
+import posix
 import sys
 
 from interlock import constants
-from interlock.daemon import hotclient
+from interlock.daemon import hotclient, hotos
 
 AGENTS = ("claude-code", "codex", "gemini")
 MAX_EVENT = 64 << 20  # bytes of event JSON read at most (a Write of a large file)
@@ -38,7 +38,7 @@ def _read_event() -> bytes:
     size = 0
     while size <= MAX_EVENT:
         try:
-            chunk = os.read(0, 1 << 20)
+            chunk = posix.read(0, 1 << 20)
         except OSError:
             break
         if not chunk:
@@ -51,27 +51,28 @@ def _read_event() -> bytes:
 def _event_cwd(raw: bytes) -> str:
     try:
         data = hotclient.decode(raw)
-    except Exception:  # ValueError, and _json's SystemError on some malformed text
+    except ValueError:
         data = None
     cwd = data.get("cwd") if isinstance(data, dict) else None
-    if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd):
+    if isinstance(cwd, str) and cwd.startswith("/") and hotos.isdir(cwd):
         return cwd
     try:
-        return os.getcwd()
+        return hotos.getcwd()
     except OSError:
-        return os.environ.get("PWD") or "/"
+        return hotos.getenv("PWD") or "/"
 
 
 def request(agent: str, event: str, raw: bytes, cwd: str) -> dict[str, object]:
     from interlock.run.agent import agent_process
 
-    env = {k: v for k, v in os.environ.items() if k.startswith(constants.ENV_PREFIX)}
+    environ = hotos.environ()
+    env = {k: v for k, v in environ.items() if k.startswith(constants.ENV_PREFIX)}
     return {
         "agent": agent,
         "event": event,
         "payload": raw.decode("utf-8", "replace"),
         "cwd": cwd,
-        "run": os.environ.get(constants.ENV_RUN) or None,
+        "run": environ.get(constants.ENV_RUN) or None,
         "agent_proc": list(agent_process()),
         "env": env,
     }
@@ -82,7 +83,7 @@ def _write(stdout: str, stderr: str) -> None:
         data = text.encode("utf-8", "replace")
         while data:
             try:
-                data = data[os.write(fd, data) :]
+                data = data[posix.write(fd, data) :]
             except OSError:
                 break
 

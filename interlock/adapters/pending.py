@@ -44,6 +44,14 @@ def remember(loc: RepoLocation, key: str, record: dict[str, Any]) -> None:
         os.write(fd, json.dumps({**record, "at": time.time()}).encode())
     finally:
         os.close(fd)
+    # A rename over an existing file makes ext4 write the new data out first (auto_da_alloc,
+    # ~3-20 ms): a Gemini CLI call repeated in a session has the same key. Without the old
+    # file the rename is a plain one; a post event in between finds no pairing, as it would
+    # have an instant earlier for this very call.
+    try:
+        os.unlink(folder / key)
+    except FileNotFoundError:
+        pass
     os.replace(temp, folder / key)
     names = os.listdir(folder)
     if len(names) > _PRUNE_ABOVE:

@@ -3,14 +3,12 @@ the path every door takes)."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Iterable
 
 from interlock import exitcodes, output
 from interlock.engine.check import evaluate, render_summary, show
-from interlock.engine.facts import collect_facts
 from interlock.git import discover
 
 
@@ -23,6 +21,8 @@ def check(
 
 
 def _read_batch(lines: Iterable[str], json_in: bool) -> Iterable[str]:
+    import json  # --batch only: a single check does not pay for it
+
     for raw in lines:
         line = raw.rstrip("\n")
         if not line.strip():
@@ -34,6 +34,8 @@ def batch(
     cwd: str | None, mode: str | None, assume_dirty: bool, as_json: bool, json_in: bool
 ) -> int:
     """Judge one command per stdin line, in order, in one process; exit 126 if any would block."""
+    from interlock.engine.facts import collect_facts
+
     start = os.path.abspath(cwd or os.getcwd())
     loc = discover(start)
     facts = collect_facts(loc) if loc is not None and not assume_dirty else None

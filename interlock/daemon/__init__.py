@@ -4,7 +4,8 @@
 protocol and its safety; `ops` the request handlers; `watcher` and `dirtyset` follow the
 tree; `warmfacts` keeps the tree facts fresh.
 
-`hotclient` (the minimal client of every hot door, with its parts `hotwhere` and `hotlife`)
+`hotclient` (the minimal client of every hot door, with its parts `hotwhere`, `hotlife` and
+`hotos`)
 and `client` (its wrapper for the full CLI) are the other end of the socket, run by the doors
 in their own (short) processes: stdlib only, and they may import only the ground. They are a
 unit of their own in the map (docs/architecture.md), below every door.

@@ -9,10 +9,12 @@
     hotclient.ensure_daemon(where)                 # start it in the background when down
 
 Every agent command and every commit pays for this module, so it is started with
-`python -I -S` and imports only os, sys, time, the C modules `_socket`, `_json` and `fcntl`,
-interlock.constants and its two parts: `hotwhere` (where the daemon lives, whether the peer
-is it) and `hotlife` (misses, replacement, starting one) - tests/daemon/test_hotclient.py pins
-that list. No `socket` (it pulls in selectors and enum), no `json` (re), no pathlib, no typing.
+`python -I -S` and imports only sys, time, the C modules `_socket`, `_json` and `fcntl`,
+interlock.constants, `hotos` (what it needs of os and os.path, on `posix`: importing `os`
+costs ~1.2 ms) and `hotwhere` (where the daemon lives, whether the peer is it) -
+tests/daemon/test_hotclient.py pins that list. `hotlife` (misses, replacement, starting a
+daemon) is imported only when it acts. No `socket` (it pulls in selectors and enum), no
+`json` (re), no pathlib, no typing.
 
 Trust: an answer counts only from this worktree's own daemon. The peer's pid (SO_PEERCRED)
 must be the pid in the daemon's pid file, that file must be locked (a live daemon holds its
@@ -34,28 +36,22 @@ from __future__ import annotations
 
 import _json
 import _socket
-import os
 import sys
 import time
 
-from interlock.daemon.hotlife import (
-    MISSES_BEFORE_REPLACE,
-    ensure_daemon,
-    healthy,
-    missed,
-    replace,
-    spawn_daemon,
-)
+from interlock.daemon import hotos
 from interlock.daemon.hotwhere import (
     CHECK_ENV,
     DEAD_STATES,
     GIT_HOOK_ENV,
+    MISSES_BEFORE_REPLACE,
     Where,
     build_stamp,
     check_env,
     daemon_argv,
     daemon_disabled,
     find,
+    healthy,
     is_busy,
     is_locked,
     is_our_daemon,
@@ -130,6 +126,9 @@ class _JsonContext:
     memo: dict[str, str] = {}
 
 
+_NONFINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
+
+
 def encode(value: object) -> str:
     """JSON text for str, bool, int, float, None, lists and dicts of them."""
     if isinstance(value, str):
@@ -138,8 +137,10 @@ def encode(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, (int, float)):
+    if isinstance(value, int):
         return repr(value)
+    if isinstance(value, float):  # as json.dumps: NaN and the infinities by name
+        return repr(value) if value - value == 0 else _NONFINITE[str(value)]
     if isinstance(value, (list, tuple)):
         return "[" + ",".join(encode(v) for v in value) + "]"
     if isinstance(value, dict):
@@ -148,27 +149,70 @@ def encode(value: object) -> str:
 
 
 def decode(raw: bytes) -> object:
-    """The JSON value of `raw`; ValueError when it is not exactly one JSON value."""
-    text = raw.decode("utf-8")
+    """The JSON value of `raw`; ValueError (only) when it is not exactly one JSON value.
+
+    _json's scanner reports malformed text by raising json.decoder.JSONDecodeError, which it
+    looks up in sys.modules without importing it: in a hot door, where `json` is never
+    imported, the error comes out as a SystemError ("returned NULL without setting an
+    exception"). Both, and nesting too deep for the C stack guard, are a ValueError here.
+    """
+    try:
+        text = bytes(raw).decode("utf-8")
+    except (UnicodeDecodeError, TypeError) as exc:
+        raise ValueError(f"not UTF-8 JSON text: {exc}") from None
     start = len(text) - len(text.lstrip())
     try:
         value, end = _json.make_scanner(_JsonContext())(text, start)  # type: ignore[arg-type]
-    except StopIteration:
-        raise ValueError("not JSON") from None
+    except StopIteration as exc:
+        raise ValueError(f"not JSON at character {exc.value}") from None
+    except ValueError as exc:  # JSONDecodeError, when json.decoder happens to be loaded
+        raise ValueError(f"malformed JSON: {exc}") from None
+    except SystemError:
+        raise ValueError("malformed JSON") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
     if text[end:].strip():
-        raise ValueError("trailing data after the JSON value")
+        raise ValueError(f"trailing data after the JSON value at character {end}")
     return value
 
 
 # --- one request ---
 
 
+# hotlife (it imports os) is loaded only when a daemon must be started, replaced or counted
+# as missing a deadline: never on a warm answer.
+
+
+def ensure_daemon(where: Where, force: bool = False) -> bool:
+    from interlock.daemon import hotlife
+
+    return hotlife.ensure_daemon(where, force)
+
+
+def spawn_daemon(worktree: str) -> None:
+    from interlock.daemon import hotlife
+
+    hotlife.spawn_daemon(worktree)
+
+
+def missed(where: Where, pid: int, why: str) -> None:
+    from interlock.daemon import hotlife
+
+    hotlife.missed(where, pid, why)
+
+
+def replace(where: Where, pid: int) -> None:
+    from interlock.daemon import hotlife
+
+    hotlife.replace(where, pid)
+
+
 def _is_our_socket(path: str) -> bool:
     try:
-        st = os.lstat(path)
+        st = hotos.lstat(path)
     except OSError:
         return False
-    return (st.st_mode & 0o170000) == 0o140000 and st.st_uid == os.getuid()
+    return (st.st_mode & 0o170000) == 0o140000 and st.st_uid == hotos.getuid()
 
 
 def ask(
@@ -203,7 +247,7 @@ def ask(
         return None
     try:
         reply = decode(raw)
-    except (ValueError, UnicodeDecodeError, RecursionError):
+    except ValueError:
         return None
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
         return None

@@ -2,7 +2,8 @@
 stopped daemon replaced, a daemon started in the background (a double fork).
 
 Part of the minimal client of the hot doors (interlock.daemon.hotclient re-exports
-`ensure_daemon` and `spawn_daemon`): stdlib only. Policy: see hotclient.
+`ensure_daemon` and `spawn_daemon`, and imports this module only when one of them acts): stdlib
+only. Policy: see hotclient.
 """
 
 from __future__ import annotations
@@ -13,14 +14,14 @@ import time
 from interlock import constants
 from interlock.daemon.hotwhere import (
     GIT_HOOK_ENV,
+    MISSES_BEFORE_REPLACE,
     Where,
     daemon_argv,
     daemon_disabled,
+    healthy,
     is_locked,
     is_our_daemon,
 )
-
-MISSES_BEFORE_REPLACE = 3
 
 
 def _read_mark(where: Where) -> tuple[int, int] | None:
@@ -32,13 +33,6 @@ def _read_mark(where: Where) -> tuple[int, int] | None:
     if len(words) != 2 or not all(w.isdigit() for w in words):
         return None
     return int(words[0]), int(words[1])
-
-
-def healthy(where: Where) -> None:
-    try:
-        os.unlink(where.state(constants.DAEMON_UNHEALTHY_MARK))
-    except OSError:
-        pass
 
 
 def missed(where: Where, pid: int, why: str) -> None:

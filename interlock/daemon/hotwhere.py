@@ -1,20 +1,22 @@
 """Where a worktree's daemon lives and whether the process on its socket is that daemon.
 
 Part of the minimal client of the hot doors (interlock.daemon.hotclient, which re-exports
-these names): stdlib only, no `socket`, `json`, pathlib or typing. Trust: see hotclient.
+these names): stdlib only, no `os` (hotos), `socket`, `json`, pathlib or typing. Trust: see
+hotclient.
 """
 
 from __future__ import annotations
 
-import _socket
-import fcntl
-import os
 import sys
 
 from interlock import constants
+from interlock.daemon import hotos
 
+# The C modules _socket and fcntl are imported where they are used, so that a door with the
+# daemon disabled (INTERLOCK_NO_DAEMON) can ask daemon_disabled() without loading them.
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
+    import _socket
     from collections.abc import Mapping
 
 # The variables git sets for hooks (as interlock.git._GIT_HOOK_ENV): never passed to a daemon.
@@ -34,6 +36,7 @@ GIT_HOOK_ENV = (
 # Variables a check reads besides INTERLOCK_*: sent along, applied for the check's duration.
 CHECK_ENV = ("HOME", "TMPDIR", "XDG_STATE_HOME")
 DEAD_STATES = ("T", "t", "Z", "X", "x")  # stopped, traced, zombie, dead
+MISSES_BEFORE_REPLACE = 3  # deadlines a daemon may miss in a row (while idle) before replacement
 
 
 class Where:
@@ -47,46 +50,54 @@ class Where:
 
     @property
     def state_dir(self) -> str:
-        return os.path.join(self.git_dir, constants.STATE_DIR_NAME)
+        return hotos.join(self.git_dir, constants.STATE_DIR_NAME)
 
     def state(self, name: str) -> str:
-        return os.path.join(self.git_dir, constants.STATE_DIR_NAME, name)
+        return hotos.join(self.git_dir, constants.STATE_DIR_NAME, name)
 
 
 def _gitdir_of(top: str) -> str | None:
     """The git dir of the worktree whose top is `top`, by the rules of git.discover()."""
-    dotgit = os.path.join(top, ".git")
-    if os.path.isdir(dotgit):
-        return dotgit if os.path.exists(os.path.join(dotgit, "HEAD")) else None
+    dotgit = hotos.join(top, ".git")
+    if hotos.isdir(dotgit):
+        return dotgit if hotos.exists(hotos.join(dotgit, "HEAD")) else None
     try:
         with open(dotgit, "rb") as handle:
-            text = os.fsdecode(handle.read(4096)).strip()
+            text = hotos.fsdecode(handle.read(4096)).strip()
     except OSError:
         return None
     if not text.startswith("gitdir:"):
         return None
-    target = os.path.join(top, text[len("gitdir:") :].strip())
-    return target if os.path.exists(os.path.join(target, "HEAD")) else None
+    target = hotos.join(top, text[len("gitdir:") :].strip())
+    return target if hotos.exists(hotos.join(target, "HEAD")) else None
 
 
 def find(start: str) -> Where | None:
     """The worktree containing `start` (None inside a .git directory or outside a repo)."""
-    here = os.path.realpath(start)
+    here = hotos.realpath(start)
     while True:
-        if os.path.basename(here) == ".git":
+        if hotos.basename(here) == ".git":
             return None
         git_dir = _gitdir_of(here)
         if git_dir is not None:
-            return Where(here, os.path.realpath(git_dir))
-        parent = os.path.dirname(here)
+            return Where(here, hotos.realpath(git_dir))
+        parent = hotos.dirname(here)
         if parent == here:
             return None
         here = parent
 
 
+def healthy(where: Where) -> None:
+    """The daemon answered: forget the deadlines it missed (hotlife counts them)."""
+    try:
+        hotos.unlink(where.state(constants.DAEMON_UNHEALTHY_MARK))
+    except OSError:
+        pass
+
+
 def daemon_disabled() -> bool:
     """INTERLOCK_NO_DAEMON=1: front doors work inline and never start a daemon."""
-    return os.environ.get(constants.ENV_NO_DAEMON, "") not in ("", "0")
+    return hotos.getenv(constants.ENV_NO_DAEMON) not in ("", "0")
 
 
 def check_env(environ: Mapping[str, str]) -> dict[str, str]:
@@ -100,21 +111,21 @@ def build_stamp() -> str:
 
 def daemon_argv(worktree: str, python: str | None = None) -> list[str]:
     """How a trusted daemon is started, and so what its /proc cmdline must be."""
-    python = os.path.abspath(python or sys.executable)  # `venv/bin/../bin/python` is the same
+    python = hotos.abspath(python or sys.executable)  # `venv/bin/../bin/python` is the same
     return [python, "-I", "-m", "interlock", "daemon", "run", "--cwd", worktree]
 
 
 def socket_path(where: Where) -> str | None:
     """Where this worktree's daemon listens (a long path is named in daemon.sock.where)."""
     default = where.state(constants.SOCKET_FILE)
-    if len(os.fsencode(default)) <= constants.SOCKET_PATH_MAX:
+    if len(hotos.fsencode(default)) <= constants.SOCKET_PATH_MAX:
         return default
     try:
         with open(where.state(constants.DAEMON_SOCKET_WHERE), "rb") as handle:
             text = handle.read().strip()
     except OSError:
         return None
-    return os.fsdecode(text) if text else None
+    return hotos.fsdecode(text) if text else None
 
 
 def read_pid(where: Where) -> int | None:
@@ -129,17 +140,19 @@ def read_pid(where: Where) -> int | None:
 def is_locked(where: Where) -> bool:
     """True when a daemon holds the pid file's lock (one is running or starting)."""
     try:
-        fd = os.open(where.state(constants.PID_FILE), os.O_RDONLY | os.O_CLOEXEC)
+        fd = hotos.os_open(where.state(constants.PID_FILE), hotos.O_RDONLY | hotos.O_CLOEXEC)
     except OSError:
         return False
     try:
+        import fcntl
+
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
     except BlockingIOError:
         return True
     except OSError:
         return False
     finally:
-        os.close(fd)  # closing drops a probe lock we may have taken
+        hotos.close(fd)  # closing drops a probe lock we may have taken
     return False
 
 
@@ -164,7 +177,7 @@ def is_busy(pid: int) -> bool:
     """True when a thread of `pid` is running or waiting for the disk (R, D): a daemon that is
     merely slow - starting up, or on a loaded machine - rather than stuck."""
     try:
-        tasks = os.listdir(f"/proc/{pid}/task")
+        tasks = hotos.listdir(f"/proc/{pid}/task")
     except OSError:
         return False
     for tid in tasks:
@@ -180,16 +193,18 @@ def is_our_daemon(pid: int, where: Where) -> bool:
     raw = _read_proc(pid, "cmdline")
     if not raw:
         return False
-    argv = [os.fsdecode(a) for a in raw.rstrip(b"\0").split(b"\0")]
-    return [os.path.abspath(argv[0]), *argv[1:]] == daemon_argv(where.worktree)
+    argv = [hotos.fsdecode(a) for a in raw.rstrip(b"\0").split(b"\0")]
+    return [hotos.abspath(argv[0]), *argv[1:]] == daemon_argv(where.worktree)
 
 
 def trust_problem(sock: _socket.socket, where: Where) -> tuple[int, str | None]:
     """(peer pid, why its answers must not be trusted, or None)."""
+    import _socket
+
     creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
     pid = int.from_bytes(creds[0:4], sys.byteorder, signed=True)
     uid = int.from_bytes(creds[4:8], sys.byteorder, signed=True)
-    if uid != os.getuid():
+    if uid != hotos.getuid():
         return pid, f"the process on the socket (pid {pid}) belongs to uid {uid}"
     owner = read_pid(where)
     if owner != pid:

@@ -14,17 +14,20 @@ from dataclasses import dataclass, replace
 from interlock import output
 from interlock.config import Config, load_config
 from interlock.engine.analysis import Analysis, analyse
-from interlock.engine.facts import TreeFacts, daemon_pid, read_aliases
 from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
 from interlock.engine.linecontext import AliasLookup
-from interlock.engine.precision import Judge
 from interlock.engine.rules.common import make_finding
 from interlock.engine.rules.daemonkill import literal_pids
 from interlock.engine.rules.index import rule_info
 from interlock.engine.taskdefs import TaskFiles
 from interlock.engine.verdict import CheckResult, decide, internal_error_finding
 from interlock.git import discover
+
+# Imported where used: tree facts (precision, facts) only when a discard or a pid needs them.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from interlock.engine.facts import TreeFacts
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,8 @@ def _apply_facts(
             for f in analysis.findings
             if not (f.targets and (f.targets.temp_only or f.targets.lease or f.targets.creates))
         )
+    from interlock.engine.precision import Judge
+
     judge = Judge(start, facts() if callable(facts) else facts, max_file_size)
     kept: list[Finding] = []
     for finding in analysis.findings:
@@ -84,6 +89,8 @@ def _apply_facts(
 
 def _daemon_kills(analysis: Analysis, start: str) -> tuple[Finding, ...]:
     """`kill 12345` where 12345 is the pid in this worktree's daemon pid file (a tree fact)."""
+    from interlock.engine.facts import daemon_pid
+
     for inv in analysis.invocations:
         pids = literal_pids(inv)
         if not pids:
@@ -103,6 +110,8 @@ def _alias_reader(start: str) -> AliasLookup:
     calls a git subcommand that is not one of git's own, and once per directory)."""
 
     def read(cwd: str | None) -> dict[str, str]:
+        from interlock.engine.facts import read_aliases
+
         directory = start if cwd is None else os.path.normpath(os.path.join(start, cwd))
         return read_aliases(directory)
 

@@ -11,19 +11,21 @@ unreadable or malformed gives no definition (the task is then judged by its name
 
 from __future__ import annotations
 
-import configparser
-import json
 import os
 import posixpath
 import re
 import shlex
-import tomllib
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-from interlock.engine import makerecipes
 from interlock.engine.rules.validators.tasks import Definition, TaskRef, shell_words
+
+# Imported where used (configparser, json, tomllib, makerecipes): every check in a repository
+# makes a TaskFiles, few look a task up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import configparser
+    from typing import Any
 
 _MAX_BYTES = 1 << 20
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
@@ -43,6 +45,8 @@ class TaskFiles:
         return TaskFiles(directory or self.start, Path(self.root), self.cache)
 
     def __call__(self, ref: TaskRef) -> list[Definition]:
+        import configparser
+
         directory = self.directory(ref)
         if directory is None:
             return []
@@ -89,6 +93,8 @@ class TaskFiles:
         text = self.read(path)
         if text is None:
             return []
+        import json
+
         scripts = json.loads(text).get("scripts") or {}
         script = scripts.get(ref.names[0]) if isinstance(scripts, dict) else None
         if not isinstance(script, str):
@@ -99,6 +105,8 @@ class TaskFiles:
 
     # -- Makefile ----------------------------------------------------------------------------
     def make(self, directory: str, ref: TaskRef) -> list[Definition]:
+        from interlock.engine import makerecipes
+
         names = (ref.file,) if ref.file else _MAKEFILES
         for name in names:
             path = posixpath.join(directory, name)
@@ -120,6 +128,8 @@ class TaskFiles:
             text = self.read(path)
             if text is None or (prefix and "[tox:tox]" not in text):
                 continue
+            import configparser
+
             parser = configparser.ConfigParser(interpolation=None, strict=False)
             parser.read_string(text)
             return _tox_definitions(parser, ref, self.label(path), prefix)
@@ -130,6 +140,8 @@ class TaskFiles:
         text = self.read(posixpath.join(directory, "pyproject.toml"))
         if text is None:
             return []
+        import tomllib
+
         tool = tomllib.loads(text).get("tool", {})
         if ref.kind == "hatch":
             env, _, script = ref.names[0].rpartition(":")

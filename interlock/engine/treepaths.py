@@ -6,9 +6,6 @@ large for the recorder to keep (`too_large`).
 from __future__ import annotations
 
 import os
-import tarfile
-import tempfile
-import zipfile
 
 from interlock.engine.rules.fs import is_temp_path as _is_temp_text
 
@@ -21,6 +18,8 @@ def is_temp_path(path: str) -> bool:
     norm = os.path.normpath(path)
     if _is_temp_text(norm) and norm not in ("/tmp", "/var/tmp", "/dev/shm"):
         return True
+    import tempfile  # here, with tarfile and zipfile below: only a discard's judgement needs them
+
     roots = [os.path.normpath(tempfile.gettempdir())]
     if os.environ.get("TMPDIR"):
         roots.append(os.path.normpath(os.environ["TMPDIR"]))
@@ -72,6 +71,9 @@ def too_large(path: str, cap: int) -> list[str]:
 def archive_members(path: str, strip: int = 0) -> list[str] | None:
     """The files a tar or zip archive would write (after `strip` leading components), or None
     when it cannot be read cheaply (too large, another format, damaged)."""
+    import tarfile
+    import zipfile
+
     try:
         if os.path.getsize(path) > _ARCHIVE_READ_MAX:
             return None

@@ -10,7 +10,7 @@ Standard library only.
 
 from __future__ import annotations
 
-import os
+import posix  # getppid only: `os` costs the agent hook door ~1 ms it need not pay
 
 # Processes between an agent and its commands that are not the agent: shells and launchers.
 _PASS_THROUGH = frozenset(
@@ -85,7 +85,7 @@ def is_running(pid: int | None, started: int | None) -> bool:
 
 def agent_process(pid: int | None = None) -> tuple[int, int, str]:
     """(pid, start time, name) of the agent above this process (default: its parent)."""
-    current = os.getppid() if pid is None else pid
+    current = posix.getppid() if pid is None else pid
     best: tuple[int, int, str] | None = None
     for _ in range(_MAX_DEPTH):
         stat = proc_stat(current)

@@ -17,11 +17,10 @@ from interlock.adapters.hookplan import launcher_words
 ROOT = Path(__file__).resolve().parents[2]
 # What a warm hook event may import beyond what `python -I -S -c pass` has loaded.
 HOT_IMPORTS = {
-    "__future__", "_collections_abc", "_json", "_socket", "_stat", "fcntl", "genericpath",
-    "interlock", "interlock.__main__", "interlock.adapters", "interlock.adapters.hot",
-    "interlock.constants", "interlock.daemon", "interlock.daemon.hotclient",
-    "interlock.daemon.hotlife", "interlock.daemon.hotwhere", "interlock.run",
-    "interlock.run.agent", "os", "os.path", "posixpath", "stat",
+    "__future__", "_json", "_socket", "fcntl", "interlock", "interlock.__main__",
+    "interlock.adapters", "interlock.adapters.hot", "interlock.constants", "interlock.daemon",
+    "interlock.daemon.hotclient", "interlock.daemon.hotos", "interlock.daemon.hotwhere",
+    "interlock.run", "interlock.run.agent",
 }
 
 

@@ -23,23 +23,16 @@ LAUNCH = (
 # What a warm `interlock check` may import beyond what `python -I -S -c pass` has loaded.
 HOT_IMPORTS = {
     "__future__",
-    "_collections_abc",
     "_json",
     "_socket",
-    "_stat",
     "fcntl",
-    "genericpath",
     "interlock",
     "interlock.__main__",
     "interlock.constants",
     "interlock.daemon",
     "interlock.daemon.hotclient",
-    "interlock.daemon.hotlife",
+    "interlock.daemon.hotos",
     "interlock.daemon.hotwhere",
-    "os",
-    "os.path",
-    "posixpath",
-    "stat",
 }
 
 
@@ -125,7 +118,10 @@ def test_the_launcher_takes_snapshots_through_the_warm_daemon(daemons, git_repo,
     (git_repo / "notes.txt").write_text("new\n")
     result = launcher(git_repo, "snapshot", "-m", "through the daemon")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("interlock: snapshot ") and "1 file differs from HEAD" in result.stdout
+    assert (
+        result.stdout.startswith("interlock: snapshot ")
+        and "1 file differs from HEAD" in result.stdout
+    )
     status = client.request(git.require_repo(git_repo), "status")
     assert status is not None and status["pid"] == pid
     assert status["last_snapshot"]["id"] in result.stdout
@@ -316,9 +312,75 @@ def test_the_json_codec_round_trips_what_requests_carry():
     value = {"a": ["x", 1, 2.5, True, False, None], "é": {"n": "\udcff bytes"}}
     assert json.loads(hotclient.encode(value)) == value
     assert hotclient.decode(b' {"ok": true} ') == {"ok": True}
+    odd = [float("inf"), float("-inf"), 1e300, -0.0]
+    assert hotclient.encode(odd) == json.dumps(odd, separators=(",", ":"))
+    assert repr(hotclient.decode(hotclient.encode([float("nan")]).encode())) == "[nan]"
     for bad in (b"", b"{", b"{} {}", b"nope"):
         with pytest.raises(ValueError):
             hotclient.decode(bad)
+
+
+GARBAGE_PROBE = r"""
+import random, sys
+from interlock.daemon import hotclient
+kinds = [b"", b" ", b"\n\t", b"{", b"}", b"[", b"]", b"[1,", b"[1 2]", b"{\"a\"", b"{\"a\":",
+    b"{\"a\" 1}", b"{\"a\":1,}", b"[1,]", b"{1:2}", b"{'a':1}", b"\"abc", b"\"\\x\"",
+    b"\"\\u12\"", b"\"\\ud800\"", b"\"\x01\"", b"\"tab\there\"", b"nul", b"tru", b"-",
+    b"01", b"1.", b".5", b"1e", b"+1", b"0x1f", b"NaN", b"-Infinity", b"1e999", b"\x00",
+    b"\xff", b"\xc3", b"\xed\xa0\x80", b"\xef\xbb\xbf{}", b"{} {}", b"{\"ok\": true} x",
+    b"[" * 100000, b"{\"a\":" * 50000, b"\"" + b"\\" * 7 + b"\"", b"[\"\\\"]"]
+rng = random.Random(11)
+alphabet = b'{}[]:,"\\ntrufalsey0123456789.eE+-\x00\xff \n'
+for _ in range(3000):
+    kinds.append(bytes(rng.choice(alphabet) for _ in range(rng.randrange(1, 24))))
+good = [b'{"ok": true, "a": [1, 2.5, null, "\\u00e9"]}', b" 7 ", b'"x"']
+for raw in good:
+    kinds.append(raw)
+    kinds += [raw[:cut] for cut in range(len(raw))]
+results = []
+for raw in kinds:
+    try:
+        results.append(["value", repr(hotclient.decode(raw))])
+    except ValueError as exc:
+        results.append(["error", type(exc).__name__ + ": " + str(exc)])
+    except BaseException as exc:
+        results.append(["raised", type(exc).__name__ + ": " + str(exc)])
+loaded = sorted(m for m in ("json", "json.decoder", "re") if m in sys.modules)
+sys.stdout.write(hotclient.encode({"kinds": [k.decode("latin-1") for k in kinds],
+                                   "results": results, "loaded": loaded}))
+"""
+
+
+def test_decode_answers_garbage_of_every_kind_with_a_value_error_as_json_would():
+    """In a hot door `json` is never loaded, where _json's errors came out as SystemError."""
+    import json
+
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-I",
+            "-S",
+            "-c",
+            f"import sys; sys.path.append({str(ROOT)!r})\n" + GARBAGE_PROBE,
+        ],
+        capture_output=True,
+        timeout=120,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    out = json.loads(proc.stdout)
+    assert out["loaded"] == []  # the probe ran as a hot door does: no json module
+    assert len(out["kinds"]) > 3000
+    for text, (kind, got) in zip(out["kinds"], out["results"], strict=True):
+        raw = text.encode("latin-1")
+        try:
+            expected = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):
+            assert kind == "error", (raw[:40], kind, got)
+            continue
+        assert (kind, got) == ("value", repr(expected)), raw[:40]
+    assert hotclient.decode(bytearray(b"[1]")) == [1]
+    with pytest.raises(ValueError, match="nested too deeply"):
+        hotclient.decode(b"[" * 100000)
 
 
 def test_a_daemon_started_by_hand_becomes_the_trusted_command_line(daemons, git_repo, poll):

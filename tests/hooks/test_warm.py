@@ -4,6 +4,7 @@ daemons, real impostor processes."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -145,6 +146,44 @@ def test_a_rewind_keeps_the_lost_tip_without_python(git_repo, cap_out):
     found = kept(git_repo)
     assert [(k.branch, k.oid, k.worktree) for k in found] == [("main", tip, "main")]
     assert found[0].time > 0
+
+
+def test_the_shim_starts_one_walk_for_a_commit_and_three_processes_for_a_rewind(
+    git_repo, tmp_path, cap_out
+):
+    install_hooks(git_repo)
+    shim = git_repo / ".git" / "hooks" / "reference-transaction"
+    shim.write_text(shim.read_text().replace("python=", "python=/nonexistent/python #", 1))
+    # git runs its hooks with its exec-path first on PATH, so GIT_TRACE names the gits the shim
+    # starts; stand-ins on PATH log every other tool it could start.
+    bin_dir, log, trace = tmp_path / "bin", tmp_path / "tools.log", tmp_path / "trace"
+    bin_dir.mkdir()
+    for tool in ("date", "cat", "sed", "awk", "grep", "head", "tr", "basename", "dirname"):
+        stand_in = bin_dir / tool
+        stand_in.write_text(
+            f'#!/bin/sh\necho {tool} >> {log}\nexec /usr/bin/env -u PATH {tool} "$@"\n'
+        )
+        stand_in.chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "GIT_TRACE": str(trace)}
+
+    def started(*args: str) -> list[str]:
+        log.write_text("")
+        trace.write_text("")
+        subprocess.run(["git", *args], cwd=git_repo, env=env, check=True, capture_output=True)
+        gits = [
+            line.split("built-in: git ", 1)[1].split(" ")[0]
+            for line in trace.read_text().splitlines()
+            if "built-in: git " in line
+        ]
+        return [f"git {g}" for g in gits[1:] if g != "maintenance"] + log.read_text().split()
+
+    assert started("commit", "-q", "--no-verify", "--allow-empty", "-m", "x") == ["git rev-list"]
+    assert started("reset", "-q", "--hard", "HEAD~1") == [
+        "git rev-list",
+        "git update-ref",
+        "date",
+    ]
+    assert [k.branch for k in kept(git_repo)] == ["main"]
 
 
 def test_a_deleted_branch_is_kept_and_a_merged_one_is_not(git_repo, cap_out):

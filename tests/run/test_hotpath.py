@@ -34,6 +34,7 @@ WARM_IMPORTS = {
     "interlock.constants",
     "interlock.daemon",
     "interlock.daemon.hotclient",
+    "interlock.daemon.hotos",
     "interlock.daemon.hotlife",
     "interlock.daemon.hotwhere",
     "interlock.run",

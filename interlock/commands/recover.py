@@ -16,7 +16,7 @@ from interlock.git import RepoLocation
 from interlock.memory import recoverrun
 from interlock.memory.recoverpick import locate, parse_time
 
-__all__ = ["list_versions", "locate", "parse_time", "recover"]
+__all__ = ["locate", "parse_time", "recover"]
 
 
 def _start_daemon(loc: RepoLocation) -> None:
@@ -35,7 +35,3 @@ def recover(
     CLI's help)."""
     run_id = os.environ.get(constants.ENV_RUN) or None
     return recoverrun.run(paths, cwd, at, since, list_only, as_json, run_id, _start_daemon)
-
-
-def list_versions(paths: list[str], cwd: str | None, as_json: bool) -> int:
-    return recoverrun.list_versions(paths, cwd, as_json)

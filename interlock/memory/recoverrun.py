@@ -37,17 +37,18 @@ def run(
 ) -> int:
     """What the CLI does once its options are valid: `--list` of files only lists their
     versions; anything else recovers (or, with --list, says what it would). `located(loc)` is
-    called once the worktree is known, before a recover reads anything (the CLI starts the
-    daemon there, so that what happens next is recorded)."""
+    called once the worktree is known, before anything is read from it (the CLI starts the
+    daemon there, so that what happens next is recorded; the daemon makes sure it is its own
+    worktree)."""
+    loc, rels = locate_all(paths, cwd)
+    located(loc)
     if (
         list_only
         and since is None
         and at is None
         and all(not _looks_like_dir(p, cwd) for p in paths)
     ):
-        return list_versions(paths, cwd, as_json)
-    loc, rels = locate_all(paths, cwd)
-    located(loc)
+        return list_versions(loc, rels, as_json)
     return recover(loc, rels, at, since, list_only, as_json, run_id)
 
 
@@ -66,8 +67,7 @@ def _source(version: Version) -> str:
     return f"recorder ({version.event})"
 
 
-def list_versions(paths: list[str], cwd: str | None, as_json: bool) -> int:
-    loc, rels = locate_all(paths, cwd)
+def list_versions(loc: RepoLocation, rels: list[bytes], as_json: bool) -> int:
     found = versions_of(loc, rels)
     every = [v for rel in rels for v in found.get(rel, [])]
     if as_json:

@@ -139,9 +139,7 @@ def main() -> int:
         subprocess.run([str(launcher), "daemon", "stop"], cwd=root, env=env, capture_output=True)
     m = {name: statistics.median(values) for name, values in samples.items()}
     print(f"{args.files} tracked files, {CHANGED} recovered, {args.repeat} interleaved rounds")
-    print(
-        f"git restore:          {m['git wall']:7.1f} ms wall, {m['git cpu']:6.1f} ms user+sys"
-    )
+    print(f"git restore:          {m['git wall']:7.1f} ms wall, {m['git cpu']:6.1f} ms user+sys")
     print(f"python -I -S -c pass: {m['python wall']:7.1f} ms wall")
     print(
         f"recover, daemon warm: {m['warm wall']:7.1f} ms wall, {m['warm cpu']:6.1f} ms user+sys "

@@ -21,9 +21,11 @@ from interlock.memory.rechistory import Version
 from interlock.memory.recovery import (
     Pick,
     current,
+    has_recorded_under,
     lost,
     merge_versions,
     recorded_by_path,
+    recorded_under,
     snapshot_versions,
 )
 
@@ -154,12 +156,10 @@ def picks_for(loc: RepoLocation, rels: list[bytes], at: float | None) -> list[Pi
     dirs = [r for r in rels if is_dir(loc, r)]
     picks: list[Pick] = []
     found, nows = _file_versions(loc, files, at)
-    if any(not found.get(f) for f in files):
-        recorded = recorded_by_path(loc, None)
-        for rel in [f for f in files if not found.get(f)]:  # a directory that is gone now
-            if any(p.startswith(rel + b"/") for p in recorded):
-                files.remove(rel)
-                dirs.append(rel)
+    for rel in [f for f in files if not found.get(f)]:  # a directory that is gone now
+        if has_recorded_under(loc, rel):
+            files.remove(rel)
+            dirs.append(rel)
     for rel in files:
         picks.append(_pick_file(rel, found.get(rel, []), nows[rel], at))
     if dirs and at is None:
@@ -209,9 +209,7 @@ def _file_versions(
 
 def _dir_at(loc: RepoLocation, dirs: list[bytes], at: float) -> list[Pick]:
     picks = []
-    for rel, versions in sorted(recorded_by_path(loc, None).items()):
-        if not any(not d or rel == d or rel.startswith(d + b"/") for d in dirs):
-            continue
+    for rel, versions in sorted(recorded_under(loc, dirs).items()):
         version = choose(versions, None, at)
         if version is not None and version.oid is not None:
             picks.append(Pick(rel, version, current(loc, rel)))

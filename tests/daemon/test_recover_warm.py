@@ -4,6 +4,7 @@ cold CLI whenever the daemon cannot answer as the client would."""
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import re
@@ -93,7 +94,8 @@ def test_warm_and_cold_recover_print_the_same_bytes(
     for repo in (git_repo, twin):
         _lose(repo, daemons, git, interlock, poll)
     cold_env = {"INTERLOCK_NO_DAEMON": "1"}
-    for extra in (["--list"], ["--list", "--json"], ["--since", "10m", "--list"]):
+    moment = (datetime.datetime.now() - datetime.timedelta(minutes=10)).isoformat()
+    for extra in (["--list"], ["--list", "--json"], ["--since", moment, "--list"]):
         warm = interlock(git_repo, "recover", *extra, "--", *LOST)
         cold = interlock(git_repo, "recover", *extra, "--", *LOST, env=cold_env)
         assert warm.returncode == 0, warm.stderr

@@ -229,3 +229,18 @@ def test_the_door_imports_only_what_a_round_trip_needs():
         "interlock.daemon.hotlife",
         "interlock.daemon.hotrecover",
     }
+
+
+def test_an_answer_that_cannot_be_printed_is_never_followed_by_a_cold_recover(
+    lost_files, monkeypatch, capsys
+):
+    repo, lost = lost_files
+
+    def broken(reply, codes):
+        raise BrokenPipeError  # the reader went away: `interlock recover ... | head -1`
+
+    monkeypatch.setattr(hotrecover.hotclient, "printed", broken)
+    code, _, _ = _door(repo, "--", *lost, capsys=capsys)
+    assert code == 0  # an outcome: __main__ does not run the full CLI after it
+    for path, content in lost.items():
+        assert (repo / path).read_bytes() == content  # written once, by the daemon

@@ -6,8 +6,7 @@ Measures, on a generated repository of N tracked files (default 10,000) with a r
   <= 80 MB idle);
 - the recorder's cost per 1,000 changed files: from the first write until the recorder is
   caught up, against `git hash-object -w` of the same files (git's own cost to store them);
-- `interlock recover` of 20 files in one call against `git restore` of the same 20 files
-  (target: a few times).
+(`interlock recover` of 20 files against `git restore`: benchmarks/bench_recover.py.)
 Medians of interleaved runs; numbers on a busy machine are noisy, ratios less so.
 """
 
@@ -105,47 +104,6 @@ def bench_recorder_cost(root: Path, loc, files: list[Path], rounds: int = 7) -> 
     )
 
 
-def _lose(root: Path, loc, sample: list[Path], rel: list[str], tag: str) -> None:
-    _rewrite(sample, tag)
-    _wait_idle(loc)
-    _git(root, "checkout", "--", *rel)
-    _wait_idle(loc)
-
-
-def bench_recover(root: Path, loc, files: list[Path], rounds: int = 9) -> None:
-    """A whole `interlock recover` process, the same work in-process (what is left once
-    Python, click and pygit2 are loaded), and `git restore` of the same 20 files."""
-    import io
-
-    from interlock import output
-    from interlock.commands.recover import recover
-
-    sample = files[:20]
-    rel = [str(p.relative_to(root)) for p in sample]
-    ours, inside, gits = [], [], []
-    interlock = [sys.executable, "-m", "interlock"]
-    for r in range(rounds):
-        _lose(root, loc, sample, rel, f"precious{r}")
-        started = time.perf_counter()
-        subprocess.run([*interlock, "recover", *rel], cwd=root, capture_output=True, check=True)
-        ours.append(time.perf_counter() - started)
-        _lose(root, loc, sample, rel, f"again{r}")
-        output.set_streams(io.StringIO(), io.StringIO())
-        started = time.perf_counter()
-        recover(rel, str(root), None, None, False, False)
-        inside.append(time.perf_counter() - started)
-        output.set_streams(None, None)
-        started = time.perf_counter()
-        _git(root, "restore", "--", *rel)
-        gits.append(time.perf_counter() - started)
-    a, b, c = statistics.median(ours), statistics.median(gits), statistics.median(inside)
-    print(
-        f"recover 20 files in one call: {a * 1000:6.1f} ms ({c * 1000:.1f} ms of it past "
-        f"start-up); git restore of the same 20: {b * 1000:6.1f} ms; ratio {a / b:.1f}x "
-        f"({c / b:.1f}x)"
-    )
-
-
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=10_000)
@@ -164,7 +122,6 @@ def main() -> int:
         time.sleep(0.5)
         _wait_idle(loc, timeout=120)
         bench_recorder_cost(root, loc, files)
-        bench_recover(root, loc, files)
         bench_rss(root, loc, files, args.idle_wait)
         client.request(loc, "stop")
     finally:

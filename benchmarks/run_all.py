@@ -20,6 +20,7 @@ SCRIPTS = [
     "bench_check.py",
     "bench_hooks.py",
     "bench_recorder.py",
+    "bench_recover.py",
     "bench_snapshot.py",
     "bench_audit.py",
     "bench_daemon.py",

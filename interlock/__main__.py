@@ -6,6 +6,8 @@ loading the CLI:
 - `interlock check [--json] [--mode M] [--assume-dirty] [--cwd DIR] [--] COMMAND...`
 - `interlock snapshot [-m MESSAGE] [--kind KIND] [--json] [--cwd DIR]`
 - `interlock audit [--since REV] [--json] [--cwd DIR]`
+- `interlock recover PATH... [--list] [--at T | --since T] [--json] [--cwd DIR]`
+  (interlock.daemon.hotrecover)
 
 The daemon's answer is printed exactly as the full CLI would print it (same stdout, stderr
 and exit status). When the daemon is down, stalled, not trusted, or answers with anything
@@ -262,7 +264,14 @@ def hot_audit(args: list[str]) -> int | None:
     return hotclient.printed(reply, (0, 1))
 
 
-_HOT = {"check": hot_check, "snapshot": hot_snapshot, "audit": hot_audit}
+def hot_recover(args: list[str]) -> int | None:
+    """Answer `interlock recover` through the daemon (interlock.daemon.hotrecover)."""
+    from interlock.daemon.hotrecover import door
+
+    return door(args)
+
+
+_HOT = {"check": hot_check, "snapshot": hot_snapshot, "audit": hot_audit, "recover": hot_recover}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -86,18 +86,4 @@ def recover_command(
             "give the PATH of a file or directory, --since TIME for everything lost, "
             "or --ref NAME for a branch"
         )
-    if (
-        list_only
-        and since is None
-        and at is None
-        and all(not _looks_like_dir(p, cwd) for p in paths)
-    ):
-        return commands.list_versions(list(paths), cwd, as_json)
     return commands.recover(list(paths), cwd, at, since, list_only, as_json)
-
-
-def _looks_like_dir(path: str, cwd: str | None) -> bool:
-    import os
-
-    full = os.path.join(cwd or os.getcwd(), path)
-    return os.path.isdir(full) and not os.path.islink(full)

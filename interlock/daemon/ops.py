@@ -1,6 +1,6 @@
 """What the daemon does for a request: ping, status, check, facts, snapshot, diff, restore,
-audit, hook (a git hook run warm), attempt and complete (a run's command before and after it
-runs, for the shell wrapper: interlock.run.gate), stop.
+recover (interlock.daemon.recoverop), audit, hook (a git hook run warm), attempt and complete
+(a run's command before and after it runs, for the shell wrapper: interlock.run.gate), stop.
 
 The engine and snapshot modules are imported inside the operations (and warmed once at
 start-up), so they load once per daemon instead of once per command. Snapshots and restores
@@ -120,6 +120,7 @@ class Operations:
             "snapshot": self.snapshot,
             "diff": self.diff,
             "restore": self.restore,
+            "recover": self.recover,
             "audit": self.audit,
             "hook": self.hook,
             "attempt": self.attempt,
@@ -392,6 +393,17 @@ class Operations:
             "kind": result.snapshot.kind,
             "stderr": err.getvalue(),
         }
+
+    def recover(self, req: dict[str, Any]) -> dict[str, Any]:
+        """`interlock recover` warm, for the launcher's door (see interlock.daemon.recoverop)."""
+        from interlock.daemon import recoverop
+
+        self._same_build(req)
+        return recoverop.serve(self, req)
+
+    def serialised(self) -> threading.Lock:
+        """Held by snapshots, restores and recovers: one at a time (a `with` block)."""
+        return self._snapshot_lock
 
     def hook(self, req: dict[str, Any]) -> dict[str, Any]:
         """A git hook run warm for interlock.daemon.hookclient (see hooks.dispatch.serve_hook)."""

@@ -55,6 +55,7 @@ _WARM_MODULES = (
     "interlock.engine.check",
     "interlock.memory.snapshot",
     "interlock.memory.restore",
+    "interlock.daemon.recoverop",
     "interlock.hooks.dispatch",
     "interlock.hooks.precommit",
     "interlock.run.gate",

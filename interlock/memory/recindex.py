@@ -181,6 +181,50 @@ def versions_of(
     return found
 
 
+Row = tuple[bytes, float, str, str | None, int | None, int | None]
+
+
+def _is_under(path: bytes, prefixes: list[bytes]) -> bool:
+    return any(not p or path == p or path.startswith(p + b"/") for p in prefixes)
+
+
+def versions_under(
+    conn: sqlite3.Connection, prefixes: list[bytes], since: float | None = None
+) -> list[Row]:
+    """versions_of() for every path under the prefixes (b"": every path), read through the
+    indexes: with `since`, the paths recorded since then (the time index), else each prefix's
+    range of paths. The index may hold hundreds of thousands of rows; reading them all to
+    keep a few costs seconds."""
+    if since is not None:
+        # Not DISTINCT: SQLite would then scan the path index, the whole table, to group.
+        recent = conn.execute("SELECT path FROM versions WHERE time >= ? ORDER BY time", (since,))
+        paths = dict.fromkeys(bytes(r[0]) for r in recent)
+        return versions_of(conn, [p for p in paths if _is_under(p, prefixes)])
+    if any(not p for p in prefixes):
+        return versions_of(conn, None)
+    found: dict[int, Row] = {}
+    for prefix in prefixes:
+        # "d" <= every path under d < "d0" ("0" follows "/"); "d.txt" is in the range too.
+        rows = conn.execute(
+            "SELECT id, path, time, event, oid, mode, size FROM versions "
+            "WHERE path >= ? AND path < ?",
+            (prefix, prefix + b"0"),
+        )
+        for row in rows:
+            if _is_under(bytes(row[1]), [prefix]):
+                found[row[0]] = _row(row[1:])
+    return [found[key] for key in sorted(found, reverse=True)]
+
+
+def has_under(conn: sqlite3.Connection, prefix: bytes) -> bool:
+    """True when some path under the folder `prefix` was recorded."""
+    row = conn.execute(
+        "SELECT 1 FROM versions WHERE path > ? AND path < ? LIMIT 1",
+        (prefix + b"/", prefix + b"0"),
+    ).fetchone()
+    return row is not None
+
+
 def _row(row: tuple[Any, ...]) -> tuple[bytes, float, str, str | None, int | None, int | None]:
     return bytes(row[0]), float(row[1]), str(row[2]), row[3], row[4], row[5]
 

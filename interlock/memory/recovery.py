@@ -13,9 +13,10 @@ back; it costs the files, not the tree.
 from __future__ import annotations
 
 import os
+import sqlite3
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from interlock import git
@@ -69,12 +70,40 @@ def recorded_by_path(
     """Every recorded version of each path (all paths: None), newest first. With `since`,
     only paths whose newest version is at or after that moment. One indexed query per 500
     paths: the index may hold hundreds of thousands of rows."""
+    if paths == []:
+        return {}
+    return _recorded(loc, lambda conn: recindex.versions_of(conn, paths, since))
+
+
+def recorded_under(
+    loc: RepoLocation, prefixes: list[bytes], since: float | None = None
+) -> dict[bytes, list[Version]]:
+    """Every recorded version of each path under the folders `prefixes` (b"": everywhere),
+    newest first; with `since`, only paths recorded at or after that moment. Read through
+    the index's path and time indexes, not the whole table."""
+    return _recorded(loc, lambda conn: recindex.versions_under(conn, prefixes, since))
+
+
+def has_recorded_under(loc: RepoLocation, folder: bytes) -> bool:
+    """True when the recorder holds some path under `folder` (a folder that may be gone)."""
+    if not recindex.exists(loc):
+        return False
+    conn, _ = recindex.open_db(loc)
+    try:
+        return recindex.has_under(conn, folder)
+    finally:
+        conn.close()
+
+
+def _recorded(
+    loc: RepoLocation, query: Callable[[sqlite3.Connection], list[recindex.Row]]
+) -> dict[bytes, list[Version]]:
     found: dict[bytes, list[Version]] = {}
-    if not recindex.exists(loc) or paths == []:
+    if not recindex.exists(loc):
         return found
     conn, _ = recindex.open_db(loc)
     try:
-        for path, when, event, oid, mode, size in recindex.versions_of(conn, paths, since):
+        for path, when, event, oid, mode, size in query(conn):
             found.setdefault(path, []).append(
                 Version(path, when, "recorder", event, oid, mode, size)
             )
@@ -155,7 +184,7 @@ def lost(loc: RepoLocation, under: Iterable[bytes], since: float | None) -> list
     recorder holds newer content that differs. With `since`, only paths the recorder saw change
     at or after that moment. Ordinary edits (new content in the file) are never "lost"."""
     prefixes = list(under) or [b""]
-    recorded = recorded_by_path(loc, None, since)
+    recorded = recorded_under(loc, prefixes, since)
     candidates = [
         p
         for p, vs in recorded.items()

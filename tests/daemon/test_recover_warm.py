@@ -227,6 +227,7 @@ def test_the_door_imports_only_what_a_round_trip_needs():
         "interlock.daemon.hotclient",
         "interlock.daemon.hotwhere",
         "interlock.daemon.hotlife",
+        "interlock.daemon.hotos",
         "interlock.daemon.hotrecover",
     }
 

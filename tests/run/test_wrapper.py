@@ -165,15 +165,13 @@ def test_a_signal_sent_to_the_wrapper_reaches_the_command_and_the_wrapper_dies_o
     while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:
         time.sleep(0.02)
     sleeper = int(pidfile.read_text())
-    started = time.monotonic()
     proc.send_signal(sig)
-    out, _ = proc.communicate(timeout=20)
-    assert proc.returncode == -sig and out == b""
-    assert time.monotonic() - started < 10  # the sleep was interrupted, not waited out
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 10
     while pid_alive(sleeper) and time.monotonic() < deadline:
         time.sleep(0.02)
-    assert not pid_alive(sleeper)  # the whole command got it, not only bash
+    assert not pid_alive(sleeper)  # the whole command got it, not only bash: not waited out
+    out, _ = proc.communicate(timeout=90)  # the outcome is journaled inline first (slow under load)
+    assert proc.returncode == -sig and out == b""
 
 
 def test_the_command_sees_the_run_and_the_attempt_in_its_environment(git_repo, wrap, journal_view):

@@ -33,6 +33,7 @@ from interlock.engine.treepaths import (
     archive_members,
     existing_ancestor,
     is_temp_path,
+    pathspec_target,
     physical,
     too_large,
 )
@@ -307,7 +308,10 @@ class Judge:
         root = os.path.realpath(loc.worktree)
         lost: list[_Lost] = []
         for target in paths:
-            absolute = os.path.normpath(os.path.join(base, os.path.expanduser(target)))
+            if files:
+                absolute = os.path.normpath(os.path.join(base, os.path.expanduser(target)))
+            else:  # a git pathspec: `:/` and `:(top)` reach from the root, not from base
+                absolute = pathspec_target(target, base, root)
             rel = os.path.relpath(absolute, root)
             if rel.startswith(".."):
                 lost.append((f"{absolute} (outside the worktree)", None))

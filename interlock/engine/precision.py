@@ -102,7 +102,10 @@ def _summarise(lost: list[_Lost], cap: int) -> Judgement:
         return Judgement((), "")
     shown = sorted({d for d, _ in lost if not d.startswith("commit ")})
     commits = sorted({d for d, _ in lost if d.startswith("commit ")})
-    parts = [describe(shown)] if shown else []
+    # `(an unknown repository)`: a stand-in for what cannot be named, not a file to count
+    named = [d for d in shown if not d.startswith("(")]
+    parts = [describe(named)] if named else []
+    parts += [d[1:-1] for d in shown if d.startswith("(")]
     if commits:
         parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} no other ref holds")
     paths = tuple(sorted({p for _, p in lost if p is not None}))

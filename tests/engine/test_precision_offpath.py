@@ -87,3 +87,22 @@ def test_an_exclusion_pathspec_reaches_the_whole_tree(tree, command):
 def test_pathspec_magic_interlock_does_not_follow_reaches_the_whole_tree(tree):
     assert lost("git clean -fd ':(icase)XA.PY'", tree / "sub") == {"notes", "xa.py"}
     assert lost("git checkout -- ':(top'", tree / "sub") == {"src/app.py"}
+
+
+def reasons(command: str, cwd: Path) -> list[str]:
+    return [f.reason for f in discards(command, cwd)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git --git-dir=.git --work-tree=. reset --hard",
+        "git --work-tree=. clean -fd",
+        "GIT_DIR=.git git checkout -- .",
+    ],
+)
+def test_a_repository_named_by_git_dir_is_lost_whatever_the_tree_holds(git_repo, command):
+    (found,) = discards(command, git_repo)  # the tree is clean: only the flag decides
+    assert found.lost == ()
+    # issue 14: the stand-in was described as a file "under (a repository named by --git-dir/"
+    assert found.reason.endswith("; unsaved here: a repository named by --git-dir/--work-tree")

@@ -7,9 +7,11 @@ Plain functions on a `Shell`; `unknown` is the reading's source of "could go eit
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from interlock.engine.exitstate import Shell, Status
 from interlock.shell.lex import scan_word
@@ -18,7 +20,17 @@ from interlock.shell.model import Word
 Unknown = Callable[[], Status]
 
 _VAR = re.compile(r'^"?\$(?:\{)?(\?|[A-Za-z_][A-Za-z0-9_]*|PIPESTATUS\[(\d+)\])(?:\})?"?$')
-_COMPARISONS = frozenset({"-eq", "-ne", "=", "==", "!="})
+_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
+    "-eq": operator.eq,
+    "-ne": operator.ne,
+    "-lt": operator.lt,
+    "-le": operator.le,
+    "-gt": operator.gt,
+    "-ge": operator.ge,
+    "=": operator.eq,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 # Signals whose trap can change the status of a line that runs to its end: the shell's exit
 # and a failing command. Traps on INT/TERM/... only run when a signal arrives.
 _SIGNALS = {"EXIT": "EXIT", "0": "EXIT", "SIGEXIT": "EXIT", "ERR": "ERR", "SIGERR": "ERR"}
@@ -46,15 +58,26 @@ def value(text: str, sh: Shell, unknown: Unknown) -> Status:
 
 
 def test(args: Sequence[str], sh: Shell, unknown: Unknown) -> Status:
-    """`[ $rc -eq 0 ]`, `test ${PIPESTATUS[0]} != 0`: known when it compares a tracked
-    status with a number; any other test can go either way."""
+    """`[ $rc -eq 0 ]`, `test 0 -ne ${PIPESTATUS[0]}`, `[ "$?" = 0 ]`: known when both sides
+    are tracked statuses or numbers; any other test can go either way."""
     if len(args) == 3 and args[1] in _COMPARISONS:
-        left, right = tracked(args[0], sh), args[2].strip("'\"")
-        if left is not None and right.isdigit():
-            equal = left.code == int(right)
-            holds = equal if args[1] in ("-eq", "=", "==") else not equal
-            return Status(0 if holds else 1, left.tainted)
+        left, right = _operand(args[0], sh), _operand(args[2], sh)
+        if left is not None and right is not None:
+            if args[1].startswith("-"):  # arithmetic: `-eq`, `-lt`, ...
+                holds = _COMPARISONS[args[1]](int(left[0]), int(right[0]))
+            else:  # `=`, `==`, `!=` compare text: `[ $rc = 00 ]` never holds
+                holds = _COMPARISONS[args[1]](left[0], right[0])
+            return Status(0 if holds else 1, left[1] or right[1])
     return unknown()
+
+
+def _operand(text: str, sh: Shell) -> tuple[str, bool] | None:
+    """A test operand as bash expands it, and whether it carries the validator's status."""
+    bare = text.strip("'\"")
+    if bare.isdigit():
+        return bare, False
+    status = tracked(text, sh)
+    return (str(status.code), status.tainted) if status is not None else None
 
 
 def assign(text: str, sh: Shell, unknown: Unknown) -> None:

@@ -177,3 +177,46 @@ def test_a_path_where_two_tests_fail_after_a_first_reading_is_read():
     assert maskings("if [ -f a ]; then :; else [ -f b ] || exit 0; fi; pytest") == [
         Masking(NOT_RUN, forged=False)
     ]
+
+
+UNMASKED_BY_A_TEST_IN_BASH = [
+    "pytest; rc=$?; [ 0 -ne $rc ] && exit $rc; echo ok",  # the status on either side
+    "pytest; rc=$?; [ $rc -gt 0 ] && exit $rc; echo ok",
+    "pytest; rc=$?; [ $rc -ge 1 ] && exit $rc; echo ok",
+    "pytest; rc=$?; [ $rc -lt 1 ] || exit $rc; echo ok",
+    "pytest; rc=$?; [ $rc -le 0 ] || exit $rc; echo ok",
+    "pytest; rc=$?; [ $rc = 01 ] && exit 0; exit $rc",  # `=` compares text: 1 is not 01
+    "pytest | tee log; [ 0 -eq ${PIPESTATUS[0]} ]",
+    "pytest | tee log; [[ 0 -lt ${PIPESTATUS[0]} ]] && exit 1; true",
+]
+
+
+@pytest.mark.parametrize("line", UNMASKED_BY_A_TEST_IN_BASH)
+def test_a_test_of_a_saved_status_on_either_side_is_read_as_bash_reads_it(line, bash_status):
+    assert maskings(line) == [None]
+    assert bash_status(line) != 0
+
+
+FORGED_AFTER_PIPESTATUS_IN_BASH = [
+    # every command sets PIPESTATUS: after `echo`, `${PIPESTATUS[0]}` is echo's status
+    "pytest | tee log; echo done; exit ${PIPESTATUS[0]}",
+    "pytest | tee log; ((1)); exit ${PIPESTATUS[0]}",
+    "pytest | tee log; [[ 1 ]]; exit ${PIPESTATUS[0]}",
+    "pytest | tee log; if true; then :; fi; exit ${PIPESTATUS[0]}",
+    "pytest; rc=$?; [ $rc -eq 01 ] && exit 0; exit $rc",  # `-eq` compares numbers: 1 is 01
+]
+
+
+@pytest.mark.parametrize("line", FORGED_AFTER_PIPESTATUS_IN_BASH)
+def test_a_status_read_after_another_command_ran_is_forged_and_bash_agrees(line, bash_status):
+    [masking] = maskings(line)
+    assert masking is not None and masking.forged
+    assert bash_status(line) == 0
+
+
+def test_a_subshell_sets_pipestatus_to_its_own_status():
+    assert maskings("pytest | tee log; (true); exit ${PIPESTATUS[0]}") == [
+        Masking("a later `; (true)` sets the exit status", forged=True)
+    ]
+    # `{ }` leaves PIPESTATUS as the last pipeline inside it set it
+    assert maskings("{ pytest | tee log; }; exit ${PIPESTATUS[0]}") == [None]

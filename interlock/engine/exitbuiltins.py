@@ -38,7 +38,7 @@ _SIGNALS = {"EXIT": "EXIT", "0": "EXIT", "SIGEXIT": "EXIT", "ERR": "ERR", "SIGER
 
 def tracked(text: str, sh: Shell) -> Status | None:
     """The status a word stands for (`5`, `$?`, `${PIPESTATUS[0]}`, `$rc`), if known."""
-    if text.isdigit():
+    if _number(text):
         return Status(int(text) % 256)
     match = _VAR.match(text)
     if match is None:
@@ -50,6 +50,12 @@ def tracked(text: str, sh: Shell) -> Status | None:
         k = int(index)
         return sh.pipestatus[k] if k < len(sh.pipestatus) else None
     return sh.variables.get(name)
+
+
+def _number(text: str) -> bool:
+    """ASCII digits only: `str.isdigit` also takes `²`, which bash reads as text and `int`
+    refuses (`exit ²` raised ValueError)."""
+    return text.isascii() and text.isdigit()
 
 
 def value(text: str, sh: Shell, unknown: Unknown) -> Status:
@@ -74,7 +80,7 @@ def test(args: Sequence[str], sh: Shell, unknown: Unknown) -> Status:
 def _operand(text: str, sh: Shell) -> tuple[str, bool] | None:
     """A test operand as bash expands it, and whether it carries the validator's status."""
     bare = text.strip("'\"")
-    if bare.isdigit():
+    if _number(bare):
         return bare, False
     status = tracked(text, sh)
     return (str(status.code), status.tainted) if status is not None else None
@@ -85,7 +91,7 @@ def assign(text: str, sh: Shell, unknown: Unknown) -> None:
     name, eq, assigned = text.partition("=")
     if not eq:
         return
-    if assigned.isdigit():
+    if _number(assigned):
         sh.variables[name] = Status(int(assigned) % 256)
         return
     match = _VAR.match(assigned)

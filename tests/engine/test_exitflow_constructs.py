@@ -220,3 +220,15 @@ def test_a_subshell_sets_pipestatus_to_its_own_status():
     ]
     # `{ }` leaves PIPESTATUS as the last pipeline inside it set it
     assert maskings("{ pytest | tee log; }; exit ${PIPESTATUS[0]}") == [None]
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["pytest; exit ²", "rc=²; pytest; exit $rc", "pytest; [ $? -eq ² ] || exit 1", "pytest; exit ٣"],
+)
+def test_digits_bash_does_not_read_as_numbers_are_unknown_not_a_crash(line, bash_status):
+    # `str.isdigit` takes `²` and `٣`; bash reads them as text (`exit ²` fails with 2): an
+    # unknown status, so the pass is never credited (it raised ValueError)
+    [masking] = maskings(line)
+    assert masking is not None
+    assert bash_status(line) != 0

@@ -78,3 +78,6 @@ if [ -n "$repo" ]; then
 else
     echo "install.sh: no repository given; protect one with: interlock install --cwd /path/to/repo"
 fi
+echo "install.sh: hook it into your agent: $bindir/interlock integrate claude-code|codex|gemini; into your shell: $bindir/interlock integrate shell"
+echo "install.sh: check it: $bindir/interlock doctor${repo:+ --cwd $repo}"
+echo "install.sh: undo: ${repo:+$bindir/interlock uninstall --cwd $repo; }rm -rf $venv $bindir/interlock $bindir/interlock-sh"

@@ -24,6 +24,7 @@ SCRIPTS = [
     "bench_audit.py",
     "bench_daemon.py",
     "bench_wrapper.py",
+    "bench_adapters.py",
 ]
 
 

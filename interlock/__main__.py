@@ -69,6 +69,8 @@ def parse_check_args(args: list[str]) -> dict[str, Any] | None:
         i += 1
     if i >= len(args) or (opts["cwd"] is not None and not os.path.isdir(opts["cwd"])):
         return None
+    if not " ".join(args[i:]).strip():
+        return None  # nothing to check: the full CLI says how to use it
     opts["command"] = " ".join(args[i:])
     return opts
 
@@ -241,6 +243,15 @@ def main(argv: list[str] | None = None) -> int:
         from interlock.hooks.dispatch import shim_main
 
         return shim_main(args[2:])
+    if args[:1] == ["hook"] and len(args) >= 2 and not {"-h", "--help"} & set(args):
+        if args[1] in ("claude-code", "codex", "gemini"):  # agent hooks: every tool call
+            from interlock.adapters.hot import main as agent_main
+
+            return agent_main(args[1:])
+        if args[1] == "shell":  # the advisory shell's co-process
+            from interlock.adapters.shellhelper import main as helper_main
+
+            return helper_main(args[2:])
     door = _HOT.get(args[0]) if args else None
     if door is not None:
         try:

@@ -35,6 +35,12 @@ UNBOUNDED_WORDS = frozenset(
     {"unbounded", "none", "infinite", "infinity", "unlimited", "no limit", "nolimit", "inf"}
 )
 
+# flat_attempts when the config leaves it unset: FLAT_ATTEMPTS, or FLAT_ATTEMPTS_SLOW when the
+# validator took longer than SLOW_VALIDATOR_SECONDS (a slow check earns one more attempt).
+FLAT_ATTEMPTS = 3
+FLAT_ATTEMPTS_SLOW = 4
+SLOW_VALIDATOR_SECONDS = 60.0
+
 DEFAULT_PROTECTED = (
     "tests/**",
     "test/**",
@@ -153,6 +159,66 @@ def _parse_days(raw: Any) -> float:
     return float(raw)
 
 
+def _parse_count(low: int, what: str) -> Callable[[Any], int]:
+    """A whole number >= low (a whole float too, `3.0`; never a boolean)."""
+
+    def parse(raw: Any) -> int:
+        if isinstance(raw, bool):
+            raise _Invalid(f"{what} (a boolean is not a number)")
+        if isinstance(raw, float) and raw.is_integer():
+            raw = int(raw)
+        if isinstance(raw, str):
+            with contextlib.suppress(ValueError):
+                raw = int(raw.strip())
+        if not isinstance(raw, int) or raw < low:
+            raise _Invalid(what)
+        return raw
+
+    return parse
+
+
+def _parse_flat(raw: Any) -> int | None:
+    """flat_attempts: an integer >= 2; absent (None) means FLAT_ATTEMPTS, or
+    FLAT_ATTEMPTS_SLOW for a validator slower than SLOW_VALIDATOR_SECONDS."""
+    if raw is None:
+        return None
+    return _parse_count(2, "an integer >= 2")(raw)
+
+
+def _parse_fraction(raw: Any) -> float:
+    """A number from 0 to 1 (`0.1`, `1`); a boolean, a string or nan is junk."""
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not 0 <= raw <= 1:
+        raise _Invalid("a number from 0 to 1")
+    return float(raw)
+
+
+def _parse_ratio(raw: Any) -> float:
+    """tool_error_ratio: a share of calls above 0 and at most 1."""
+    if _parse_fraction(raw) == 0:
+        raise _Invalid("a number above 0 and at most 1")
+    return float(raw)
+
+
+def _parse_metric_name(raw: Any) -> str | None:
+    """monotone_metric: the name of a metric; absent, "none" or "" mean none (None)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, str):
+        raise _Invalid("the name of a metric (a string), or none")
+    name = raw.strip()
+    return None if name.lower() in ("", "none", "off") else name
+
+
+def _parse_metrics(raw: Any) -> Mapping[str, str]:
+    """metrics: a table of name = "shell command printing a number"."""
+    if not isinstance(raw, dict):
+        raise _Invalid('a table of name = "command printing a number"')
+    for name, command in raw.items():
+        if not isinstance(command, str) or not command.strip() or not str(name).strip():
+            raise _Invalid(f'a table of name = "command printing a number" ({name!r} is not)')
+    return {str(k).strip(): str(v) for k, v in raw.items()}
+
+
 def _parse_str_list(raw: Any) -> tuple[str, ...]:
     if isinstance(raw, str):
         return (raw,)
@@ -169,6 +235,7 @@ class Key:
     default: Any
     parse: Callable[[Any], Any]
     help: str
+    none: str = "unbounded/off"  # how a value of None is shown
 
 
 SCHEMA: tuple[Key, ...] = (
@@ -215,6 +282,57 @@ SCHEMA: tuple[Key, ...] = (
         "by-owner (inside a run: the run's own work is snapshotted, then discarded) | refuse "
         "(every discard is refused in blocking mode, warned in advisory mode)",
     ),
+    # The run monitor's stuck detector (interlock.monitor.stuck).
+    Key(
+        "repeat_threshold",
+        3,
+        _parse_count(2, "an integer >= 2"),
+        "identical failures in a row (same call, same error, no edit) that mean the "
+        "environment, not the code, is stuck",
+    ),
+    Key(
+        "flat_attempts",
+        None,
+        _parse_flat,
+        f"materially different attempts that leave the same failing set before the run is "
+        f"stuck; absent means {FLAT_ATTEMPTS} ({FLAT_ATTEMPTS_SLOW} for validators slower "
+        f"than {SLOW_VALIDATOR_SECONDS:g} s)",
+        f"{FLAT_ATTEMPTS} ({FLAT_ATTEMPTS_SLOW} for validators slower than "
+        f"{SLOW_VALIDATOR_SECONDS:g} s)",
+    ),
+    Key(
+        "min_patch_distance",
+        0.1,
+        _parse_fraction,
+        "how much the patch must change (0-1) for an attempt to count as a new one",
+    ),
+    Key(
+        "monotone_metric",
+        None,
+        _parse_metric_name,
+        "a metric (from `metrics`) whose strict decrease means progress despite a flat "
+        "failing set; absent means none",
+        "none",
+    ),
+    Key(
+        "experiment_cap",
+        2,
+        _parse_count(0, "an integer >= 0"),
+        "experiment attempts a run may mark that the stuck detector does not count",
+    ),
+    Key(
+        "tool_error_ratio",
+        0.5,
+        _parse_ratio,
+        "share of failed tool calls (0-1] that makes an attempt tool-error dominated",
+    ),
+    Key(
+        "metrics",
+        {},
+        _parse_metrics,
+        "commands interlock runs on the tree at each attempt, each printing a number: "
+        '{ todo_left = "grep -rc TODO src | ..." }',
+    ),
 )
 SCHEMA_BY_NAME: Mapping[str, Key] = {k.name: k for k in SCHEMA}
 ENV_KEYS = {"mode": constants.ENV_MODE}
@@ -237,6 +355,13 @@ class Config:
     recorder_keep_days: float
     recorder_max_bytes: int
     discards: str
+    repeat_threshold: int
+    flat_attempts: int | None
+    min_patch_distance: float
+    monotone_metric: str | None
+    experiment_cap: int
+    tool_error_ratio: float
+    metrics: Mapping[str, str]
     sources: Mapping[str, str] = field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
@@ -327,7 +452,7 @@ def resolve(sources: list[RawSource], warnings: list[str] | None = None) -> Conf
         except _Invalid as exc:
             notes.append(
                 f"{setter.name}: {key.name} = {raw!r} is not {exc}; "
-                f"using the default ({show_value(key.default)})"
+                f"using the default ({show_value(key.default, key)})"
             )
     return Config(
         **values,
@@ -362,13 +487,25 @@ def config_to_json(config: Config) -> dict[str, Any]:
         value = config.value(key.name)
         if isinstance(value, tuple):
             value = list(value)
+        if isinstance(value, Mapping):
+            value = dict(value)
         if value is None:
-            try:
-                key.parse(None)
-            except (_Invalid, TypeError, ValueError):
-                value = "unbounded"  # max_turns: None is spelled as a word the key reads
+            value = _none_word(key)
         data[key.name] = value
     return data
+
+
+def _none_word(key: Key) -> str | None:
+    """How a key's None is written so that the key reads it back as None: None itself when
+    the key takes it, else the first word it reads as None ('unbounded' for max_turns, 'off'
+    for progress_stall_threshold)."""
+    for word in (None, "unbounded", "off"):
+        try:
+            if key.parse(word) is None:
+                return word
+        except (_Invalid, TypeError, ValueError):
+            continue
+    return None
 
 
 def config_from_json(data: Mapping[str, Any], name: str) -> Config:
@@ -407,12 +544,15 @@ def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:
     return errors
 
 
-def show_value(value: Any) -> str:
-    """How `config show` and the warnings print a value."""
+def show_value(value: Any, key: Key | None = None) -> str:
+    """How `config show` and the warnings print a value (of `key`, which says what None
+    means for it)."""
     if value is None:
-        return "unbounded/off"
+        return key.none if key is not None else "unbounded/off"
     if isinstance(value, tuple):
         return ", ".join(value) if value else "(none)"
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} = {v!r}" for k, v in value.items()) if value else "(none)"
     return str(value)
 
 

@@ -218,17 +218,6 @@ def write_blob(repo: pygit2.Repository, data: bytes) -> str:
     return oid if repo.odb.exists(oid) else str(repo.odb.write(BLOB, data))
 
 
-def write_blob_from_file(repo: pygit2.Repository, path: bytes) -> str:
-    """Store a (large) file's raw bytes, hashing it first and streaming only when missing."""
-    import pygit2
-
-    oid = str(pygit2.hashfile(os.fsdecode(path)))
-    if not repo.odb.exists(oid):
-        with open(path, "rb") as handle:
-            oid = str(repo.create_blob_fromiobase(handle))
-    return oid
-
-
 def read_object(repo: pygit2.Repository, oid: str, kind: int) -> bytes:
     """The raw content of an object of the given type (GitError for another type)."""
     found, data = repo.odb.read(oid)
@@ -326,6 +315,16 @@ def index_has(repo: pygit2.Repository, path: bytes) -> bool:
 
 
 # --- daemon, recorder and recover (H5) ---
+
+
+def index_blob(repo: pygit2.Repository, path: bytes) -> str | None:
+    """The blob id the index holds for path (stage 0), or None."""
+    index = repo.index
+    index.read(False)
+    try:
+        return str(index[path.decode("utf-8")].id)
+    except (KeyError, UnicodeDecodeError, ValueError):
+        return None
 
 
 def ref_target(repo: pygit2.Repository, name: str) -> str | None:
@@ -479,3 +478,30 @@ def cat_blobs(loc: RepoLocation, oids: list[str]) -> dict[str, bytes]:
         blobs[header[0].decode()] = out[pos : pos + size]
         pos += size + 1
     return blobs
+
+
+def diff_tree_lines(repo: pygit2.Repository, old_tree: str | None, new_tree: str) -> int:
+    """How many lines differ between two trees (None: the empty tree): lines added plus lines
+    removed, a binary file or a mode-only change counting as one. The run monitor's measure of
+    how big a patch is and how much it changed."""
+    import pygit2
+
+    if old_tree == new_tree:
+        return 0
+    new = repo[new_tree]
+    if not isinstance(new, pygit2.Tree):
+        raise ValueError(f"{new_tree} is not a tree")
+    if old_tree is None:
+        diff = new.diff_to_tree(swap=True)
+    else:
+        old = repo[old_tree]
+        if not isinstance(old, pygit2.Tree):
+            raise ValueError(f"{old_tree} is not a tree")
+        diff = old.diff_to_tree(new)
+    total = 0
+    for patch in diff:
+        if patch is None:  # an unmodified delta: nothing to count
+            continue
+        _, added, removed = patch.line_stats
+        total += (added + removed) or 1
+    return total

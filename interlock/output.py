@@ -1,7 +1,9 @@
 """The only module that writes to the terminal.
 
-Messages for a run go to stderr and start with `interlock:` and a tag. Data a script reads
-(`--json`, listings) goes to stdout. Tests capture both by swapping the streams here; the
+Messages start with `interlock:` (then a tag, `error:`, `warning:`, `note:`, or what the
+command did), their detail lines indented below; errors, warnings and verdicts go to stderr.
+Data a script reads (`--json`, listings and tables, paths) goes to stdout as it is, without
+the prefix. tests/commands/test_messages.py holds every command to this. Tests capture both by swapping the streams here; the
 daemon, which serves many requests at once, captures per thread (`install_thread_capture()`,
 then `captured_output()` around each request).
 """

@@ -7,6 +7,7 @@ exited and only waits to be reaped.
 
 from __future__ import annotations
 
+import os
 import time
 from dataclasses import dataclass
 
@@ -76,3 +77,41 @@ def parent_pid(pid: int | None = None) -> int | None:
 def current_rss() -> int:
     """Resident memory of this process in bytes."""
     return int(psutil.Process().memory_info().rss)
+
+
+def open_files_among(paths: set[str]) -> set[str] | None:
+    """Which of `paths` (absolute, real) some process we can see holds open; None when that
+    cannot be known here (no /proc). Reads /proc/<pid>/fd directly: psutil's open_files()
+    would also read every fd's position and flags, ten times the cost."""
+    if not paths:
+        return set()
+    try:
+        pids = [name for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return None
+    held: set[str] = set()
+    for pid in pids:
+        fd_dir = f"/proc/{pid}/fd"
+        try:
+            fds = os.listdir(fd_dir)
+        except OSError:  # gone, or not ours to read (it cannot write our files either)
+            continue
+        for fd in fds:
+            try:
+                target = os.readlink(f"{fd_dir}/{fd}")
+            except OSError:
+                continue
+            if target in paths:
+                held.add(target)
+    return held
+
+
+def process_environ(pid: int) -> dict[str, str] | None:
+    """The environment a live process of this user started with, or None when it cannot be
+    read (gone, a zombie, another user's)."""
+    if pid <= 0:
+        return None
+    try:
+        return dict(psutil.Process(pid).environ())
+    except (psutil.Error, OSError):
+        return None

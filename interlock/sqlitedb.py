@@ -13,6 +13,8 @@ import sqlite3
 import time
 from pathlib import Path
 
+_CORRUPT, _NOTADB = 11, 26  # SQLite's result codes for a damaged file and a non-database
+
 
 def _connect(path: Path, schema: str, version: int) -> sqlite3.Connection:
     conn = sqlite3.connect(os.fspath(path), timeout=10, isolation_level=None)
@@ -32,6 +34,10 @@ def open_db(
     try:
         return _connect(path, schema, version), None
     except sqlite3.DatabaseError as exc:
+        damaged = (getattr(exc, "sqlite_errorcode", _NOTADB) & 0xFF) in (_CORRUPT, _NOTADB)
+        not_a_file = os.path.lexists(path) and not path.is_file()  # a folder, a fifo...
+        if not (damaged or not_a_file):
+            raise  # a full disk, a read-only file, a lock: the file itself is fine, keep it
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
         os.replace(path, aside)
         warning = f"{what} {path} was unreadable ({exc}); kept as {aside.name}"

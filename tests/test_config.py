@@ -450,6 +450,13 @@ def test_config_show_prints_every_value_and_its_source(git_repo, cap_out):
         "recorder_keep_days": "7.0  (default)",
         "recorder_max_bytes": "1073741824  (default)",
         "discards": "by-owner  (default)",
+        "repeat_threshold": "3  (default)",
+        "flat_attempts": "3 (4 for validators slower than 60 s)  (default)",
+        "min_patch_distance": "0.1  (default)",
+        "monotone_metric": "none  (default)",
+        "experiment_cap": "2  (default)",
+        "tool_error_ratio": "0.5  (default)",
+        "metrics": "(none)  (default)",
         "read from": ".interlock.toml, pyproject.toml [tool.interlock]",
     }
     assert cap_out[1].getvalue() == ""

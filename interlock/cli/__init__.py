@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import click
 
 from interlock import __version__, exitcodes, output
-from interlock.errors import InterlockError
+from interlock.errors import InterlockError, write_failure
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -33,21 +33,30 @@ COMMAND_MODULES = {
     "config": "config",
     "daemon": "daemon",
     "diff": "snapshot",
+    "doctor": "integrate",
     "done": "runs",
     "explain": "check",
     "gc": "snapshot",
+    "handoff": "monitor",
     "hook": "hooks",
     "hooks": "hooks",
     "install": "hooks",
+    "integrate": "integrate",
     "log": "runs",
     "lost": "hooks",
+    "monitor": "monitor",
+    "pause": "monitor",
     "recover": "recover",
     "restore": "snapshot",
+    "resume": "monitor",
     "run": "runs",
     "runs": "runs",
     "snapshot": "snapshot",
     "snapshots": "snapshot",
     "status": "runs",
+    "stop": "monitor",
+    "todo": "monitor",
+    "turn": "monitor",
     "uninstall": "hooks",
     "undo": "snapshot",
 }
@@ -101,6 +110,31 @@ def cwd_option(func: F) -> F:
     )(func)
 
 
+def _show_click_error(exc: click.ClickException) -> None:
+    """click's errors in interlock's words: `interlock: error: ...`, the usage, the help."""
+    text = exc.format_message().rstrip(".")
+    if text[:1].isupper() and text[1:2].islower():  # "No such option" -> "no such option"
+        text = text[0].lower() + text[1:]
+    ctx = getattr(exc, "ctx", None)
+    if not isinstance(exc, click.UsageError) or ctx is None:
+        output.error(text)
+        return
+    usage = ctx.get_usage().removeprefix("Usage: ").strip()
+    output.write_err(f"interlock: error: {text}")
+    output.write_err(f"  usage: {' '.join(usage.split())}")
+    output.write_err(f"  hint:  {ctx.command_path} --help")
+
+
+def _command_name(args: list[str]) -> str:
+    words = [a for a in args if not a.startswith("-")][:2]
+    if len(words) > 1 and words[0] in _GROUPS:
+        return " ".join(words)
+    return words[0] if words else "command"
+
+
+_GROUPS = frozenset({"config", "daemon", "hooks", "hook"})
+
+
 def run_cli(args: list[str]) -> int:
     """Run the command tree on args and map every outcome to an exit code."""
     try:
@@ -111,7 +145,7 @@ def run_cli(args: list[str]) -> int:
         output.write_err("interlock: interrupted")
         return exitcodes.INTERRUPTED
     except click.ClickException as exc:
-        exc.show()
+        _show_click_error(exc)
         return exitcodes.USAGE if isinstance(exc, click.UsageError) else exitcodes.ERROR
     except InterlockError as exc:
         output.error(str(exc), exc.hint)
@@ -122,6 +156,10 @@ def run_cli(args: list[str]) -> int:
     except BrokenPipeError:
         return exitcodes.OK
     except Exception as exc:  # the funnel: anything else is a bug, reported once
+        failure = write_failure(exc, f"finish `interlock {_command_name(args)}`")
+        if failure is not None:  # a full or read-only disk is not a bug: say what to do
+            output.error(str(failure), failure.hint)
+            return exitcodes.ERROR
         from interlock.bugreport import report_bug
 
         report = report_bug(exc)

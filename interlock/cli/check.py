@@ -66,7 +66,7 @@ def check_command(
         return commands.batch(cwd, mode, assume_dirty, as_json, json_lines_in)
     if json_lines_in:
         raise click.UsageError("--json-lines-in only applies with --batch")
-    if not command:
+    if not " ".join(command).strip():
         raise click.UsageError(
             'give the command line to check, e.g. interlock check "git reset --hard"'
         )

@@ -136,6 +136,36 @@ def hook_run(argv: tuple[str, ...]) -> int:
     return commands.hook_run(list(argv))
 
 
+def _agent_hook(agent: str, example: str) -> None:
+    @hook_group.command(name=agent)
+    @click.argument("event")
+    def agent_hook(event: str) -> int:
+        return commands.agent_hook(agent, event)
+
+    agent_hook.help = (
+        f"Answer one {example} hook event read from stdin (its settings run this).\n\n"
+        "Written into the agent's settings by `interlock integrate`; prints the agent's "
+        "documented answer (allow, deny, ask, a held stop) and exits as the agent expects.\n\n"
+        f"\b\nExample:\n  interlock hook {agent} {'PreToolUse' if agent != 'gemini' else 'BeforeTool'} < event.json"
+    )
+
+
+for _agent, _name in (("claude-code", "Claude Code"), ("codex", "Codex"), ("gemini", "Gemini CLI")):
+    _agent_hook(_agent, _name)
+
+
+@hook_group.command(name="shell")
+@click.argument("fifos", nargs=-1)
+def hook_shell(fifos: tuple[str, ...]) -> int:
+    """Serve a person's interactive shell: the co-process shell/interlock.bash starts.
+
+    \b
+    Example:
+      interlock hook shell /run/user/1000/interlock-sh.1234/in /run/user/1000/interlock-sh.1234/out
+    """
+    return commands.shell_helper(list(fifos))
+
+
 @cli.command(name="approve")
 @click.argument("finding_ids", nargs=-1)
 @cwd_option

@@ -5,7 +5,6 @@ from __future__ import annotations
 import click
 
 from interlock.cli import cli, cwd_option, json_option
-from interlock.commands import hooks as lost_commands
 from interlock.commands import recover as commands
 
 
@@ -75,6 +74,8 @@ def recover_command(
     if ref is not None:
         if paths or list_only or at is not None or since is not None:
             raise click.UsageError("--ref recovers a branch; give no PATH, --list, --at or --since")
+        from interlock.commands import hooks as lost_commands  # only here: it loads much
+
         return lost_commands.lost_restore(cwd, ref)
     if since is not None and at is not None:
         raise click.UsageError(

@@ -1,4 +1,4 @@
 """Plain functions behind each CLI command; each returns an exit code (click stays in cli/).
 
-May import: daemon, hooks, run, engine, memory, audit, shell, client, ground.
+May import: daemon, adapters, hooks, wrapper, monitor, run, engine, memory, audit, shell, client, ground.
 """

@@ -37,7 +37,7 @@ def show(cwd: str | None, as_json: bool) -> int:
         output.warn(warning)
     width = max(len(k.name) for k in SCHEMA)
     for key in SCHEMA:
-        value = show_value(config.value(key.name))
+        value = show_value(config.value(key.name), key)
         output.write_out(f"{key.name.ljust(width)}  {value}  ({config.sources[key.name]})")
     read = ", ".join(config.files) if config.files else "no config file (.interlock.toml)"
     output.write_out(f"{'read from'.ljust(width)}  {read}")

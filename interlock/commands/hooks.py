@@ -132,6 +132,8 @@ def hooks_status(cwd: str | None, as_json: bool) -> int:
             {
                 "hooks_dir": str(where.path),
                 "core_hooks_path": where.configured,
+                "active": where.active,
+                "chains": where.chains,
                 "hooks": [
                     {
                         "name": s.name,
@@ -146,11 +148,19 @@ def hooks_status(cwd: str | None, as_json: bool) -> int:
         )
         return exitcodes.OK
     output.write_out(f"hooks dir: {where.path}" + (" (core.hooksPath)" if where.configured else ""))
+    if where.chains is not None:
+        output.write_out(f"chains:    the project's hooks in {where.chains}")
+    if not where.active:
+        output.warn(
+            f"interlock's hooks do not run: core.hooksPath is {where.configured} (husky, or "
+            "someone, set it again)"
+        )
+        output.write_err("  hint: interlock install")
     rows = [
         {
             "hook": s.name,
             "state": s.state,
-            "chains": s.chained.name if s.chained else "-",
+            "chains": _shown_chain(s.chained, where.path) if s.chained else "-",
             "python": (s.python or "-")
             + ("" if not s.python or os.access(s.python, os.X_OK) else " (missing)"),
         }
@@ -158,6 +168,14 @@ def hooks_status(cwd: str | None, as_json: bool) -> int:
     ]
     output.table(rows, ["hook", "state", "chains", "python"])
     return exitcodes.OK
+
+
+def _shown_chain(chained: os.PathLike[str], hooks: os.PathLike[str]) -> str:
+    """`pre-commit.legacy` beside the hook, else the path (a project's hooks folder)."""
+    folder = os.path.dirname(os.fspath(chained))
+    if folder == os.fspath(hooks):
+        return os.path.basename(os.fspath(chained))
+    return os.fspath(chained)
 
 
 def hooks_path(cwd: str | None) -> int:
@@ -170,6 +188,20 @@ def hook_run(argv: list[str]) -> int:
     from interlock.hooks.dispatch import shim_main
 
     return shim_main(argv)
+
+
+def agent_hook(agent: str, event: str) -> int:
+    """`interlock hook AGENT EVENT` (the agent's hook runs it; stdin holds the event)."""
+    from interlock.adapters.hot import main as hot_main
+
+    return hot_main([agent, event])
+
+
+def shell_helper(argv: list[str]) -> int:
+    """`interlock hook shell FIFO-IN FIFO-OUT`: the advisory shell's co-process."""
+    from interlock.adapters.shellhelper import main as helper_main
+
+    return helper_main(argv)
 
 
 def approve(cwd: str | None, wanted: list[str]) -> int:

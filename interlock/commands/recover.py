@@ -17,15 +17,17 @@ from typing import Any
 
 from interlock import constants, exitcodes, git, journal, output
 from interlock.daemon import client
-from interlock.errors import InterlockError
+from interlock.errors import InterlockError, write_failure
 from interlock.git import RepoLocation, discover
 from interlock.memory.rechistory import Version
 from interlock.memory.recovery import (
     Pick,
     current,
     lost,
+    merge_versions,
     recorded_by_path,
     recorder_gaps,
+    snapshot_versions,
     versions_of,
     write_back,
 )
@@ -153,12 +155,13 @@ def _picks_for(loc: RepoLocation, rels: list[bytes], at: float | None) -> list[P
     files = [r for r in rels if not _is_dir(loc, r)]
     dirs = [r for r in rels if _is_dir(loc, r)]
     picks: list[Pick] = []
-    found = versions_of(loc, files)
-    recorded = recorded_by_path(loc, None)
-    for rel in [f for f in files if not found.get(f)]:  # a directory that is gone now
-        if any(p.startswith(rel + b"/") for p in recorded):
-            files.remove(rel)
-            dirs.append(rel)
+    found, nows = _file_versions(loc, files, at)
+    if any(not found.get(f) for f in files):
+        recorded = recorded_by_path(loc, None)
+        for rel in [f for f in files if not found.get(f)]:  # a directory that is gone now
+            if any(p.startswith(rel + b"/") for p in recorded):
+                files.remove(rel)
+                dirs.append(rel)
     for rel in files:
         versions = found.get(rel, [])
         if not versions:
@@ -167,7 +170,7 @@ def _picks_for(loc: RepoLocation, rels: list[bytes], at: float | None) -> list[P
                 hint="the recorder runs with the daemon (interlock daemon start); "
                 "snapshots: interlock snapshots",
             )
-        now = current(loc, rel)
+        now = nows[rel]
         version = _choose(versions, now, at)
         if version is None:
             what = (
@@ -184,6 +187,22 @@ def _picks_for(loc: RepoLocation, rels: list[bytes], at: float | None) -> list[P
     elif dirs and at is not None:
         picks += _dir_at(loc, dirs, at)
     return picks
+
+
+def _file_versions(
+    loc: RepoLocation, files: list[bytes], at: float | None
+) -> tuple[dict[bytes, list[Version]], dict[bytes, tuple[str, int] | None]]:
+    """The versions to choose from, and what each file holds now: the recorder's versions,
+    and those of the snapshots taken after the oldest version the recorder alone would give
+    (an older snapshot cannot hold a newer version, and reading every snapshot's tree costs
+    the most)."""
+    recorded = recorded_by_path(loc, files)
+    nows = {rel: current(loc, rel) for rel in files}
+    chosen = [_choose(recorded.get(rel, []), nows[rel], at) for rel in files]
+    after = min((c.time for c in chosen if c is not None), default=None)
+    if any(c is None for c in chosen):
+        after = None
+    return merge_versions(recorded, snapshot_versions(loc, files, after)), nows
 
 
 def _dir_at(loc: RepoLocation, dirs: list[bytes], at: float) -> list[Pick]:
@@ -235,9 +254,20 @@ def recover(
         result["written"] = bool(done.picks)
         result["saved"] = done.saved.id if done.saved else None
         if done.picks:
-            journal.record(loc, "recover", result)
+            _journal(loc, result)
     _report(result, picks, gaps, list_only, since, as_json)
     return exitcodes.OK
+
+
+def _journal(loc: RepoLocation, result: dict[str, Any]) -> None:
+    """Journal a recover that is done; a full disk must not make it look like it failed."""
+    try:
+        journal.record(loc, "recover", result)
+    except Exception as exc:
+        failure = write_failure(exc, "journal it", "the files are recovered all the same")
+        if failure is None:
+            raise
+        output.warn(str(failure))
 
 
 def _pick_json(pick: Pick) -> dict[str, Any]:

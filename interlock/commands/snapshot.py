@@ -74,7 +74,7 @@ def snapshots(cwd: str | None, kind: str | None, limit: int | None, as_json: boo
         output.write_json([s.to_json() for s in found])
         return exitcodes.OK
     if not found:
-        output.write_out("no snapshots yet (take one: interlock snapshot -m MESSAGE)")
+        output.write_out("interlock: no snapshots yet (take one: interlock snapshot -m MESSAGE)")
         return exitcodes.OK
     rows = [
         {"id": s.id, "time": _short_time(s), "kind": s.kind, "run": s.run, "message": s.message}
@@ -154,7 +154,7 @@ def diff(cwd: str | None, ref: str | None, as_json: bool) -> int:
             )
         output.write_out(f"{letters[status]}  {display_path(change.path)}{extra}")
     if not changes:
-        output.write_out(f"no changes since snapshot {snap_id} ({snap_kind})")
+        output.write_out(f"interlock: no changes since snapshot {snap_id} ({snap_kind})")
     return exitcodes.OK
 
 
@@ -164,8 +164,18 @@ def _report_restore(result: dict[str, Any], kind: str, as_json: bool, verb: str)
         output.write_json(result)
     else:
         target = f"{result['snapshot']} ({kind})"
+        counts = f"{len(result['written'])} to write, {len(result['deleted'])} to delete"
         if result["dry_run"]:
-            output.write_out(f"would {verb} {target}:")
+            nothing = not (result["written"] or result["deleted"])
+            output.write_out(
+                f"interlock: would {verb} {target}: " + ("nothing to change" if nothing else counts)
+            )
+        elif result["pre_restore"] is not None:
+            output.write_out(
+                f"interlock: {verb}d {target}: {len(result['written'])} written, "
+                f"{len(result['deleted'])} deleted; the state before is snapshot "
+                f"{result['pre_restore']} (undo: interlock undo)"
+            )
         for path in result["written"]:
             output.write_out(f"  write   {path}")
         for path in result["deleted"]:
@@ -174,12 +184,6 @@ def _report_restore(result: dict[str, Any], kind: str, as_json: bool, verb: str)
             output.write_out(f"  keep    {path}  (ignored, not in the snapshot)")
         for path in result["skipped"]:
             output.write_out(f"  skip    {path}  (submodule)")
-        if result["pre_restore"] is not None:
-            output.write_out(
-                f"{verb}d {target}: {len(result['written'])} written, "
-                f"{len(result['deleted'])} deleted; the state before is snapshot "
-                f"{result['pre_restore']} (undo: interlock undo)"
-            )
     mismatches = result["mismatches"]
     if mismatches:
         shown = ", ".join(mismatches[:5])
@@ -212,8 +216,14 @@ def _print_stderr(reply: dict[str, Any]) -> None:
 
 
 def _ago(seconds: float) -> str:
-    minutes = int(max(0.0, seconds) // 60)
+    """`10m` / `3h`: a length recover's --since reads."""
+    minutes = max(1, int(max(0.0, seconds) // 60))
     return f"{minutes}m" if minutes < 120 else f"{minutes // 60}h"
+
+
+def _when(seconds: float) -> str:
+    """`just now`, `5m ago`, `3h ago`: for people."""
+    return "just now" if seconds < 60 else f"{_ago(seconds)} ago"
 
 
 def undo_last(cwd: str | None, dry_run: bool, as_json: bool, force: bool = False) -> int:
@@ -233,16 +243,17 @@ def undo_last(cwd: str | None, dry_run: bool, as_json: bool, force: bool = False
             since = _ago(time.time() - point.time + 60)
             raise InterlockError(
                 f"{len(gone)} file(s) were lost after interlock's last restore or discard "
-                f"({point.id}, {_ago(time.time() - point.time)} ago), by a command interlock did "
+                f"({point.id}, {_when(time.time() - point.time)}), by a command interlock did "
                 f"not run: {shown}. undo would put back that earlier state, not these files",
                 hint=f"bring them back: interlock recover --since {since}   "
                 "(or undo the earlier restore anyway: interlock undo --force)",
             )
     preview = undo(loc, dry_run=True, run=_run_id())
     if not as_json and not dry_run:
-        when = _ago(time.time() - preview.snapshot.time)
+        when = _when(time.time() - preview.snapshot.time)
+        what = preview.snapshot.message or "the state before the last restore"
         output.write_out(
-            f"interlock: undo puts back {preview.snapshot.id} ({preview.snapshot.message or 'the state before the last restore'}, {when} ago): "
+            f"interlock: undo puts back {preview.snapshot.id} ({what}, {when}): "
             f"{len(preview.written)} to write, {len(preview.deleted)} to delete"
         )
     if dry_run:
@@ -261,20 +272,27 @@ def collect(cwd: str | None, dry_run: bool, as_json: bool) -> int:
         recorder = None if pruned is None else {"versions": pruned.versions, "refs": pruned.refs}
         output.write_json({**result.to_json(), "recorder_pruned": recorder})
         return exitcodes.OK
+    verb = "would drop" if dry_run else "dropped"
+    counts = ", ".join(f"{k} {n}" for k, n in result.by_kind().items())
+    refs = "1 snapshot ref" if len(result.dropped) == 1 else f"{len(result.dropped)} snapshot refs"
+    output.write_out(
+        f"interlock: {verb} {refs}" + (f" ({counts})" if counts else "") + f"; kept {result.kept}"
+    )
+    for item in result.dropped:
+        output.write_out(
+            f"  {verb} {item.info.id} ({item.info.kind}, {item.worktree}): {item.reason}"
+        )
     if pruned is not None and (pruned.versions or pruned.refs):
         output.write_out(
-            f"recorder: dropped {pruned.versions} old version(s) under the policy "
+            f"  recorder: dropped {_count(pruned.versions, 'old version')} under its policy "
             f"({Policy.of(loc).describe()})"
         )
-    for item in result.dropped:
-        verb = "would drop" if dry_run else "dropped"
-        output.write_out(
-            f"{verb} {item.info.id} ({item.info.kind}, {item.worktree}): {item.reason}"
-        )
-    counts = ", ".join(f"{k} {n}" for k, n in result.by_kind().items()) or "nothing"
     output.write_out(
-        f"{'would drop' if dry_run else 'dropped'} {len(result.dropped)} ref(s) ({counts}); "
-        f"kept {result.kept}. Objects are not pruned here: git gc removes unreachable ones "
-        "after gc.pruneExpire (2 weeks by default)."
+        "  objects are not pruned here: git gc removes unreachable ones after gc.pruneExpire "
+        "(2 weeks by default)"
     )
     return exitcodes.OK
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"

@@ -13,6 +13,7 @@ from interlock.git import RepoLocation, require_repo
 from interlock.journal import Journal
 from interlock.memory.catalog import SnapshotInfo, iso_time
 from interlock.memory.snapshot import diff_snapshot, list_snapshots
+from interlock.monitor import report
 from interlock.run import records, session, tiers
 from interlock.run.link import inline_worktree
 from interlock.run.records import Run
@@ -58,6 +59,7 @@ def _status_data(loc: RepoLocation, journal: Journal) -> dict[str, Any]:
     if run is not None:
         count, last = records.run_activity(journal, run.id)
         data["run"] = {**run.to_json(), "commands": count, "last": last}
+    data["monitor"] = report.summary(loc, journal, run)
     return data
 
 
@@ -103,6 +105,8 @@ def _print_status(data: dict[str, Any]) -> None:
             f"green:    {green['id']} at {green['time'][:19]}Z ({green.get('message') or ''}; "
             f"`{green.get('command') or '?'}`); {data['changed_since_green']} path(s) changed since"
         )
+    for line in report.lines(data["monitor"]):
+        out(line)
     for attempt in data["unresolved"]:
         out(
             f"unresolved: attempt {attempt['id']} `{attempt['command']}` (its wrapper died"

@@ -9,5 +9,5 @@ and `client` (its wrapper for the full CLI) are the other end of the socket, run
 in their own (short) processes: stdlib only, and they may import only the ground. They are a
 unit of their own in the map (docs/architecture.md), below every door.
 
-May import: hooks, run, engine, memory, audit, shell, ground.
+May import: adapters, hooks, monitor, run, engine, memory, audit, shell, ground.
 """

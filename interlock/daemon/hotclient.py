@@ -108,6 +108,9 @@ DEADLINES = {
     "audit": 120.0,
     "restore": 300.0,
     "stop": 15.0,
+    # After the command: the green decision, then the run monitor (a recovery's restore,
+    # declared metrics, the failing call run again outside interlock: each bounded).
+    "complete": 60.0,
 }
 POLL = 0.1  # seconds between looks at the daemon's process state while waiting
 MAX_REPLY = 64 << 20

@@ -124,6 +124,8 @@ class Operations:
             "hook": self.hook,
             "attempt": self.attempt,
             "complete": self.complete,
+            "agent": self.agent,
+            "advise": self.advise,
             "stop": self.stop,
         }
         return {op: self._counted(fn) for op, fn in table.items()}
@@ -408,6 +410,39 @@ class Operations:
         """A run's command after it ran (see interlock.run.gate.complete)."""
         self._same_build(req)
         return self.runs.complete(req)
+
+    def agent(self, req: dict[str, Any]) -> dict[str, Any]:
+        """An agent's hook event (interlock.adapters.serve): the hook's stdout, stderr, exit."""
+        from interlock.adapters.desk import Desk
+        from interlock.adapters.serve import serve
+
+        self._same_build(req)
+        with reqenv.applied(_request_env(req)), self.runs.worktree() as wt:
+            reply = serve(Desk(wt, self._record_now), req).to_json()
+            if wt.journal.warning:
+                reply["stderr"] = f"interlock: warning: {wt.journal.warning}\n" + reply["stderr"]
+            return reply
+
+    def _record_now(self, paths: list[bytes]) -> None:
+        """Ask the recorder to read these paths now (an agent is about to edit them)."""
+        for rel in paths:
+            self.recorder.note(rel, "closed", False)
+
+    def advise(self, req: dict[str, Any]) -> dict[str, Any]:
+        """A person's interactive command (interlock.adapters.humanshell): the warning to
+        print before it runs, after saving what it would discard."""
+        from interlock.adapters.humanshell import advise
+
+        self._same_build(req)
+        with reqenv.applied(_request_env(req)):
+            return advise(self.loc, req, self._advice_facts, self._advice_snapshot)
+
+    def _advice_facts(self) -> TreeFacts | None:
+        self.facts.want()
+        return self.facts.valid(self.barrier)
+
+    def _advice_snapshot(self, meta: dict[str, Any]) -> dict[str, Any]:
+        return self.snapshot(meta)
 
     def tree_now(self) -> str:
         """The worktree's tree id now; only the dirty paths are re-read when they are known."""

@@ -147,6 +147,7 @@ def run_daemon(loc: RepoLocation, idle: float | None = None, service: bool = Fal
             log.warning("%s", warning)
         listener, sock_path = bind_socket(loc)
         _write_pid(lock_fd)
+        _tidy(loc)
         ops = Operations(loc, idle if idle is not None else idle_seconds(), os.fspath(sock_path))
         log.info("daemon %d started for %s (idle exit %.0f s)", os.getpid(), loc.worktree, ops.idle)
         identity = socket_identity(sock_path)
@@ -160,6 +161,27 @@ def run_daemon(loc: RepoLocation, idle: float | None = None, service: bool = Fal
     finally:
         _release(loc, lock_fd)
     return 0
+
+
+def _lock_record_left(loc: RepoLocation) -> bool:
+    """The snapshot lock file holds a record (written while held, emptied on release): one
+    stat per housekeeping tick tells whether a holder may have died since the last look."""
+    try:
+        return (loc.state_dir / constants.SNAPSHOT_LOCK_FILE).stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _tidy(loc: RepoLocation) -> bool:
+    """Remove what a killed snapshot, restore or recorder left (interlock/memory/leftovers.py);
+    False when the snapshot lock is busy (housekeeping looks again while a record is left)."""
+    from interlock.memory.leftovers import tidy_at_start
+
+    try:
+        return tidy_at_start(loc) is not None
+    except Exception:  # tidiness must never keep the daemon from starting
+        log.exception("could not clear leftovers")
+        return True
 
 
 def _install_signals(stop: threading.Event) -> None:
@@ -232,6 +254,8 @@ def _reason_to_stop(
     if ops.watcher_state == "watching" and not ops.watcher.is_healthy():
         log.warning("watcher died; restarting it (dirty set unknown, recorder rescans)")
         ops.watcher.restart("the watcher died and was restarted")
+    if _lock_record_left(ops.loc):  # a holder's record: it works now, or it was killed
+        _tidy(ops.loc)
     _rescan_when_blind(ops)
     _release_when_idle(ops, idle_for)
     return None

@@ -1,4 +1,5 @@
-"""The daemon's side of runs: the shell wrapper's `attempt` and `complete`, served warm.
+"""The daemon's side of runs: the shell wrapper's `attempt` and `complete`, served warm (by
+interlock.monitor.desk: the run's gate, then the run monitor).
 
 Each request opens its own journal connection (SQLite serialises the writers, so a long
 validator completion never holds up another command's verdict; a connection belongs to the
@@ -13,8 +14,10 @@ the daemon does not exit for being idle.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from interlock import constants
@@ -75,13 +78,13 @@ class RunDesk:
 
     def _serve(self, step: str, req: dict[str, Any]) -> dict[str, Any]:
         from interlock.journal import prune
-        from interlock.run import gate
+        from interlock.monitor import desk
 
         journal = self._open()
         try:
             wt = self._worktree(journal)
             warm = {**req, "warm": True}
-            reply = gate.begin(wt, warm) if step == "begin" else gate.complete(wt, warm)
+            reply = desk.begin(wt, warm) if step == "begin" else desk.complete(wt, warm)
             if journal.warning:
                 note = f"interlock: warning: {journal.warning}"
                 reply["messages"] = "\n".join(m for m in (note, reply.get("messages")) if m)
@@ -91,6 +94,17 @@ class RunDesk:
                 prune(journal)
             self._live, self._live_at = True, time.monotonic()
             return reply
+        finally:
+            journal.close()
+
+    @contextlib.contextmanager
+    def worktree(self) -> Iterator[Worktree]:
+        """A warm Worktree for one request of another door (the agent adapters), on its own
+        journal connection; the live-run note is kept as for the wrapper's requests."""
+        journal = self._open()
+        try:
+            yield self._worktree(journal)
+            self._live, self._live_at = True, time.monotonic()
         finally:
             journal.close()
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from interlock import constants
 from interlock.daemon.client import default_socket_path, peer_uid, socket_problem
-from interlock.errors import DaemonError, InterlockError
+from interlock.errors import DaemonError, InterlockError, write_failure
 from interlock.git import RepoLocation
 from interlock.state import atomic_write
 
@@ -137,6 +137,10 @@ def _reply_for(handlers: dict[str, Handler], line: bytes) -> dict[str, Any]:
     except (UsageProblem, json.JSONDecodeError, UnicodeDecodeError) as exc:
         return {"ok": False, "kind": "usage", "error": f"bad request: {exc}", "hint": None}
     except Exception as exc:  # a bug in an op: logged with its traceback, reported to the client
+        failure = write_failure(exc, "answer the request")
+        if failure is not None:  # a full or read-only disk: the client's user can act on it
+            log.warning("request failed: %s", failure)
+            return {"ok": False, "kind": "interlock", "error": str(failure), "hint": failure.hint}
         log.exception("request failed: %r", line[:200])
         return {"ok": False, "kind": "bug", "error": f"{type(exc).__name__}: {exc}", "hint": None}
 

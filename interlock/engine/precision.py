@@ -97,15 +97,27 @@ def _hard_linked(path: str) -> bool:
     return stat.S_ISREG(info.st_mode) and info.st_nlink > 1
 
 
+def _is_file(entry: str) -> bool:
+    """A worktree path, not a description such as `/ (outside any worktree)` or a ref."""
+    return not (entry.startswith(("commit ", "(", "/", "refs/")) or " (" in entry)
+
+
+def _named(entry: str) -> str:
+    if entry == "refs/stash":
+        return "the stash"
+    return entry[1:-1] if entry.startswith("(") else entry
+
+
 def _summarise(lost: list[_Lost], cap: int) -> Judgement:
     if not lost:
         return Judgement((), "")
     shown = sorted({d for d, _ in lost if not d.startswith("commit ")})
     commits = sorted({d for d, _ in lost if d.startswith("commit ")})
-    # `(an unknown repository)`: a stand-in for what cannot be named, not a file to count
-    named = [d for d in shown if not d.startswith("(")]
-    parts = [describe(named)] if named else []
-    parts += [d[1:-1] for d in shown if d.startswith("(")]
+    files = [d for d in shown if _is_file(d)]
+    parts = [describe(files)] if files else []
+    # Whole trees, repositories, the stash: named as they are, never counted as "files under"
+    # their parent folder; `(an unknown repository)` is a stand-in, said without its brackets.
+    parts += [_named(d) for d in shown if not _is_file(d)]
     if commits:
         parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} no other ref holds")
     paths = tuple(sorted({p for _, p in lost if p is not None}))

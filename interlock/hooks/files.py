@@ -20,6 +20,7 @@ from pathlib import Path
 from interlock import __version__, constants
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation, run
+from interlock.hooks import redirect
 from interlock.state import atomic_write
 
 HOOK_NAMES = constants.HOOK_NAMES
@@ -42,11 +43,16 @@ sys.exit(shim_main(sys.argv[1:]))
 
 @dataclass(frozen=True)
 class HooksDir:
-    """Where hooks are installed; `configured` is core.hooksPath when that chose it."""
+    """Where hooks are installed; `configured` is core.hooksPath when that chose it.
+    `chains` is the project's hooks folder when interlock's hooks live in its own folder in
+    the git dir and run those first (interlock/hooks/redirect.py); `active` is False when
+    core.hooksPath does not point at that folder (yet, or any more: husky resets it)."""
 
     path: Path
     configured: str | None = None
     notes: tuple[str, ...] = ()
+    chains: str | None = None
+    active: bool = True
 
 
 @dataclass(frozen=True)
@@ -168,20 +174,24 @@ def _configured_dir(loc: RepoLocation) -> tuple[Path, str | None]:
 
 
 def resolve_hooks_dir(loc: RepoLocation) -> HooksDir:
-    """The directory git runs hooks from; refuses a core.hooksPath interlock must not write."""
+    """The directory interlock's hooks go to; refuses a core.hooksPath outside the repository
+    (other repositories run it). A folder git would commit, or one husky rewrites, is chained
+    from interlock's own folder in the git dir instead (interlock/hooks/redirect.py)."""
     default = loc.common_dir / "hooks"
     target, configured = _configured_dir(loc)
     if configured is None or target == default:
         return HooksDir(default, configured)
-    if _is_husky_generated(target):
-        raise InterlockError(
-            f"core.hooksPath is {configured}, which husky regenerates: interlock's hooks "
-            "written there would be lost on the next `npm install`",
-            hint="add interlock to husky's own hooks: "
-            "echo 'interlock hook run pre-commit \"$@\"' >> .husky/pre-commit && "
-            "echo 'interlock hook run pre-push \"$@\"' >> .husky/pre-push",
-        )
-    if not (_inside(target, loc.worktree) or _inside(target, loc.common_dir)):
+    own = redirect.directory(loc)
+    if target == Path(os.path.realpath(own)):
+        chain = redirect.read_chain(loc)
+        return HooksDir(own, configured, chains=chain.hooks_path if chain else None)
+    husky = _is_husky_generated(target)
+    in_git_dir = _inside(target, loc.common_dir) or _inside(target, loc.git_dir)
+    if husky or (_inside(target, loc.worktree) and not in_git_dir):
+        reason = redirect.committable_reason(loc, target, husky)
+        if reason is not None:
+            return _redirected(loc, configured, reason, husky)
+    elif not in_git_dir:
         raise InterlockError(
             f"core.hooksPath is {configured}, outside this repository: interlock will not "
             "write hooks that other repositories run",
@@ -195,19 +205,23 @@ def resolve_hooks_dir(loc: RepoLocation) -> HooksDir:
             hint=f"chmod u+w {shlex.quote(str(target))} && interlock install",
         )
     notes = [f"core.hooksPath is set: installing into {target}, chaining the hooks there"]
-    if _holds_tracked_files(loc, target):
-        notes.append(
-            f"{target} holds files tracked by git: interlock's hook files will show in "
-            "`git status`; do not commit them (they name this machine's Python)"
-        )
     return HooksDir(target, configured, tuple(notes))
 
 
-def _holds_tracked_files(loc: RepoLocation, target: Path) -> bool:
-    if not _inside(target, loc.worktree):
-        return False
-    code, out, _ = run(["ls-files", "-z", "--", os.fspath(target)], loc.worktree)
-    return code == 0 and bool(out.strip(b"\0"))
+def _redirected(loc: RepoLocation, configured: str, reason: str, husky: bool) -> HooksDir:
+    own = redirect.directory(loc)
+    notes = [
+        f"core.hooksPath is {configured}, where interlock does not write ({reason}): "
+        f"interlock's hooks go to {own}, which runs the hooks in {configured} first, and "
+        "core.hooksPath in .git/config points there"
+    ]
+    if husky:
+        notes.append(
+            f"husky sets core.hooksPath back to {configured} whenever it installs (npm "
+            "install): run `interlock install` again after that; `interlock hooks status` "
+            "says whether interlock's hooks run"
+        )
+    return HooksDir(own, configured, tuple(notes), chains=configured, active=False)
 
 
 @dataclass(frozen=True)
@@ -256,6 +270,8 @@ def _plan_install(hooks: Path, name: str, content: str) -> _Step:
 def install(loc: RepoLocation, python: str | None = None) -> HooksResult:
     """Install every hook; twice changes nothing. Plans all hooks before writing any."""
     where = resolve_hooks_dir(loc)
+    if where.chains is not None:
+        return _install_chaining(loc, where, python)
     hooks = where.path
     steps = [_plan_install(hooks, name, render_shim(name, python)) for name in HOOK_NAMES]
     hooks.mkdir(parents=True, exist_ok=True)
@@ -267,6 +283,38 @@ def install(loc: RepoLocation, python: str | None = None) -> HooksResult:
         if step.content is not None:
             atomic_write(hooks / step.name, step.content.encode("utf-8"), mode=0o755)
     return HooksResult(where, tuple(HookAction(s.name, s.action, s.detail) for s in steps))
+
+
+def _project_dir(loc: RepoLocation, hooks_path: str) -> Path:
+    target = Path(os.path.expanduser(hooks_path))
+    return target if target.is_absolute() else loc.worktree / target
+
+
+def _install_chaining(loc: RepoLocation, where: HooksDir, python: str | None) -> HooksResult:
+    """interlock's own folder in the git dir, chaining the project's (see redirect.py)."""
+    assert where.chains is not None
+    actions = []
+    project = _project_dir(loc, where.chains)
+    for name in HOOK_NAMES if project.is_dir() else ():
+        undone = _uninstall_one(project, name)  # an older interlock wrote its hooks there
+        if undone.action in ("removed", "restored"):
+            detail = f"an older interlock's hook taken out of {where.chains}"
+            actions.append(HookAction(name, undone.action, f"{detail}: {undone.detail}".strip()))
+    hooks = where.path
+    chained = redirect.write_chain(loc, where.chains)
+    for name in HOOK_NAMES:
+        content = render_shim(name, python)
+        target = hooks / name
+        same = os.path.lexists(target) and target.read_text("utf-8", "replace") == content
+        if not same:
+            atomic_write(target, content.encode("utf-8"), mode=0o755)
+        there = os.path.lexists(project / name)
+        detail = f"runs {where.chains}/{name} first" if name in chained and there else ""
+        actions.append(HookAction(name, "unchanged" if same else "installed", detail))
+    if not where.active:
+        redirect.activate(loc)
+        actions.append(HookAction("core.hooksPath", "updated", f"was {where.chains}, now {hooks}"))
+    return HooksResult(where, tuple(actions))
 
 
 def _uninstall_one(hooks: Path, name: str) -> HookAction:
@@ -298,10 +346,20 @@ def uninstall(loc: RepoLocation) -> HooksResult:
     Looks where git runs hooks from and in the common git dir's hooks/ (interlock may have been
     installed there before core.hooksPath was set); never refuses.
     """
+    actions = []
+    own = redirect.directory(loc)
+    now = redirect.remove(loc)
+    if now is not None:
+        actions.append(HookAction("core.hooksPath", "restored", f"now {now}"))
     target, configured = _configured_dir(loc)
     dirs = dict.fromkeys([target, loc.common_dir / "hooks"])
-    actions = [_uninstall_one(d, name) for d in dirs if d.is_dir() for name in HOOK_NAMES]
-    return HooksResult(HooksDir(target, configured), tuple(actions))
+    for folder in (d for d in dirs if d.is_dir()):
+        for name in HOOK_NAMES:
+            done = _uninstall_one(folder, name)
+            if now is None or done.action != "kept":  # the project's own hooks: not ours
+                actions.append(done)
+    where = HooksDir(own if now is not None else target, configured)
+    return HooksResult(where, tuple(actions))
 
 
 def _recorded_python(path: Path) -> str | None:
@@ -327,5 +385,9 @@ def hook_states(loc: RepoLocation) -> tuple[HooksDir, list[HookState]]:
         else:
             state = "ours" if is_ours(path) else "foreign"
         python = _recorded_python(path) if state == "ours" else None
-        states.append(HookState(name, path, state, chained_path(where.path, name), python))
+        chained = chained_path(where.path, name)
+        if chained is not None and where.chains and redirect.is_chain_file(chained):
+            project = _project_dir(loc, where.chains) / name  # what the pass-through runs
+            chained = project if os.path.lexists(project) else None
+        states.append(HookState(name, path, state, chained, python))
     return where, states

@@ -26,7 +26,9 @@ from interlock.state import atomic_write, repo_state_dir
 
 LOST = "lost"
 PENDING_DIR = "reftx"
-PENDING_MAX_AGE = 3600.0  # seconds; a pending file older than this was left by a crash
+# seconds; a pending file older than this was left by a hook that was killed (a transaction
+# goes from `prepared` to `committed` in well under a second)
+PENDING_MAX_AGE = 60.0
 BRANCH_PREFIX = "refs/heads/"
 
 
@@ -126,14 +128,19 @@ def settle(loc: RepoLocation, data: bytes, committed: bool) -> list[LostRef]:
     """States `committed` / `aborted`: keep the remembered tips that really went away."""
     pending = _pending_dir(loc)
     path = pending / transaction_key(data)
-    _drop_stale(pending)
+    kept = settle_orphans(loc, pending)
     try:
         at_risk: dict[str, str] = json.loads(path.read_text())
     except (OSError, ValueError):
-        return []
+        return kept
     path.unlink(missing_ok=True)
     if not committed:
-        return []
+        return kept
+    return kept + _keep_moved(loc, at_risk)
+
+
+def _keep_moved(loc: RepoLocation, at_risk: dict[str, str]) -> list[LostRef]:
+    """Keep each remembered tip whose branch no longer contains it."""
     kept = []
     for ref, tip in at_risk.items():
         now = _resolve(loc, ref)
@@ -162,18 +169,28 @@ def _kept_elsewhere(loc: RepoLocation, tip: str) -> bool:
     return code == 0 and bool(out.strip())
 
 
-def _drop_stale(pending: Path) -> None:
+def settle_orphans(loc: RepoLocation, pending: Path | None = None) -> list[LostRef]:
+    """Pending files left by a hook killed between `prepared` and `committed`: whether their
+    transaction went through is unknown, so every remembered tip that its branch no longer
+    contains is kept (a tip still there needs nothing), then the file goes."""
+    pending = _pending_dir(loc) if pending is None else pending
     cutoff = time.time() - PENDING_MAX_AGE
+    kept: list[LostRef] = []
     try:
         entries = list(pending.iterdir())
     except OSError:
-        return
+        return kept
     for entry in entries:
         try:
-            if entry.stat().st_mtime < cutoff:
-                entry.unlink()
-        except OSError:
-            continue
+            if entry.stat().st_mtime >= cutoff:
+                continue  # maybe a transaction in progress
+            at_risk = json.loads(entry.read_text())
+        except (OSError, ValueError):
+            at_risk = {}
+        if isinstance(at_risk, dict):
+            kept += _keep_moved(loc, {str(k): str(v) for k, v in at_risk.items()})
+        entry.unlink(missing_ok=True)
+    return kept
 
 
 def _stamp(now: float) -> str:

@@ -4,10 +4,15 @@ small packs together. Pure Python (zlib, hashlib): no pygit2 here.
 Why packs: a snapshot writes tens of trees and blobs at once, and on a busy disk every loose
 object costs a file creation, a rename and often a directory; one pack costs two files.
 
-Safety: only new files are added to `<common-dir>/objects/pack/`, each under a `tmp_pack_*`
-name and renamed, the `.idx` last, so git and libgit2 see a pack only once it is complete. A
-process killed midway leaves at most a temp file (which `git gc` clears) and no reachable
-object is ever missing.
+Safety: only new files are added to `<common-dir>/objects/pack/`, each under a temp name
+(`tmp_pack_interlock-<pid>-*`) and renamed, the `.idx` last, so git and libgit2 see a pack
+only once it is complete. A process killed midway leaves at most a temp file, which names the
+dead process: the next snapshot or daemon start removes it (interlock/memory/leftovers.py),
+and `git gc` would in time. No reachable object is ever missing.
+
+Large files (`write_file_blob`) are streamed into a pack of their own, read once in chunks and
+never held in memory, and never through libgit2, whose streaming writer leaves two anonymous
+temp files of the file's size (`streamed_git2_*`, `tmp_object_git2_*`) behind when killed.
 
 Tidiness: each pack interlock writes is listed in `<common-dir>/interlock/packs.list`. Once
 SMALL_PACKS_MERGE_AT of its small packs exist they are folded into one (their entries are
@@ -19,12 +24,14 @@ ones are removed, so every object stays reachable throughout. Git's own maintena
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import os
 import struct
 import tempfile
 import zlib
 from pathlib import Path
+from typing import BinaryIO
 
 from interlock.objectformat import BLOB, object_id
 
@@ -32,6 +39,8 @@ _MAX_PACK = 1 << 30  # flush before a pack would need 64-bit offsets
 SMALL_PACK_BYTES = 1 << 20
 SMALL_PACKS_MERGE_AT = 16
 _REGISTRY = ("interlock", "packs.list")  # under the common git dir
+TEMP_PREFIX = "tmp_pack_interlock-"  # + "<pid>-": whose temp file it is
+_CHUNK = 1 << 20
 
 
 def _entry_header(kind: int, size: int) -> bytes:
@@ -88,20 +97,7 @@ class PackBatch:
         self._body += entry
 
     def _index(self, trailer: bytes) -> bytes:
-        oids = sorted(self._entries)
-        fanout = [0] * 256
-        for oid in oids:
-            fanout[int(oid[:2], 16)] += 1
-        idx = bytearray(b"\xfftOc" + struct.pack(">I", 2))
-        total = 0
-        for count in fanout:
-            total += count
-            idx += struct.pack(">I", total)
-        idx += b"".join(bytes.fromhex(oid) for oid in oids)
-        idx += b"".join(struct.pack(">I", self._entries[oid][0]) for oid in oids)
-        idx += b"".join(struct.pack(">I", self._entries[oid][1]) for oid in oids)
-        idx += trailer
-        return bytes(idx + hashlib.sha1(idx).digest())
+        return _index(self._entries, trailer)
 
     def write(self) -> str | None:
         """Write the queued objects as pack-<hash>.pack and .idx; returns the name (None when
@@ -126,10 +122,33 @@ class PackBatch:
             _register(self.objects_dir, name)
 
 
+def temp_prefix(pid: int | None = None) -> str:
+    """The name every temp file of process `pid` (default: this one) starts with."""
+    return f"{TEMP_PREFIX}{os.getpid() if pid is None else pid}-"
+
+
+def _index(entries: dict[str, tuple[int, int]], trailer: bytes) -> bytes:
+    """A version 2 `.idx` for entries {oid: (crc32, offset)} of the pack with this trailer."""
+    oids = sorted(entries)
+    fanout = [0] * 256
+    for oid in oids:
+        fanout[int(oid[:2], 16)] += 1
+    idx = bytearray(b"\xfftOc" + struct.pack(">I", 2))
+    total = 0
+    for count in fanout:
+        total += count
+        idx += struct.pack(">I", total)
+    idx += b"".join(bytes.fromhex(oid) for oid in oids)
+    idx += b"".join(struct.pack(">I", entries[oid][0]) for oid in oids)
+    idx += b"".join(struct.pack(">I", entries[oid][1]) for oid in oids)
+    idx += trailer
+    return bytes(idx + hashlib.sha1(idx).digest())
+
+
 def _write_new(path: Path, data: bytes) -> None:
     if path.exists():  # the same objects were packed before: nothing to add
         return
-    fd, tmp = tempfile.mkstemp(prefix="tmp_pack_", dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(), dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -139,6 +158,81 @@ def _write_new(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+class ChangedWhileRead(OSError):
+    """A file's length changed while it was streamed into a pack: read it again."""
+
+
+def write_file_blob(objects_dir: Path, path: bytes) -> str:
+    """Stream the file at `path` into a one-object pack of its own, read in chunks; returns
+    the blob id of the bytes written. ChangedWhileRead when the file grew or shrank meanwhile
+    (the pack is not kept)."""
+    pack_dir = objects_dir / "pack"
+    pack_dir.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=temp_prefix(), dir=pack_dir)
+    try:
+        with (
+            os.fdopen(fd, "wb") as out,
+            open(os.open(path, os.O_RDONLY | os.O_NOFOLLOW), "rb") as src,
+        ):
+            oid, crc, trailer = _stream_entry(src, out, path)
+        name = "pack-" + trailer.hex()
+        if (pack_dir / f"{name}.idx").exists():  # packed before: nothing to add
+            os.unlink(tmp)
+            return oid
+        os.chmod(tmp, 0o444)
+        # The index is written before the pack is renamed into place, so the two renames
+        # follow each other at once: no window in which a large pack lies there unindexed.
+        idx_fd, idx_tmp = tempfile.mkstemp(prefix=temp_prefix(), dir=pack_dir)
+        try:
+            with os.fdopen(idx_fd, "wb") as handle:
+                handle.write(_index({oid: (crc, 12)}, trailer))
+            os.chmod(idx_tmp, 0o444)
+            os.replace(tmp, pack_dir / f"{name}.pack")
+            os.replace(idx_tmp, pack_dir / f"{name}.idx")
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(idx_tmp)
+            raise
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _register(objects_dir, name)
+    return oid
+
+
+def _stream_entry(src: BinaryIO, out: BinaryIO, path: bytes) -> tuple[str, int, bytes]:
+    """Write a whole pack holding src's bytes as one blob: (blob id, entry crc32, trailer)."""
+    size = os.fstat(src.fileno()).st_size
+    pack_sum, blob_sum = hashlib.sha1(), hashlib.sha1(b"blob %d\0" % size)
+    crc = 0
+    packer = zlib.compressobj(1)
+
+    def emit(data: bytes, entry: bool = True) -> None:
+        nonlocal crc
+        if entry:
+            crc = zlib.crc32(data, crc)
+        pack_sum.update(data)
+        out.write(data)
+
+    emit(b"PACK" + struct.pack(">II", 2, 1), entry=False)
+    emit(_entry_header(BLOB, size))
+    left = size
+    while left > 0:
+        chunk = src.read(min(_CHUNK, left))
+        if not chunk:
+            raise ChangedWhileRead(errno.EAGAIN, "the file shrank while it was read", path)
+        left -= len(chunk)
+        blob_sum.update(chunk)
+        emit(packer.compress(chunk))
+    if src.read(1):
+        raise ChangedWhileRead(errno.EAGAIN, "the file grew while it was read", path)
+    emit(packer.flush())
+    trailer = pack_sum.digest()
+    out.write(trailer)
+    return blob_sum.hexdigest(), crc, trailer
 
 
 def _registry(objects_dir: Path) -> Path:

@@ -156,6 +156,35 @@ def newest_under(
     return out
 
 
+def versions_of(
+    conn: sqlite3.Connection, paths: list[bytes] | None, since: float | None = None
+) -> list[tuple[bytes, float, str, str | None, int | None, int | None]]:
+    """(path, time, event, oid, mode, size) of every version of `paths` (None: every path),
+    newest first per path; with `since`, only paths whose newest version is that recent."""
+    columns = "SELECT path, time, event, oid, mode, size FROM versions"
+    if paths is None:
+        recent = "path IN (SELECT path FROM versions GROUP BY path HAVING MAX(time) >= ?)"
+        query = columns + (f" WHERE {recent}" if since is not None else "")
+        rows = conn.execute(query + " ORDER BY id DESC", () if since is None else (since,))
+        return [_row(r) for r in rows]
+    found = []
+    for start in range(0, len(paths), 500):
+        chunk = paths[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        query = f"{columns} WHERE path IN ({marks}) ORDER BY id DESC"
+        found += [_row(r) for r in conn.execute(query, chunk)]
+    if since is not None:
+        newest: dict[bytes, float] = {}
+        for row in found:
+            newest[row[0]] = max(newest.get(row[0], row[1]), row[1])
+        found = [row for row in found if newest[row[0]] >= since]
+    return found
+
+
+def _row(row: tuple[Any, ...]) -> tuple[bytes, float, str, str | None, int | None, int | None]:
+    return bytes(row[0]), float(row[1]), str(row[2]), row[3], row[4], row[5]
+
+
 def sessions_between(
     conn: sqlite3.Connection, start: float, end: float
 ) -> list[tuple[float, float]]:
@@ -180,15 +209,18 @@ def insert_versions(conn: sqlite3.Connection, rows: Iterable[tuple[Any, ...]]) -
 
 
 def put_seen(conn: sqlite3.Connection, items: Iterable[tuple[bytes, Stat | None]]) -> None:
+    gone, known = [], []
     for path, stat in items:
         if stat is None:
-            conn.execute("DELETE FROM seen WHERE path = ?", (path,))
+            gone.append((path,))
         else:
-            conn.execute(
-                "INSERT OR REPLACE INTO seen(path, mtime_ns, ctime_ns, size, ino, checked_ns) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
-                (path, stat.mtime_ns, stat.ctime_ns, stat.size, stat.ino, stat.checked_ns),
-            )
+            known.append((path, stat.mtime_ns, stat.ctime_ns, stat.size, stat.ino, stat.checked_ns))
+    conn.executemany("DELETE FROM seen WHERE path = ?", gone)
+    conn.executemany(
+        "INSERT OR REPLACE INTO seen(path, mtime_ns, ctime_ns, size, ino, checked_ns) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        known,
+    )
 
 
 def begin_session(conn: sqlite3.Connection, now: float) -> int:

@@ -24,22 +24,23 @@ import contextlib
 import logging
 import os
 import sqlite3
-import stat
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from interlock import constants, git
 from interlock.config import load_config
+from interlock.errors import write_failure
 from interlock.git import RepoLocation
 from interlock.memory import recindex
 from interlock.memory.rechistory import Policy, Version, prune, recorded_versions, write_anchor
 from interlock.memory.rechistory import is_recorded as is_recorded
 from interlock.memory.rechistory import recorder_ref as recorder_ref
+from interlock.memory.recqueue import WorkQueue
+from interlock.memory.recread import Reader
 from interlock.memory.store import ObjectStore
-from interlock.regenerable import is_regenerable
 
 if TYPE_CHECKING:
     import pygit2
@@ -49,12 +50,10 @@ __all__ = ["Recorder", "Version", "is_recorded", "open_db", "recorded_versions",
 log = logging.getLogger("interlock.memory.recorder")
 
 open_db = recindex.open_db
-_MAX_LATENCY = 1.0  # a file written without pause is still recorded at least this often
-_STREAM_OVER = 8 << 20  # larger files are hashed and stored by streaming, as snapshots do
 _BATCH_BYTES = 16 << 20  # queued pack bytes after which a batch is written out
 _HEARTBEAT = 10.0  # seconds between the recorder's signs of life in the index
 _PRUNE_EVERY = 3600.0
-_OWN_TEMP = (b".interlock-restore-", b".interlock-recover-")
+_RETRY_FIRST, _RETRY_MAX = 1.0, 30.0  # seconds before retrying a failed write: doubling
 
 
 def status_paths(loc: RepoLocation) -> Iterator[bytes]:
@@ -119,46 +118,30 @@ class Recorder:
         self.stats = RecorderStats()
         self._root = os.fsencode(loc.worktree)
         self._debounce = debounce
-        self._cond = threading.Condition()
-        self._pending: dict[bytes, tuple[float, float]] = {}  # path -> (first seen, due)
-        self._rescans: list[str] = []  # why a rescan is wanted
-        self._stopping = False
+        self._queue = WorkQueue(debounce)
         self._thread: threading.Thread | None = None
         self._last: dict[bytes, tuple[str | None, int | None]] = {}  # newest (oid, mode)
         self._seen: dict[bytes, recindex.Stat] = {}
         self._unanchored: set[str] = set()
-        self._max_size = 0
-        self._working = False  # between taking work and finishing it
+        self._reader = Reader(loc, 0, self.stats.too_large)
+        self._paused_by: str | None = None  # the warning a failed write set
+        self._retry = _RETRY_FIRST
         self.ready = threading.Event()  # set once the baseline is recorded
 
     # --- called from the watcher's thread ---
 
     def note(self, rel: bytes, kind: str, is_dir: bool) -> None:
-        now = time.monotonic()
-        if is_dir:
-            if kind in ("deleted", "moved-from"):
-                self._note_tree_gone(rel, now)
-            return
-        due = now if kind == "closed" else now + self._debounce
-        with self._cond:
-            first, _ = self._pending.get(rel, (now, now))
-            self._pending[rel] = (first, min(due, first + _MAX_LATENCY))
-            self._cond.notify()
-
-    def _note_tree_gone(self, rel: bytes, now: float) -> None:
-        prefix = rel + b"/"
-        with self._cond:
-            for path in [p for p in self._last if p.startswith(prefix)]:
-                self._pending[path] = (now, now)
-            self._cond.notify()
+        if not is_dir:
+            self._queue.put(rel, closed=kind == "closed")
+        elif kind in ("deleted", "moved-from"):
+            prefix = rel + b"/"
+            with self._queue.lock:
+                self._queue.put_now([p for p in self._last if p.startswith(prefix)])
 
     def rescan(self, reason: str) -> None:
         """Events may have been lost (queue overflow, watcher restart): re-read every path
         whose stat moved since it was last read. Cheap to call; rescans coalesce."""
-        with self._cond:
-            if reason not in self._rescans:
-                self._rescans.append(reason)
-            self._cond.notify()
+        self._queue.want_rescan(reason)
 
     # --- lifecycle ---
 
@@ -170,9 +153,7 @@ class Recorder:
 
     def stop(self, timeout: float = 30.0) -> None:
         """Record what is pending, write the commit that keeps it alive, stop."""
-        with self._cond:
-            self._stopping = True
-            self._cond.notify()
+        self._queue.stop()
         if self._thread is not None:
             self._thread.join(timeout)
 
@@ -181,9 +162,7 @@ class Recorder:
 
     def is_idle(self) -> bool:
         """Nothing pending and no rescan wanted: caught up with every event seen."""
-        with self._cond:
-            idle = not (self._pending or self._rescans or self._working)
-            return idle and self.ready.is_set()
+        return self._queue.is_idle() and self.ready.is_set()
 
     # --- the recorder thread ---
 
@@ -201,7 +180,7 @@ class Recorder:
             log.warning("%s", warning)
             self.stats.warning = warning
         config = load_config(self.loc.worktree)
-        self._max_size = self.stats.max_file_size = config.recorder_max_file_size
+        self._reader.max_size = self.stats.max_file_size = config.recorder_max_file_size
         policy = Policy(config.recorder_keep_days, config.recorder_max_bytes)
         self.stats.policy = policy.describe()
         try:
@@ -220,61 +199,66 @@ class Recorder:
     ) -> None:
         last_commit = last_beat = time.monotonic()
         next_prune = time.monotonic()
-        while (work := self._next_work()) is not None:
-            if isinstance(work, str):
-                self._rescan(repo, conn, work)
-            elif work:
-                self._record_paths(repo, conn, work)
-            with self._cond:
-                self._working = False
+        while (work := self._queue.next_work(self._caught_up)) is not None:
+            self.stats.pending = self._queue.pending()
+            self._do(repo, conn, work)
+            self._queue.done()
             now = time.monotonic()
             if self._unanchored and (now - last_commit >= constants.RECORDER_COMMIT_EVERY):
-                self._anchor(repo, conn)
+                self._do(repo, conn, lambda: self._anchor(repo, conn))
                 last_commit = now
             if now - last_beat >= _HEARTBEAT:
-                recindex.touch_session(conn, session, time.time())
+                self._do(repo, conn, lambda: recindex.touch_session(conn, session, time.time()))
                 last_beat = now
             if now >= next_prune and self.is_idle():
-                self._prune(repo, conn, policy)
+                self._do(repo, conn, lambda: self._prune(repo, conn, policy))
                 next_prune = now + _PRUNE_EVERY
-        self._record_paths(repo, conn, self._take_all())
+        self._record_paths(repo, conn, self._queue.take_all())
         self._anchor(repo, conn)
 
-    def _next_work(self) -> str | list[bytes] | None:
-        """Why to rescan, or the paths whose debounce ran out ([] in a quiet moment: time to
-        commit or prune), or None once stopping."""
-        with self._cond:
-            while not self._stopping:
-                if self._rescans:
-                    reason = "; ".join(self._rescans)
-                    self._rescans.clear()
-                    self._working = True
-                    return reason
-                now = time.monotonic()
-                due = [p for p, (_, at) in self._pending.items() if at <= now]
-                if due:
-                    for path in due:
-                        del self._pending[path]
-                    self.stats.pending = len(self._pending)
-                    self._working = True
-                    return due
-                if not self._pending:
-                    self.stats.caught_up = time.time()
-                wake = min((at for _, at in self._pending.values()), default=now + 1.0)
-                self._cond.wait(timeout=max(0.001, min(wake - now, 1.0)))
-                if not self._pending and not self._rescans:
-                    return []
-            return None
+    def _do(
+        self,
+        repo: pygit2.Repository,
+        conn: sqlite3.Connection,
+        work: str | list[bytes] | Callable[[], object],
+    ) -> None:
+        """One unit of work (a rescan, paths to record, or a step such as an anchor); a full
+        or read-only disk pauses recording instead of ending it."""
+        try:
+            if isinstance(work, str):
+                self._rescan(repo, conn, work)
+            elif isinstance(work, list):
+                if work:
+                    self._record_paths(repo, conn, work)
+            else:
+                work()
+        except Exception as exc:
+            failure = write_failure(exc, "record changed files", where=self.loc.common_dir)
+            if failure is None:
+                raise
+            self._pause(str(failure))
+            return
+        recorded = isinstance(work, str) or (isinstance(work, list) and bool(work))
+        if recorded and self._paused_by is not None and self.stats.warning == self._paused_by:
+            log.info("recording resumed")
+            self.stats.warning = self._paused_by = None
+            self._retry = _RETRY_FIRST
 
-    def _take_all(self) -> list[bytes]:
-        with self._cond:
-            paths = list(self._pending)
-            self._pending.clear()
-            return paths
+    def _pause(self, why: str) -> None:
+        """Wait, then rescan: the paths whose versions were not written have not moved their
+        last known point, so the rescan reads them again once there is room."""
+        self._paused_by = self.stats.warning = f"recording paused until it can write: {why}"
+        log.warning("%s (retrying in %.0f s)", self._paused_by, self._retry)
+        self._queue.wait_for_stop(self._retry)
+        self._retry = min(self._retry * 2, _RETRY_MAX)
+        self.rescan("retrying after a failed write")
+
+    def _caught_up(self) -> None:
+        self.stats.caught_up = time.time()
 
     def _load(self, repo: pygit2.Repository, conn: sqlite3.Connection) -> None:
         last = recindex.newest_by_path(conn)
-        with self._cond:
+        with self._queue.lock:
             self._last = last
         self._seen = recindex.seen_stats(conn)
         self._unanchored = {o for o in recindex.unanchored_oids(conn) if git.has_object(repo, o)}
@@ -285,7 +269,7 @@ class Recorder:
         self, repo: pygit2.Repository, conn: sqlite3.Connection, reason: str, baseline: bool = False
     ) -> None:
         started = time.monotonic()
-        with self._cond:
+        with self._queue.lock:
             known = [p for p, (oid, _) in self._last.items() if oid is not None]
         candidates = dict.fromkeys([*status_paths(self.loc), *known, *self._seen])
         changed = []
@@ -325,6 +309,8 @@ class Recorder:
             try:
                 self._record_one(repo, batch, rel, baseline)
             except OSError as exc:
+                if write_failure(exc, "") is not None:
+                    raise  # the object store cannot take it: pause, not skip
                 log.warning("cannot record %r: %s", rel, exc)
             if batch.store.pending_bytes > _BATCH_BYTES:
                 self._write(conn, batch)
@@ -344,19 +330,17 @@ class Recorder:
             else:
                 self._seen[rel] = seen
         if batch.rows:
+            # Only now, with the rows written: a batch that failed (a full disk) must not
+            # count as recorded, or its paths would not be read again.
+            with self._queue.lock:  # the watcher's thread reads it (a directory removed)
+                for rel, _, _, oid, mode, _ in batch.rows:
+                    self._last[rel] = (oid, mode)
             self.stats.versions += len(batch.rows)
             self.stats.last_version = batch.rows[-1][1]
         self._unanchored |= batch.oids
         batch.rows.clear()
         batch.seen.clear()
         batch.oids.clear()
-
-    def _is_skipped(self, repo: pygit2.Repository, rel: bytes) -> bool:
-        if os.path.basename(rel).startswith(_OWN_TEMP):
-            return True  # a restore's or recover's file before its rename: not a version
-        if not (is_regenerable(os.fsdecode(rel)) or git.is_ignored(repo, self.loc, rel)):
-            return False
-        return not git.index_has(repo, rel)
 
     def _record_one(
         self, repo: pygit2.Repository, batch: _Batch, rel: bytes, baseline: bool
@@ -370,9 +354,7 @@ class Recorder:
                 self._add(batch, rel, "deleted", None, None, None)
             batch.seen.append((rel, None))
             return
-        if self._is_skipped(repo, rel):
-            return
-        content = self._store(batch.store, full, st)
+        content = self._reader.read(repo, batch.store, rel, st)
         if content is None:
             return
         oid, mode, size, seen = content
@@ -393,41 +375,6 @@ class Recorder:
         size: int | None,
     ) -> None:
         batch.rows.append((rel, time.time(), event, oid, mode, size))
-        with self._cond:  # the watcher's thread reads it (a directory removed)
-            self._last[rel] = (oid, mode)
-
-    def _store(
-        self, store: ObjectStore, full: bytes, st: os.stat_result
-    ) -> tuple[str, int, int, recindex.Stat | None] | None:
-        """(blob id, mode, size, stat when read) of a file or symlink, its blob queued; None
-        when it is not recorded (special file, too large). A file that changed while it was
-        read gets no stat: the next event or rescan reads it again."""
-        checked = time.time_ns()
-        if stat.S_ISLNK(st.st_mode):
-            target = os.readlink(full)
-            return store.blob(target), git.LINK_MODE, len(target), recindex.Stat.of(st, checked)
-        if not stat.S_ISREG(st.st_mode):
-            return None
-        rel = full[len(self._root) + 1 :]
-        if st.st_size > self._max_size:
-            self.stats.too_large.add(rel)
-            return None
-        self.stats.too_large.discard(rel)
-        mode = git.EXEC_MODE if st.st_mode & 0o111 else git.FILE_MODE
-        if st.st_size > _STREAM_OVER:
-            oid = store.blob_from_file(full)
-            after = os.lstat(full)
-            size = st.st_size
-        else:
-            fd = os.open(full, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as handle:
-                data = handle.read(self._max_size + 1)
-                after = os.fstat(handle.fileno())
-            if len(data) > self._max_size:
-                return None
-            oid, size = store.blob(data), len(data)
-        same = recindex.Stat.of(after, checked) == recindex.Stat.of(st, checked)
-        return oid, mode, size, recindex.Stat.of(st, checked) if same else None
 
     # --- anchors and pruning ---
 

@@ -19,10 +19,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from interlock import git
-from interlock.errors import InterlockError
+from interlock.errors import InterlockError, write_failure
 from interlock.git import RepoLocation
 from interlock.memory import recindex
 from interlock.memory.catalog import SnapshotInfo
+from interlock.memory.leftovers import worktree_temp_prefix
 from interlock.memory.rechistory import Version
 from interlock.memory.scan import display_path
 from interlock.memory.snapshot import (
@@ -62,50 +63,66 @@ def current(loc: RepoLocation, rel: bytes) -> tuple[str, int] | None:
     return git.hash_file(full), mode
 
 
-def recorded_by_path(loc: RepoLocation, paths: list[bytes] | None) -> dict[bytes, list[Version]]:
+def recorded_by_path(
+    loc: RepoLocation, paths: list[bytes] | None, since: float | None = None
+) -> dict[bytes, list[Version]]:
+    """Every recorded version of each path (all paths: None), newest first. With `since`,
+    only paths whose newest version is at or after that moment. One indexed query per 500
+    paths: the index may hold hundreds of thousands of rows."""
     found: dict[bytes, list[Version]] = {}
-    if not recindex.exists(loc):
+    if not recindex.exists(loc) or paths == []:
         return found
     conn, _ = recindex.open_db(loc)
     try:
-        query = "SELECT path, time, event, oid, mode, size FROM versions"
-        rows = conn.execute(query + " ORDER BY id DESC").fetchall()
-    finally:
-        conn.close()
-    wanted = None if paths is None else set(paths)
-    for path, when, event, oid, mode, size in rows:
-        path = bytes(path)
-        if wanted is None or path in wanted:
+        for path, when, event, oid, mode, size in recindex.versions_of(conn, paths, since):
             found.setdefault(path, []).append(
                 Version(path, when, "recorder", event, oid, mode, size)
             )
+    finally:
+        conn.close()
     return found
+
+
+def snapshot_versions(
+    loc: RepoLocation, paths: list[bytes], after: float | None = None
+) -> dict[bytes, list[Version]]:
+    """The versions snapshots hold of each path, newest first; with `after`, only from
+    snapshots taken after that moment (older ones cannot hold a newer version)."""
+    found: dict[bytes, list[Version]] = {}
+    repo = git.open_repo(loc)
+    for info in list_snapshots(loc):
+        if after is not None and info.time <= after:
+            break  # newest first
+        for rel in paths:
+            entry = lookup(repo, info.tree, rel)
+            if entry is None or entry[0] == git.TREE_MODE:
+                continue
+            own = found.setdefault(rel, [])
+            if any(v.oid == entry[1] for v in own):
+                continue
+            size = git.blob_size(repo, entry[1])
+            own.append(
+                Version(rel, info.time, "snapshot", info.kind, entry[1], entry[0], size, info.id)
+            )
+    return found
+
+
+def merge_versions(*sources: dict[bytes, list[Version]]) -> dict[bytes, list[Version]]:
+    merged: dict[bytes, list[Version]] = {}
+    for source in sources:
+        for path, versions in source.items():
+            merged.setdefault(path, []).extend(versions)
+    for own in merged.values():
+        own.sort(key=lambda v: v.time, reverse=True)
+    return merged
 
 
 def versions_of(
     loc: RepoLocation, paths: list[bytes], snapshots: bool = True
 ) -> dict[bytes, list[Version]]:
     """Every version of each path, recorder and (optionally) snapshots, newest first."""
-    found = recorded_by_path(loc, paths)
-    if snapshots:
-        repo = git.open_repo(loc)
-        for info in list_snapshots(loc):
-            for rel in paths:
-                entry = lookup(repo, info.tree, rel)
-                if entry is None or entry[0] == git.TREE_MODE:
-                    continue
-                own = found.setdefault(rel, [])
-                if any(v.source == "snapshot" and v.oid == entry[1] for v in own):
-                    continue
-                size = git.blob_size(repo, entry[1])
-                own.append(
-                    Version(
-                        rel, info.time, "snapshot", info.kind, entry[1], entry[0], size, info.id
-                    )
-                )
-    for own in found.values():
-        own.sort(key=lambda v: v.time, reverse=True)
-    return found
+    recorded = recorded_by_path(loc, paths)
+    return merge_versions(recorded, snapshot_versions(loc, paths) if snapshots else {})
 
 
 def _gits_own(loc: RepoLocation, paths: list[bytes]) -> dict[bytes, set[str]]:
@@ -138,7 +155,7 @@ def lost(loc: RepoLocation, under: Iterable[bytes], since: float | None) -> list
     recorder holds newer content that differs. With `since`, only paths the recorder saw change
     at or after that moment. Ordinary edits (new content in the file) are never "lost"."""
     prefixes = list(under) or [b""]
-    recorded = recorded_by_path(loc, None)
+    recorded = recorded_by_path(loc, None, since)
     candidates = [
         p
         for p, vs in recorded.items()
@@ -221,12 +238,35 @@ def write_back(loc: RepoLocation, picks: list[Pick], run: str | None = None) -> 
             " is gone from the object store (pruned); nothing was written",
             hint="pick another version: interlock recover PATH --list",
         )
-    with snapshot_lock(loc):
+    with snapshot_lock(loc, "a recover") as holder:
         store = ObjectStore(repo)
-        saved = _save(store, loc, [p.path for p in todo], run)
-        for pick in todo:
-            _write_file(repo, loc, pick.path, pick.version)
+        try:
+            saved = _save(store, loc, [p.path for p in todo], run)
+        except Exception as exc:  # a write that failed for lack of room says so; else as is
+            failure = write_failure(exc, "recover", "nothing was written", loc.common_dir)
+            if failure is None:
+                raise
+            raise failure from exc
+        dirs = sorted({os.fsdecode(os.path.dirname(p.path)) for p in todo})
+        holder.note(op="a recover", undo=saved.id, dirs=dirs)
+        _write_all(repo, loc, todo, saved)
     return Written(tuple(todo), saved)
+
+
+def _write_all(repo: object, loc: RepoLocation, todo: list[Pick], saved: SnapshotInfo) -> None:
+    for done, pick in enumerate(todo):
+        try:
+            _write_file(repo, loc, pick.path, pick.version)
+        except OSError as exc:
+            after = (
+                f"{done} of {len(todo)} files were written before it; the files as they were "
+                f"are in snapshot {saved.id} (put them back: interlock undo)"
+            )
+            where = os.path.join(loc.worktree, os.fsdecode(pick.path))
+            failure = write_failure(exc, f"recover {display_path(pick.path)}", after, where)
+            if failure is None:
+                raise
+            raise failure from exc
 
 
 def _write_file(repo: object, loc: RepoLocation, rel: bytes, version: Version) -> None:
@@ -235,14 +275,13 @@ def _write_file(repo: object, loc: RepoLocation, rel: bytes, version: Version) -
     full = os.path.join(os.fsencode(loc.worktree), rel)
     directory = os.path.dirname(full)
     os.makedirs(directory, exist_ok=True)
+    temp = worktree_temp_prefix(b".interlock-recover-")
     if version.mode == git.LINK_MODE:
-        tmp = os.path.join(
-            directory, b".interlock-recover-%d-%d" % (os.getpid(), time.monotonic_ns())
-        )
+        tmp = os.path.join(directory, temp + b"%d" % time.monotonic_ns())
         os.symlink(data, tmp)
         os.replace(tmp, full)
         return
-    fd, tmp_name = tempfile.mkstemp(prefix=".interlock-recover-", dir=os.fsdecode(directory))
+    fd, tmp_name = tempfile.mkstemp(prefix=os.fsdecode(temp), dir=os.fsdecode(directory))
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from interlock import journal
-from interlock.errors import RestoreError
+from interlock import journal, output
+from interlock.errors import RestoreError, write_failure
 from interlock.git import GITLINK_MODE, RepoLocation, index_has, is_ignored, open_repo
 from interlock.memory.catalog import SnapshotInfo
 from interlock.memory.scan import display_path, to_relative
@@ -46,6 +46,7 @@ from interlock.memory.staging import (
     discard,
     rollback,
     stage,
+    stage_dirs,
 )
 from interlock.memory.staging import verify as verify_plan
 from interlock.memory.store import ObjectStore
@@ -180,9 +181,11 @@ def _apply(repo: pygit2.Repository, plan: FsPlan, target: SnapshotInfo, pre: Sna
     try:
         staged = stage(repo, plan)
     except OSError as exc:
-        raise RestoreError(
+        after = f"nothing was changed (the current state is also saved as snapshot {pre.id})"
+        where = os.fsdecode(plan.root)
+        raise write_failure(exc, f"restore {target.id}", after, where) or RestoreError(
             f"cannot restore {target.id}: {describe(exc)}; nothing was changed",
-            hint=f"free space or make the worktree writable; the current state is saved as {pre.id}",
+            hint=f"make the worktree writable; the current state is saved as {pre.id}",
         ) from exc
     try:
         commit(plan, staged)
@@ -201,6 +204,27 @@ def _apply(repo: pygit2.Repository, plan: FsPlan, target: SnapshotInfo, pre: Sna
             f"{what}; the worktree was rolled back to how it was",
             hint=f"the state before the restore is also saved as snapshot {pre.id}",
         ) from midway.cause
+
+
+def _save_current(
+    store: ObjectStore,
+    loc: RepoLocation,
+    current: str,
+    meta: dict[str, object],
+    target: SnapshotInfo,
+) -> SnapshotInfo:
+    """The pre-restore snapshot; a full or read-only disk stops the restore before it."""
+    try:
+        return record_snapshot(store, loc, current, meta)
+    except Exception as exc:  # a write that failed for lack of room says so; else as is
+        failure = write_failure(exc, f"restore {target.id}", "nothing was changed", loc.common_dir)
+        if failure is None:
+            raise
+        raise failure from exc
+
+
+def _dirs(plan: FsPlan) -> list[str]:
+    return [os.fsdecode(d) for d in stage_dirs(plan)]
 
 
 def _scope(loc: RepoLocation, paths: Iterable[str | bytes] | None) -> list[bytes] | None:
@@ -233,7 +257,7 @@ def restore_snapshot(
     """Make the worktree (or only `paths`, worktree-relative or absolute) match a snapshot."""
     repo = open_repo(loc)
     scope = _scope(loc, paths)
-    with snapshot_lock(loc):
+    with snapshot_lock(loc, "a restore") as holder:
         target = (
             snap_ref if isinstance(snap_ref, SnapshotInfo) else resolve_in_repo(repo, loc, snap_ref)
         )
@@ -253,7 +277,8 @@ def restore_snapshot(
                 None,
                 {},
             )
-            pre = record_snapshot(store, loc, current, meta)
+            pre = _save_current(store, loc, current, meta, target)
+            holder.note(op=f"a restore of snapshot {target.id}", undo=pre.id, dirs=_dirs(plan))
             _apply(repo, plan, target, pre)
             mismatches = verify_plan(plan)
     result = RestoreResult(
@@ -267,8 +292,19 @@ def restore_snapshot(
         dry_run=dry_run,
     )
     if not dry_run:
-        journal.record(loc, "restore", result.to_json(), run=run)
+        _journal(loc, result, run)
     return result
+
+
+def _journal(loc: RepoLocation, result: RestoreResult, run: str | None) -> None:
+    """Journal a restore that is done; a full disk must not make it look like it failed."""
+    try:
+        journal.record(loc, "restore", result.to_json(), run=run)
+    except Exception as exc:
+        failure = write_failure(exc, "journal it", "the restore itself is done")
+        if failure is None:
+            raise
+        output.warn(str(failure))
 
 
 def last_undo_point(loc: RepoLocation) -> SnapshotInfo | None:

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from interlock import constants
-from interlock.errors import InterlockError
+from interlock.errors import InterlockError, write_failure
 from interlock.git import RepoLocation, index_has, is_ignored, run, submodule_paths
 from interlock.memory.store import ObjectStore
 from interlock.memory.trees import ancestors, flatten, lookup, outermost
@@ -123,8 +123,10 @@ class Scanner:
                 self.edits[rel] = (mode, self.store.blob(handle.read()))
         except FileNotFoundError:  # gone since it was listed
             self.edits[rel] = None
-        except OSError:  # unreadable: keep what the base knew
-            self._skip(SKIP_UNREADABLE, rel)
+        except OSError as exc:
+            if write_failure(exc, "") is not None:
+                raise  # the object store is full or read-only: no snapshot, not a skipped file
+            self._skip(SKIP_UNREADABLE, rel)  # unreadable: keep what the base knew
 
     def _limit(self, rel: bytes, size: int, ignored: bool, tracked: bool | None) -> int | None:
         """Size cap for a file (None: none); -1 when the file is left out entirely."""

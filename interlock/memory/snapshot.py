@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from interlock import constants, output
-from interlock.errors import InterlockError
+from interlock.errors import InterlockError, write_failure
 from interlock.git import (
     Entry,
     RepoLocation,
@@ -54,11 +54,12 @@ from interlock.git import (
     set_ref,
 )
 from interlock.memory.catalog import KINDS, SnapshotInfo, info_from_commit, ref_name
+from interlock.memory.leftovers import LockHolder, clear_interrupted, describe_interrupted
 from interlock.memory.scan import Scanner, display_path, scan_cold, scan_incremental, to_relative
 from interlock.memory.store import ObjectStore
 from interlock.memory.trees import Change, apply_edits, diff_trees, flatten
 from interlock.regenerable import REGENERABLE_DIRS, REGENERABLE_FILES, is_regenerable
-from interlock.state import file_lock, repo_state_dir
+from interlock.state import repo_state_dir
 
 if TYPE_CHECKING:
     import pygit2
@@ -101,18 +102,27 @@ def _state_dir(loc: RepoLocation) -> Path:
 
 
 @contextlib.contextmanager
-def snapshot_lock(loc: RepoLocation) -> Iterator[None]:
-    """Hold the per-worktree lock that serialises snapshots and restores."""
+def snapshot_lock(loc: RepoLocation, op: str = "a snapshot") -> Iterator[LockHolder]:
+    """Hold the per-worktree lock that serialises snapshots and restores. A holder that died
+    midway (kill -9) left its record in the lock: its temp files are removed first, and the
+    interrupted operation is named in a warning (interlock/memory/leftovers.py)."""
     path = _state_dir(loc) / constants.SNAPSHOT_LOCK_FILE
-    with contextlib.ExitStack() as stack:
-        try:
-            stack.enter_context(file_lock(path))
-        except OSError as exc:
-            raise InterlockError(
-                f"cannot take the snapshot lock {path}: {exc.strerror}",
-                hint="check the permissions of the repository's .git directory",
-            ) from exc
-        yield
+    try:
+        holder = LockHolder.acquire(path)
+    except OSError as exc:
+        raise write_failure(exc, "take the snapshot lock") or InterlockError(
+            f"cannot take the snapshot lock {path}: {exc.strerror}",
+            hint="check the permissions of the repository's .git directory",
+        ) from exc
+    assert holder is not None  # a blocking acquire
+    try:
+        if holder.stale is not None:
+            cleared = clear_interrupted(loc, holder.stale)
+            output.warn(f"{describe_interrupted(holder.stale)}; {cleared.describe()}")
+        holder.claim(op)
+        yield holder
+    finally:
+        holder.release()
 
 
 def head_commit(repo: pygit2.Repository) -> tuple[str | None, str | None]:
@@ -234,21 +244,40 @@ def take_snapshot(
         raise ValueError("an incremental snapshot (changed=...) needs base=<previous snapshot>")
     paths = None if changed is None else [to_relative(loc, p) for p in changed]
     repo = open_repo(loc)
-    with snapshot_lock(loc):
-        base_info = None if base is None else _base_snapshot(repo, loc, base)
-        if base_info is None:
-            paths = None
-        store = ObjectStore(repo)
-        base_tree = base_info.tree if base_info else None
-        tree, scanner = scan_worktree(repo, loc, paths, base_tree, store)
-        cold = paths is None or _needs_cold(paths)
-        meta: dict[str, object] = {"kind": kind, "message": message, "run": run}
-        meta["command"] = command
-        meta["how"] = "cold" if cold else "incremental"
-        meta["base"] = None if cold or base_info is None else base_info.oid
-        meta["skipped"] = _skipped(scanner, None if cold else base_info, paths or [])
-        meta["scope"] = sorted(scope) if scope is not None else None
-        return record_snapshot(store, loc, tree, meta)
+    meta: dict[str, object] = {"kind": kind, "message": message, "run": run, "command": command}
+    with snapshot_lock(loc, f"a {kind} snapshot"):
+        try:
+            return _take(repo, loc, paths, base, meta, scope)
+        except Exception as exc:  # a write that failed for lack of room says so; else as is
+            failure = write_failure(exc, "take the snapshot", _NOTHING_TAKEN, loc.common_dir)
+            if failure is None:
+                raise
+            raise failure from exc
+
+
+_NOTHING_TAKEN = "no snapshot was taken, and nothing in the worktree changed"
+
+
+def _take(
+    repo: pygit2.Repository,
+    loc: RepoLocation,
+    paths: list[bytes] | None,
+    base: str | None,
+    meta: dict[str, object],
+    scope: Iterable[str] | None,
+) -> SnapshotInfo:
+    base_info = None if base is None else _base_snapshot(repo, loc, base)
+    if base_info is None:
+        paths = None
+    store = ObjectStore(repo)
+    base_tree = base_info.tree if base_info else None
+    tree, scanner = scan_worktree(repo, loc, paths, base_tree, store)
+    cold = paths is None or _needs_cold(paths)
+    meta["how"] = "cold" if cold else "incremental"
+    meta["base"] = None if cold or base_info is None else base_info.oid
+    meta["skipped"] = _skipped(scanner, None if cold else base_info, paths or [])
+    meta["scope"] = sorted(scope) if scope is not None else None
+    return record_snapshot(store, loc, tree, meta)
 
 
 def worktree_tree(loc: RepoLocation) -> str:

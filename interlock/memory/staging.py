@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from interlock.git import EXEC_MODE, LINK_MODE, Entry, hash_blob, read_blob
+from interlock.memory.leftovers import worktree_temp_prefix
 from interlock.memory.trees import ancestors
 
 if TYPE_CHECKING:
     import pygit2
 
-_TEMP_PREFIX = b".interlock-restore-"
+_TEMP_KIND = b".interlock-restore-"  # + "<pid>-<random>": the next lock holder knows whose
 
 
 @dataclass
@@ -77,6 +78,12 @@ def _stage_dir(plan: FsPlan, rel: bytes) -> bytes:
     return plan.root
 
 
+def stage_dirs(plan: FsPlan) -> list[bytes]:
+    """The directories (worktree-relative, b"" for the top) where stage() writes temp files."""
+    found = {_stage_dir(plan, rel) for rel in plan.writes}
+    return sorted(os.path.relpath(d, plan.root) if d != plan.root else b"" for d in found)
+
+
 def _permissions(path: bytes, mode: int) -> int | None:
     """Keep an existing file's permission bits (a private 0600 stays private), with the exec
     bits set or cleared as the snapshot says; None: a new file, let the umask decide."""
@@ -92,7 +99,12 @@ def _permissions(path: bytes, mode: int) -> int | None:
 
 def _write_temp(repo: pygit2.Repository, plan: FsPlan, rel: bytes, entry: Entry) -> bytes:
     data = read_blob(repo, entry[1])
-    tmp = _stage_dir(plan, rel) + b"/" + _TEMP_PREFIX + secrets.token_hex(8).encode()
+    tmp = (
+        _stage_dir(plan, rel)
+        + b"/"
+        + worktree_temp_prefix(_TEMP_KIND)
+        + secrets.token_hex(8).encode()
+    )
     if entry[0] == LINK_MODE:
         os.symlink(data, tmp)
         return tmp

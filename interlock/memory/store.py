@@ -4,8 +4,8 @@ New blobs, trees and commits are queued and written together as one pack by flus
 interlock/memory/pack.py), which the caller does before it points a ref at them; queued trees
 can be read back before that. A blob is hashed first and queued only when the repository
 lacks it; a tree is queued without that lookup (a tree built from a change is almost always
-new, and a duplicate in a pack is harmless). Files over the streaming size are written loose
-at once.
+new, and a duplicate in a pack is harmless). Files over the streaming size are streamed into
+a pack of their own at once.
 Parsed trees are cached by id for the process (a tree id names its content forever), which
 keeps the daemon's back-to-back incremental snapshots from re-parsing the same directories.
 The cache is bounded by an estimate of the bytes it holds (CACHE_BYTES), not by a count of
@@ -21,12 +21,12 @@ from typing import TYPE_CHECKING
 
 from interlock.git import (
     has_object,
+    hash_file,
     objects_dir,
     read_blob,
     read_object,
-    write_blob_from_file,
 )
-from interlock.memory.pack import PackBatch
+from interlock.memory.pack import ChangedWhileRead, PackBatch, write_file_blob
 from interlock.objectformat import (
     BLOB,
     COMMIT,
@@ -111,9 +111,26 @@ class ObjectStore:
             self._batch.add(BLOB, data, oid)
         return oid
 
+    def queue_blob(self, data: bytes, oid: str | None = None) -> str:
+        """Queue a blob without asking the repository first (see interlock/memory/recread.py:
+        a miss there costs a rescan of the pack directory); a duplicate in a pack is
+        harmless."""
+        return self._batch.add(BLOB, data, oid)
+
     def blob_from_file(self, path: bytes) -> str:
-        """A large file: hashed from disk, and written loose (streamed) only when missing."""
-        return write_blob_from_file(self.repo, path)
+        """A large file: hashed from disk, and streamed into a pack of its own only when
+        missing (never held in memory). The id returned is that of the bytes stored, even if
+        the file changed between the hash and the copy."""
+        oid = hash_file(path)
+        if self.has(oid):
+            return oid
+        for attempt in range(3):
+            try:
+                return write_file_blob(self._batch.objects_dir, path)
+            except ChangedWhileRead:
+                if attempt == 2:  # still being written: the caller reads it on its next event
+                    raise
+        raise AssertionError("unreachable")
 
     def tree(self, entries: TreeEntries, base: str | None = None) -> str:
         """Queue a tree; `base`, a tree these entries were derived from, saves formatting

@@ -1,7 +1,8 @@
 """Run real bash as the wrapper's child: file descriptors, signals, streaming, the tail.
 
-The hot path: standard library C modules only (`_signal`, `_thread`, `select`), no
-`subprocess`, `signal` or `threading` (they import enum and friends).
+The hot path: standard library C modules only (`_signal`, `_thread`; `select` only when a
+validator's output is copied), no `subprocess`, `signal` or `threading` (they import enum and
+friends).
 
 - The child stays in the wrapper's process group, as a command of `bash -c` does (job
   control is off): a terminal's Ctrl-C, and a harness that kills the whole group, reach it
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import _thread
 import os
-import select
 
 from interlock import constants
 
@@ -105,6 +105,8 @@ class _Copier:
         return write_all(self.pairs[fd], chunk)
 
     def _run(self) -> None:
+        import select  # here, not at the top: only a validator's output is copied
+
         try:
             poller = select.poll()
             for fd in (*self.pairs, self.wake_r):
@@ -222,14 +224,18 @@ def _children(pid: int) -> list[int]:
 
 
 def _tree(pid: int) -> list[int]:
-    """pid and its descendants, deepest first (the command's processes below bash)."""
+    """pid and its descendants, bash first (the command's processes below it after). Listed
+    before any is signalled, and bash first: were its child signalled first, bash could reap
+    it and run the line's next command before its own signal arrived (under load it did).
+    A bash that gets SIGINT while it waits for a child still waits for it, as it would for a
+    terminal's Ctrl-C."""
     order: list[int] = []
     pending = [pid]
     while pending and len(order) < 4096:
-        current = pending.pop()
+        current = pending.pop(0)
         order.append(current)
         pending += _children(current)
-    return order[::-1]
+    return order
 
 
 def exit_like(status: int) -> int:

@@ -4,7 +4,8 @@ Every daemon call of the wrapper goes through `ask()` (interlock.daemon.client's
 and `request()`), so the transport can be swapped in one place. When the daemon cannot answer
 (not running, another build, a reply that is not a well-formed answer), it is started in the
 background for the next command and this one is judged inline with the full engine
-(`gate`), which loads the installed packages first (the wrapper starts with `python -I -S`).
+(interlock.monitor.desk: `gate`, then the run monitor, as the daemon does), which loads the
+installed packages first (the wrapper starts with `python -I -S`).
 Outside a git repository only the global rules apply: there is no run and no journal.
 """
 
@@ -110,11 +111,11 @@ def begin(req: dict[str, Any]) -> tuple[dict[str, Any], ThinLocation | None]:
     reply = ask(loc, "attempt", req)
     if reply is not None:
         return reply, loc
-    from interlock.run import gate
+    wt = inline_worktree(cwd)  # loads site first: the monitor's imports need it
+    from interlock.monitor import desk
 
-    wt = inline_worktree(cwd)
     try:
-        return _with_warning(gate.begin(wt, req), wt), loc
+        return _with_warning(desk.begin(wt, req), wt), loc
     finally:
         wt.journal.close()
 
@@ -123,11 +124,11 @@ def complete(loc: ThinLocation, cwd: str, req: dict[str, Any]) -> dict[str, Any]
     reply = ask(loc, "complete", req)
     if reply is not None:
         return reply
-    from interlock.run import gate
-
     wt = inline_worktree(os.fspath(loc.worktree) if os.path.isdir(loc.worktree) else cwd)
+    from interlock.monitor import desk
+
     try:
-        return gate.complete(wt, req)
+        return desk.complete(wt, req)
     finally:
         wt.journal.close()
 

@@ -160,6 +160,29 @@ def _end_departed_agents(journal: Journal) -> None:
             records.end_run(journal, run.id, "its agent process exited")
 
 
+def find_run(
+    journal: Journal, explicit: str | None, agent_info: tuple[int, int, str] | None
+) -> tuple[Run | None, str | None]:
+    """(the open run a command would join, None when it would start one; the id a run named
+    by INTERLOCK_RUN would start under). Starts nothing: `resolve_run` does, and a door asks
+    this first when new runs may not start (`interlock pause`)."""
+    if explicit:
+        found = records.get_run(journal, explicit)
+        if found is not None and found.is_open:
+            return found, None
+        run_id = explicit if found is None else _successor(journal, explicit)
+        return records.get_run(journal, run_id), run_id
+    opened = records.open_runs(journal)
+    pinned = [r for r in opened if r.pinned]
+    if pinned:
+        return pinned[0], None
+    key = agent.agent_key(agent_info) if agent_info else None
+    for run in opened:
+        if key is not None and run.agent == key:
+            return run, None
+    return None, None
+
+
 def resolve_run(
     wt: Worktree,
     explicit: str | None,
@@ -169,23 +192,11 @@ def resolve_run(
     """The run a command belongs to (see the module docstring), started if need be.
     Returns (run, started now)."""
     with file_lock(repo_state_dir(wt.loc) / constants.RUN_LOCK_FILE):
-        if explicit:
-            found = records.get_run(wt.journal, explicit)
-            if found is not None and found.is_open:
-                return found, False
-            run_id = explicit if found is None else _successor(wt.journal, explicit)
-            found = records.get_run(wt.journal, run_id)
-            if found is not None:
-                return found, False
+        found, run_id = find_run(wt.journal, explicit, agent_info)
+        if found is not None:
+            return found, False
+        if run_id is not None:
             return create_run(wt, run_id, "env", environ), True
-        opened = records.open_runs(wt.journal)
-        pinned = [r for r in opened if r.pinned]
-        if pinned:
-            return pinned[0], False
-        key = agent.agent_key(agent_info) if agent_info else None
-        for run in opened:
-            if key is not None and run.agent == key:
-                return run, False
         _end_departed_agents(wt.journal)
         return create_run(wt, new_run_id(), "agent", environ, agent_info=agent_info), True
 

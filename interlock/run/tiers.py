@@ -127,6 +127,7 @@ class EndOfTask:
     code: int
     lines: list[str]
     verified: bool
+    spent: bool = True  # False: the run's budget for this message was spent (a short line)
 
 
 def end_of_task(wt: Worktree, run: Run, config: Config) -> EndOfTask:
@@ -161,5 +162,5 @@ def end_of_task(wt: Worktree, run: Run, config: Config) -> EndOfTask:
             f"edit; run {suite} and let it pass before you finish"
         )
     if not spend(wt.journal, run, config, budget):
-        message = f"interlock: [{TAG}] not verified green"
+        return EndOfTask(failing, [f"interlock: [{TAG}] not verified green"], False, False)
     return EndOfTask(failing, [message], False)

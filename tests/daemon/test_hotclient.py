@@ -125,7 +125,7 @@ def test_the_launcher_takes_snapshots_through_the_warm_daemon(daemons, git_repo,
     (git_repo / "notes.txt").write_text("new\n")
     result = launcher(git_repo, "snapshot", "-m", "through the daemon")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith("snapshot ") and "1 changed vs HEAD" in result.stdout
+    assert result.stdout.startswith("interlock: snapshot ") and "1 file differs from HEAD" in result.stdout
     status = client.request(git.require_repo(git_repo), "status")
     assert status is not None and status["pid"] == pid
     assert status["last_snapshot"]["id"] in result.stdout

@@ -117,6 +117,20 @@ def _burst_and_discard(root, daemons, git, poll, n, rounds, extra_untracked):
 def test_every_last_version_survives_a_queue_overflow_and_a_discard(
     daemons, git_repo, git, poll, tmp_path
 ):
+    """The default run's burst: fewer files, each rewritten several times, still far past the
+    queue's limit (the slow variant below rewrites thousands of files)."""
+    root = tmp_path / "burst"
+    root.mkdir()
+    rounds = 4
+    n = _QUEUE // (_EVENTS_PER_FILE * rounds) + 200
+    _burst_repo(root, git, n)
+    _burst_and_discard(root, daemons, git, poll, n, rounds=rounds, extra_untracked=100)
+
+
+@pytest.mark.slow
+def test_every_last_version_survives_a_burst_of_thousands_of_files(
+    daemons, git_repo, git, poll, tmp_path
+):
     root = tmp_path / "burst"
     root.mkdir()
     n = _QUEUE // _EVENTS_PER_FILE + 500

@@ -191,7 +191,8 @@ def test_unknown_paths_outside_any_repository_are_lost(outside):
         (found,) = discards(command, outside)
         assert found.reason.endswith("; unsaved here: unknown paths outside any worktree")
     (found,) = discards("rm -rf $X/src", outside)
-    assert found.reason.endswith("/$X/src (outside any worktree))")
+    assert found.reason.endswith("/$X/src (outside any worktree)")  # named, not "1 file under"
+    assert "under" not in found.reason.rpartition("unsaved here:")[2]
 
 
 def test_a_named_directory_outside_any_repository_is_lost_only_when_it_exists(outside):

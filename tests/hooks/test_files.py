@@ -107,34 +107,131 @@ def test_linked_worktree_runs_the_hooks_of_the_common_dir(git_repo, tmp_path):
     assert hookfiles.resolve_hooks_dir(require_repo(linked)).path == git_repo / ".git" / "hooks"
 
 
-def test_hooks_path_inside_the_repo_is_used_and_its_hooks_chained(git_repo, cap_out):
-    write_hook(git_repo / ".githooks" / "pre-commit", "echo team hook ran\n")
-    git(git_repo, "config", "core.hooksPath", ".githooks")
+def tracked_team_hooks(repo: Path) -> dict[str, str]:
+    """A tracked .githooks/ (pre-commit and commit-msg), core.hooksPath pointing at it."""
+    write_hook(repo / ".githooks" / "pre-commit", "echo team pre-commit ran\n")
+    write_hook(repo / ".githooks" / "commit-msg", "echo team commit-msg ran\n")
+    git(repo, "add", ".githooks")
+    git(repo, "commit", "-qm", "team hooks")
+    git(repo, "config", "core.hooksPath", ".githooks")
+    return hook_files(repo / ".githooks")
+
+
+def interlock_hooks_run(repo: Path, monkeypatch) -> bool:
+    """interlock's reference-transaction hook keeps the tip of a deleted unmerged branch."""
+    monkeypatch.delenv("INTERLOCK_MODE")  # interlock off does nothing in its hooks
+    git(repo, "checkout", "-q", "-b", "probe")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "probe")
+    git(repo, "checkout", "-q", "-")
+    git(repo, "branch", "-q", "-D", "probe")
+    kept = git(repo, "for-each-ref", "--format=%(refname)", "refs/interlock/").stdout
+    return "/lost/probe/" in kept
+
+
+def test_a_tracked_hooks_folder_is_never_written_and_its_hooks_still_run(
+    git_repo, cap_out, monkeypatch
+):
+    team = tracked_team_hooks(git_repo)
+
+    assert install_hooks(git_repo) == 0
+    assert install_hooks(git_repo) == 0  # twice changes nothing
+
+    own = git_repo / ".git" / "interlock" / "hooks"
+    assert hook_files(git_repo / ".githooks") == team
+    assert git(git_repo, "status", "--porcelain").stdout == ""
+    assert git(git_repo, "config", "core.hooksPath").stdout.strip() == str(own)
+    assert hookfiles.is_ours(own / "pre-commit")
+    assert "tracked by git" in cap_out[0].getvalue()
+    result = git(git_repo, "commit", "--allow-empty", "-m", "x")
+    assert "team pre-commit ran" in said(result) and "team commit-msg ran" in said(result)
+    assert interlock_hooks_run(git_repo, monkeypatch)
+
+    assert uninstall_hooks(git_repo) == 0
+    assert git(git_repo, "config", "core.hooksPath").stdout.strip() == ".githooks"
+    assert not own.exists()
+    assert hook_files(git_repo / ".githooks") == team
+    assert "team pre-commit ran" in said(git(git_repo, "commit", "--allow-empty", "-m", "y"))
+
+
+def test_an_older_interlocks_hooks_in_a_tracked_folder_are_taken_out(git_repo, cap_out):
+    team = tracked_team_hooks(git_repo)
+    hooks = git_repo / ".githooks"
+    os.replace(hooks / "pre-commit", hooks / "pre-commit.legacy")  # as interlock used to
+    (hooks / "pre-commit").write_text(hookfiles.render_shim("pre-commit"))
 
     assert install_hooks(git_repo) == 0
 
-    assert "core.hooksPath is set" in cap_out[0].getvalue()
-    assert hookfiles.is_ours(git_repo / ".githooks" / "pre-commit")
-    assert not (git_repo / ".git/hooks/pre-commit").exists()
-    result = git(git_repo, "commit", "--allow-empty", "-m", "x")
-    assert "team hook ran" in said(result)
-    uninstall_hooks(git_repo)
-    assert (git_repo / ".githooks" / "pre-commit").read_text() == "#!/bin/sh\necho team hook ran\n"
-    assert sorted(p.name for p in (git_repo / ".githooks").iterdir()) == ["pre-commit"]
+    assert hook_files(hooks) == team
+    assert git(git_repo, "status", "--porcelain").stdout == ""
 
 
-def test_husky_generated_hooks_path_is_refused_with_a_hint(git_repo):
-    husky = git_repo / ".husky" / "_"
-    write_hook(husky / "pre-commit", '. "$(dirname "$0")/h"\n')
-    git(git_repo, "config", "core.hooksPath", ".husky/_")
-    before = hook_files(husky)
+def test_an_ignored_hooks_folder_in_the_worktree_is_used_in_place(git_repo, cap_out):
+    (git_repo / ".gitignore").write_text(".hooks-local/\n")
+    write_hook(git_repo / ".hooks-local" / "pre-commit", "echo local hook ran\n")
+    git(git_repo, "config", "core.hooksPath", ".hooks-local")
 
-    with pytest.raises(InterlockError) as caught:
-        install_hooks(git_repo)
+    assert install_hooks(git_repo) == 0
 
-    assert "husky" in str(caught.value)
-    assert caught.value.hint and "interlock hook run pre-commit" in caught.value.hint
-    assert hook_files(husky) == before
+    assert hookfiles.is_ours(git_repo / ".hooks-local" / "pre-commit")
+    assert git(git_repo, "config", "core.hooksPath").stdout.strip() == ".hooks-local"
+    assert "local hook ran" in said(git(git_repo, "commit", "--allow-empty", "-m", "x"))
+
+
+HUSKY_H = """\
+#!/usr/bin/env sh
+[ "$HUSKY" = "2" ] && set -x
+n=$(basename "$0")
+s=$(dirname "$(dirname "$0")")/$n
+[ ! -f "$s" ] && exit 0
+[ "${HUSKY-}" = "0" ] && exit 0
+export PATH="node_modules/.bin:$PATH"
+sh -e "$s" "$@"
+c=$?
+[ $c != 0 ] && echo "husky - $n script failed (code $c)"
+exit $c
+"""
+
+
+def husky_install(repo: Path) -> None:
+    """What `husky` (v9) does on `npm install`: .husky/_ rewritten, core.hooksPath set."""
+    generated = repo / ".husky" / "_"
+    generated.mkdir(parents=True, exist_ok=True)
+    (generated / ".gitignore").write_text("*")
+    (generated / "h").write_text(HUSKY_H)
+    for name in ("pre-commit", "commit-msg", "pre-push", "post-checkout", "post-merge"):
+        (generated / name).write_text('#!/usr/bin/env sh\n. "${0%/*}/h"')
+        (generated / name).chmod(0o755)
+    git(repo, "config", "core.hooksPath", ".husky/_")
+
+
+def test_a_husky_layout_is_chained_from_the_git_dir_and_a_husky_reinstall_is_noticed(
+    git_repo, cap_out, monkeypatch
+):
+    (git_repo / ".husky").mkdir()
+    (git_repo / ".husky" / "pre-commit").write_text("echo husky pre-commit ran\n")
+    git(git_repo, "add", ".husky/pre-commit")
+    git(git_repo, "commit", "-qm", "husky")
+    husky_install(git_repo)
+    before = {p: p.read_bytes() for p in (git_repo / ".husky").rglob("*") if p.is_file()}
+
+    assert install_hooks(git_repo) == 0
+
+    assert {p: p.read_bytes() for p in (git_repo / ".husky").rglob("*") if p.is_file()} == before
+    assert git(git_repo, "status", "--porcelain").stdout == ""
+    assert "husky sets core.hooksPath back" in cap_out[0].getvalue()
+    assert "husky pre-commit ran" in said(git(git_repo, "commit", "--allow-empty", "-m", "x"))
+    assert interlock_hooks_run(git_repo, monkeypatch)
+
+    husky_install(git_repo)  # the next `npm install`
+    where, _ = hookfiles.hook_states(require_repo(git_repo))
+    assert not where.active and where.chains == ".husky/_"
+    assert install_hooks(git_repo) == 0
+    assert hookfiles.resolve_hooks_dir(require_repo(git_repo)).active
+    assert "husky pre-commit ran" in said(git(git_repo, "commit", "--allow-empty", "-m", "y"))
+
+    assert uninstall_hooks(git_repo) == 0
+    assert git(git_repo, "config", "core.hooksPath").stdout.strip() == ".husky/_"
+    assert not (git_repo / ".git" / "interlock" / "hooks").exists()
 
 
 def test_hooks_path_outside_the_repo_is_refused_with_the_fixing_command(git_repo, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -171,3 +172,36 @@ def test_recover_ref_cli_recreates_a_deleted_branch(hooked, cap_out):
     assert "topic" in cap_out[0].getvalue()
     assert run_cli(["recover", "--ref", "topic", "src/app.py", "--cwd", str(hooked)]) == 2
     assert run_cli(["recover", "--cwd", str(hooked)]) == 2
+
+
+def test_a_hook_killed_after_a_branch_went_leaves_its_tip_to_the_next_transaction(hooked):
+    git(hooked, "checkout", "-q", "-b", "doomed")
+    tip = commit(hooked, "work only doomed has")
+    git(hooked, "checkout", "-q", "main")
+    loc = require_repo(hooked)
+    update = f"{tip} {'0' * 40} refs/heads/doomed\n".encode()
+    assert lostrefs.note_prepared(loc, update) == {"refs/heads/doomed": tip}
+    # The branch goes, and the hook that would settle it is killed before it runs:
+    git(hooked, "-c", "core.hooksPath=/dev/null", "branch", "-q", "-D", "doomed")
+    [pending] = (loc.state_dir / lostrefs.PENDING_DIR).iterdir()
+    aged = pending.stat().st_mtime - lostrefs.PENDING_MAX_AGE - 1
+    os.utime(pending, (aged, aged))
+
+    commit(hooked, "any later transaction")
+
+    [lost] = lostrefs.list_lost(loc)
+    assert (lost.branch, lost.oid) == ("doomed", tip)
+    assert not pending.exists()
+
+
+def test_a_fresh_pending_file_of_a_transaction_in_progress_is_left_alone(hooked):
+    loc = require_repo(hooked)
+    tip = git(hooked, "rev-parse", "HEAD")
+    git(hooked, "branch", "busy")
+    update = f"{tip} {'0' * 40} refs/heads/busy\n".encode()
+    lostrefs.note_prepared(loc, update)
+
+    commit(hooked, "another transaction meanwhile")
+
+    assert len(list((loc.state_dir / lostrefs.PENDING_DIR).iterdir())) == 1
+    assert lostrefs.list_lost(loc) == []

@@ -320,7 +320,8 @@ def test_restore_on_a_full_disk_fails_clearly_and_changes_nothing(worked_repo: P
     )
 
     assert proc.returncode == 1, proc.stderr
-    assert "too large" in proc.stderr and "nothing was changed" in proc.stderr
+    assert "disk full" in proc.stderr and "nothing was changed" in proc.stderr
+    assert "bug" not in proc.stderr
     assert listing(worked_repo) == before
 
 

@@ -359,6 +359,8 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
     words = _interlock_words(inv)
     if words is None:
         return []
+    if words[:1] == ["integrate"] and "--remove" in words:  # an agent's or a shell's hooks
+        return [_find("selfdisable.interlock-off", inv)]
     words = [w for w in words if w is None or not w.startswith("-")]
     if not words:
         return []

@@ -1,0 +1,144 @@
+"""Agent hooks and the advisory shell, warm: the cost of one event, and of one typed command.
+
+For each agent (Claude Code, Codex, Gemini CLI), the hook command `interlock integrate`
+writes (the install.sh launcher: `python -I -S`) is run as the agent runs it (`sh -c CMD`,
+the event JSON on stdin) for a PreToolUse of a harmless command with the daemon warm,
+interleaved with `python3 -I -S -c pass`
+(the floor). Target: <= 1.5x the floor per event.
+
+The advisory shell: an interactive bash (`bash -i`) with shell/interlock.bash sourced
+times `$(__interlock_check)` - PS0's subshell, the line to the co-process, the daemon's
+advise op, the answer - against `$(:)`, PS0's subshell alone. Target: <= 15 ms added.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import ROOT, WORK, bench_env, installed, interleaved, run_ms, target  # noqa: E402
+
+REPEAT = 40
+
+
+def repo() -> Path:
+    path = WORK / "adapters-repo"
+    if not (path / ".git").exists():
+        path.mkdir(parents=True, exist_ok=True)
+        env = bench_env()
+        subprocess.run(["git", "init", "-q"], cwd=path, check=True, env=env)
+        (path / "a.py").write_text("print('a')\n")
+        subprocess.run(["git", "add", "-A"], cwd=path, check=True, env=env)
+        subprocess.run(["git", "commit", "-qm", "init"], cwd=path, check=True, env=env)
+    return path
+
+
+def _event(agent: str, cwd: Path) -> tuple[str, str]:
+    common = {"session_id": "bench", "cwd": str(cwd), "tool_use_id": "t1"}
+    if agent == "gemini":
+        data = {
+            **common,
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": "ls"},
+        }
+        return "BeforeTool", json.dumps(data)
+    data = {
+        **common,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "ls"},
+    }
+    return "PreToolUse", json.dumps(data)
+
+
+def hook_ms(command: str, payload: str, cwd: Path, env: dict[str, str]) -> float:
+    import time
+
+    started = time.perf_counter()
+    subprocess.run(
+        ["sh", "-c", command],
+        input=payload.encode(),
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    return (time.perf_counter() - started) * 1000
+
+
+SHELL_PROBE = r"""
+. {file} {launcher}
+history -s 'git status'
+for i in 1 2 3; do x=$(__interlock_check); done
+a=0; b=0
+for i in $(seq {repeat}); do
+  t0=$EPOCHREALTIME; x=$(:); t1=$EPOCHREALTIME; x=$(__interlock_check); t2=$EPOCHREALTIME
+  a="$a + ($t1 - $t0)"; b="$b + ($t2 - $t1)"
+  echo "$t0 $t1 $t2"
+done
+"""
+
+
+def shell_added_ms(launcher: Path, cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    script = SHELL_PROBE.format(
+        file=ROOT / "shell" / "interlock.bash", launcher=shlex.quote(str(launcher)), repeat=REPEAT
+    )
+    out = subprocess.run(
+        ["bash", "-i", "-c", script], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    ).stdout
+    bare, checked = [], []
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            t0, t1, t2 = map(float, parts)
+            bare.append((t1 - t0) * 1000)
+            checked.append((t2 - t1) * 1000)
+    import statistics
+
+    return statistics.median(bare), statistics.median(checked)
+
+
+def main() -> int:
+    python, launcher = installed()
+    cwd = repo()
+    env = bench_env(INTERLOCK_RUN="bench-run")
+    subprocess.run(
+        [str(launcher), "daemon", "start"], cwd=cwd, env=env, check=True, capture_output=True
+    )
+    ok = True
+    steps = {"floor": lambda: run_ms([str(python), "-I", "-S", "-c", "pass"], cwd, env)}
+    for agent in ("claude-code", "codex", "gemini"):
+        event, payload = _event(agent, cwd)
+        command = f"{shlex.quote(str(launcher))} hook {agent} {event}"
+        steps[agent] = lambda c=command, p=payload: hook_ms(c, p, cwd, env)
+    medians = interleaved(steps, REPEAT)
+    floor = medians["floor"]
+    print(f"python -I -S -c pass (the install's python): {floor:.1f} ms (median of {REPEAT})")
+    for agent in ("claude-code", "codex", "gemini"):
+        ratio = medians[agent] / floor
+        print(
+            f"{agent} hook, PreToolUse of `ls`, warm, through sh -c: {medians[agent]:.1f} ms = {ratio:.2f}x"
+        )
+        ok &= target(
+            f"{agent} hook event, daemon warm",
+            f"{medians[agent]:.1f} ms = {ratio:.2f}x the floor",
+            "<= 1.5x python -I -S -c pass",
+            ratio <= 1.5,
+        )
+    bare, checked = shell_added_ms(launcher, cwd, env)
+    added = checked - bare
+    print(f"advisory shell: PS0 subshell alone {bare:.2f} ms, with the check {checked:.2f} ms")
+    ok &= target(
+        "advisory shell, added per typed command", f"{added:.2f} ms", "<= 15 ms", added <= 15
+    )
+    subprocess.run([str(launcher), "daemon", "stop"], cwd=cwd, env=env, capture_output=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

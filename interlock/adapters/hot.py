@@ -1,0 +1,161 @@
+"""`interlock hook AGENT EVENT`: the door an agent's hook settings start, once per event.
+
+    interlock hook claude-code PreToolUse < event.json
+    interlock hook codex Stop < event.json
+    interlock hook gemini BeforeTool < event.json
+
+Every tool call of the agent pays for this process, so it runs like the shell wrapper:
+Python started with `-I -S`, the standard library's C modules, interlock.constants, the
+minimal daemon client (`interlock.daemon.hotclient`) and `interlock.run.agent` (the agent
+process, from /proc); tests/adapters/test_hot.py pins that list. It reads the event, finds
+the worktree from the event's `cwd`, and asks the warm daemon's `agent` op, which judges
+it (`interlock.adapters.serve`) and answers the hook's stdout, stderr and exit status in
+the agent's format. When the daemon cannot answer, it is started in the background for the
+next event and this one is judged inline (`interlock.adapters.inline`).
+
+If interlock itself fails, the agent still gets a documented answer, never a traceback:
+before a tool runs the call is not let through unjudged (Claude Code asks the person;
+Codex and Gemini CLI refuse it, naming the bug report), after it the hook fails as a
+non-blocking error (exit 1), and a Codex Stop still prints its required JSON.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from interlock import constants
+from interlock.daemon import hotclient
+
+AGENTS = ("claude-code", "codex", "gemini")
+MAX_EVENT = 64 << 20  # bytes of event JSON read at most (a Write of a large file)
+AGENT_DEADLINE = 120.0  # seconds the daemon may take (a discard's snapshot, the audit)
+_PRE = ("PreToolUse", "BeforeTool")
+
+
+def _read_event() -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size <= MAX_EVENT:
+        try:
+            chunk = os.read(0, 1 << 20)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)[: MAX_EVENT + 1]
+
+
+def _event_cwd(raw: bytes) -> str:
+    try:
+        data = hotclient.decode(raw)
+    except Exception:  # ValueError, and _json's SystemError on some malformed text
+        data = None
+    cwd = data.get("cwd") if isinstance(data, dict) else None
+    if isinstance(cwd, str) and os.path.isabs(cwd) and os.path.isdir(cwd):
+        return cwd
+    try:
+        return os.getcwd()
+    except OSError:
+        return os.environ.get("PWD") or "/"
+
+
+def request(agent: str, event: str, raw: bytes, cwd: str) -> dict[str, object]:
+    from interlock.run.agent import agent_process
+
+    env = {k: v for k, v in os.environ.items() if k.startswith(constants.ENV_PREFIX)}
+    return {
+        "agent": agent,
+        "event": event,
+        "payload": raw.decode("utf-8", "replace"),
+        "cwd": cwd,
+        "run": os.environ.get(constants.ENV_RUN) or None,
+        "agent_proc": list(agent_process()),
+        "env": env,
+    }
+
+
+def _write(stdout: str, stderr: str) -> None:
+    for fd, text in ((1, stdout), (2, stderr)):
+        data = text.encode("utf-8", "replace")
+        while data:
+            try:
+                data = data[os.write(fd, data) :]
+            except OSError:
+                break
+
+
+def _bug(agent: str, event: str, exc: BaseException) -> int:
+    try:
+        from interlock.run import link
+
+        link.load_site()
+        from interlock.bugreport import report_bug
+
+        report = report_bug(exc)
+    except Exception:
+        report = "(no report could be written)"
+    why = f"interlock: bug: the {agent} {event} hook failed ({type(exc).__name__}: {exc}); report: {report}"
+    reason = hotclient.encode(why + "; the call was not judged")
+    if event in _PRE:
+        if agent == "gemini":
+            _write('{"decision":"deny","reason":' + reason + "}", why + "\n")
+            return 0
+        decision = "ask" if agent == "claude-code" else "deny"
+        _write(
+            '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"'
+            + decision
+            + '","permissionDecisionReason":'
+            + reason
+            + "}}",
+            why + "\n",
+        )
+        return 0
+    _write("{}" if agent == "codex" and event.endswith("Stop") else "", why + "\n")
+    return 1
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 2 or argv[0] not in AGENTS:
+        _write("", "interlock: usage: interlock hook claude-code|codex|gemini EVENT < event.json\n")
+        return 2
+    agent, event = argv
+    try:
+        raw = _read_event()
+        cwd = _event_cwd(raw)
+        req = request(agent, event, raw, cwd)
+    except Exception as exc:  # never a traceback to the agent
+        return _bug(agent, event, exc)
+    try:
+        code = _warm(req, cwd)
+    except Exception:  # the hot path must not decide on a bug: judge inline
+        code = None
+    if code is not None:
+        return code
+    try:
+        from interlock.adapters.inline import answer
+
+        reply = answer(req, cwd)
+    except Exception as exc:
+        return _bug(agent, event, exc)
+    _write(reply.stdout, reply.stderr)
+    return reply.exit_code
+
+
+def _warm(req: dict[str, object], cwd: str) -> int | None:
+    if hotclient.daemon_disabled():
+        return None
+    where = hotclient.find(cwd)
+    if where is None:
+        return None
+    reply = hotclient.ask(where, "agent", {**req, "build": hotclient.build_stamp()}, AGENT_DEADLINE)
+    if reply is None:
+        hotclient.ensure_daemon(where)
+        return None
+    return hotclient.printed(reply, (0, 1, 2))
+
+
+if __name__ == "__main__":  # pragma: no cover - `python -m interlock.adapters.hot` by hand
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,71 @@
+"""Which journaled attempt a post-tool event completes.
+
+A pre-tool event journals an attempt (`gate.begin`); the agent's matching post-tool event
+must complete that very attempt. Claude Code and Codex pair the two by `tool_use_id`;
+Gemini CLI has no id, so its pair is the session and the command text. The pairing is a
+small file per pending call under the state dir (`adapters/pending/`), written atomically,
+removed when the post event takes it; files of calls whose post event never came (a denied
+or crashed call) are dropped after a day.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+from interlock.git import RepoLocation
+from interlock.state import repo_state_dir
+
+_KEEP_SECONDS = 24 * 3600.0
+_PRUNE_ABOVE = 256  # files before a write prunes the old ones
+
+
+def _folder(loc: RepoLocation) -> Path:
+    return repo_state_dir(loc) / "adapters" / "pending"
+
+
+def key_of(agent: str, session: str | None, tool_use_id: str | None, command: str | None) -> str:
+    call = f"id:{tool_use_id}" if tool_use_id else f"cmd:{command or ''}"
+    return hashlib.sha256(f"{agent}\0{session or ''}\0{call}".encode()).hexdigest()[:32]
+
+
+def remember(loc: RepoLocation, key: str, record: dict[str, Any]) -> None:
+    folder = _folder(loc)
+    folder.mkdir(parents=True, exist_ok=True)
+    # No fsync: the pairing is ephemeral (lost in a crash, the attempt stays unresolved, as
+    # the wrapper's would), and an fsync is most of a warm event's cost on a slow disk.
+    temp = folder / f".{key}.{os.getpid()}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    try:
+        os.write(fd, json.dumps({**record, "at": time.time()}).encode())
+    finally:
+        os.close(fd)
+    os.replace(temp, folder / key)
+    names = os.listdir(folder)
+    if len(names) > _PRUNE_ABOVE:
+        _prune(folder, names)
+
+
+def take(loc: RepoLocation, key: str) -> dict[str, Any] | None:
+    """The pending record of this call, removed; None when there is none (or it is bad)."""
+    path = _folder(loc) / key
+    try:
+        data = json.loads(path.read_bytes())
+        path.unlink()
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _prune(folder: Path, names: list[str]) -> None:
+    cutoff = time.time() - _KEEP_SECONDS
+    for name in names:
+        try:
+            if (folder / name).stat().st_mtime < cutoff:
+                (folder / name).unlink()
+        except OSError:
+            continue

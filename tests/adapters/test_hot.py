@@ -1,0 +1,85 @@
+"""The hook door's hot path: a warm event imports only the minimal client, and a bug never
+lets a tool call through unjudged."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from interlock.adapters import hot
+from interlock.adapters.hookplan import launcher_words
+
+ROOT = Path(__file__).resolve().parents[2]
+# What a warm hook event may import beyond what `python -I -S -c pass` has loaded.
+HOT_IMPORTS = {
+    "__future__", "_collections_abc", "_json", "_socket", "_stat", "fcntl", "genericpath",
+    "interlock", "interlock.__main__", "interlock.adapters", "interlock.adapters.hot",
+    "interlock.constants", "interlock.daemon", "interlock.daemon.hotclient",
+    "interlock.daemon.hotlife", "interlock.daemon.hotwhere", "interlock.run",
+    "interlock.run.agent", "os", "os.path", "posixpath", "stat",
+}
+
+
+def test_a_warm_hook_event_imports_only_the_minimal_client(daemons, git_repo):
+    daemons.start(git_repo)
+    event = {"cwd": str(git_repo), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+             "tool_use_id": "t", "session_id": "s", "tool_input": {"command": "ls"}}
+    probe = f"""
+import sys
+before = set(sys.modules)
+sys.path.append({str(ROOT)!r})
+from interlock.__main__ import main
+code = main(["hook", "claude-code", "PreToolUse"])
+sys.stdout.flush()
+print("\\nimported:" + ",".join(sorted(set(sys.modules) - before)), "code:", code)
+"""
+    out = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe], cwd=git_repo, input=json.dumps(event),
+        capture_output=True, text=True, timeout=60,
+    )
+    line = out.stdout.strip().splitlines()[-1]
+    imported = set(line.split("imported:")[1].split(" code:")[0].split(","))
+    assert line.endswith("code: 0"), out.stderr
+    assert imported - {""} <= HOT_IMPORTS, imported - HOT_IMPORTS
+
+
+@pytest.mark.parametrize(
+    ("agent", "event", "expected"),
+    [
+        ("claude-code", "PreToolUse", {"permissionDecision": "ask"}),
+        ("codex", "PreToolUse", {"permissionDecision": "deny"}),
+        ("gemini", "BeforeTool", {"decision": "deny"}),
+    ],
+)
+def test_a_bug_before_a_tool_call_never_lets_it_through_unjudged(capfd, agent, event, expected):
+    assert hot._bug(agent, event, RuntimeError("boom")) == 0
+    out, err = capfd.readouterr()
+    answer = json.loads(out)
+    answer = answer.get("hookSpecificOutput", answer)
+    assert expected.items() <= answer.items()
+    assert err.startswith(f"interlock: bug: the {agent} {event} hook failed (RuntimeError: boom)")
+
+
+def test_a_bug_after_a_codex_turn_still_prints_the_json_stop_requires(capfd):
+    assert hot._bug("codex", "Stop", RuntimeError("boom")) == 1
+    assert capfd.readouterr().out == "{}"
+
+
+def test_a_broken_journal_is_set_aside_and_the_call_still_judged(git_repo):
+    state = git_repo / ".git" / "interlock"
+    state.mkdir(exist_ok=True)
+    (state / "journal.db").mkdir()
+    event = {"cwd": str(git_repo), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+             "tool_use_id": "t", "session_id": "s", "tool_input": {"command": "ls"}}
+    out = subprocess.run(
+        [*launcher_words(), "hook", "claude-code", "PreToolUse"], cwd=git_repo,
+        input=json.dumps(event), capture_output=True, text=True,
+        env={**os.environ, "INTERLOCK_NO_DAEMON": "1"}, timeout=60,
+    )
+    assert (out.returncode, out.stdout) == (0, "")
+    assert out.stderr.startswith("interlock: warning: journal")

@@ -1,0 +1,104 @@
+"""`interlock integrate`: merged into existing settings without touching others' hooks,
+idempotent, and `--remove` leaves the file byte-identical (or gone when it was absent)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+FOREIGN = (
+    '{\n    "model": "opus",\n    "hooks": {\n        "PreToolUse": [\n'
+    '            {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard.sh"}]}\n'
+    "        ]\n    },\n"
+    '    "env": {"FOO": "1"}\n}'
+)
+
+
+@pytest.mark.parametrize(
+    ("agent", "relative"),
+    [("claude-code", ".claude/settings.json"), ("codex", ".codex/hooks.json"), ("gemini", ".gemini/settings.json")],
+)
+def test_integrate_then_remove_leaves_existing_settings_byte_identical(git_repo, interlock, agent, relative):
+    path = git_repo / relative
+    path.parent.mkdir()
+    path.write_text(FOREIGN)
+    assert interlock(git_repo, "integrate", agent).returncode == 0
+    doc = json.loads(path.read_text())
+    assert doc["model"] == "opus" and doc["env"] == {"FOO": "1"}
+    events = doc["hooks"]
+    assert {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard.sh"}]} in events["PreToolUse"]
+    first = events["PreToolUse" if agent != "gemini" else "BeforeTool"]
+    assert sum(f" hook {agent} " in h["command"] for g in first for h in g["hooks"]) == 1
+    again = interlock(git_repo, "integrate", agent)
+    assert "nothing to do" in again.stdout
+    removed = interlock(git_repo, "integrate", agent, "--remove")
+    assert removed.returncode == 0 and "back as it was" in removed.stdout
+    assert path.read_text() == FOREIGN
+
+
+def test_a_settings_file_that_did_not_exist_is_removed_again(git_repo, interlock):
+    out = interlock(git_repo, "integrate", "claude-code", "--local")
+    assert out.returncode == 0 and "settings.local.json" in out.stdout
+    assert (git_repo / ".claude" / "settings.local.json").exists()
+    interlock(git_repo, "integrate", "claude-code", "--local", "--remove")
+    assert not (git_repo / ".claude").exists()
+
+
+def test_malformed_settings_are_refused_and_left_alone(git_repo, interlock):
+    path = git_repo / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"hooks": {')
+    out = interlock(git_repo, "integrate", "claude-code")
+    assert out.returncode == 1
+    assert "is not valid JSON" in out.stderr and "will not overwrite it" in out.stderr
+    assert path.read_text() == '{"hooks": {'
+
+
+def test_remove_after_other_changes_keeps_them(git_repo, interlock):
+    interlock(git_repo, "integrate", "gemini")
+    path = git_repo / ".gemini" / "settings.json"
+    doc = json.loads(path.read_text())
+    doc["theme"] = "dark"
+    path.write_text(json.dumps(doc))
+    out = interlock(git_repo, "integrate", "gemini", "--remove")
+    assert "other changes made since are kept" in out.stdout
+    assert json.loads(path.read_text()) == {"theme": "dark"}
+
+
+def test_codex_integration_says_the_hooks_must_be_trusted(git_repo, interlock):
+    out = interlock(git_repo, "integrate", "codex").stdout
+    assert "open `/hooks` in Codex" in out
+
+
+def test_the_hook_command_written_runs_the_minimal_client_path(git_repo, interlock):
+    interlock(git_repo, "integrate", "claude-code")
+    doc = json.loads((git_repo / ".claude" / "settings.json").read_text())
+    command = doc["hooks"]["Stop"][0]["hooks"][0]["command"]
+    assert " -I -S " in command or command.split()[0].endswith("interlock")
+    assert command.endswith(" hook claude-code Stop")
+
+
+def test_shell_integration_round_trips_the_rc_file(tmp_path, interlock):
+    rc = Path(os.environ["HOME"]) / ".bashrc"
+    rc.write_text("export EDITOR=vim")  # no final newline
+    assert interlock(tmp_path, "integrate", "shell", "--bash").returncode == 0
+    text = rc.read_text()
+    assert "interlock.bash" in text and "# interlock: advisory shell" in text
+    assert "already sources" in interlock(tmp_path, "integrate", "shell", "--bash").stdout
+    interlock(tmp_path, "integrate", "shell", "--bash", "--remove")
+    assert rc.read_text() == "export EDITOR=vim"
+
+
+def test_shell_integration_prints_the_line_when_asked(tmp_path, interlock):
+    out = interlock(tmp_path, "integrate", "shell", "--zsh", "--print").stdout
+    assert "interlock.zsh" in out
+    assert not (Path(os.environ["HOME"]) / ".zshrc").exists()
+
+
+def test_the_packaged_shell_files_are_the_ones_in_shell():
+    root = Path(__file__).resolve().parents[2]
+    for name in ("interlock.bash", "interlock.zsh"):
+        assert (root / "shell" / name).read_text() == (root / "interlock" / "resources" / name).read_text()

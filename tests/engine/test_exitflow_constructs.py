@@ -159,7 +159,8 @@ def test_one_path_more_than_the_budget_is_the_guarded_answer():
 
 
 def test_a_masking_is_a_value_that_can_be_compared_and_hashed():
-    one = Masking(NOT_RUN, forged=False)
+    [one] = maskings("if [ -f x ]; then pytest; fi")  # made by exitflow, not by the test
+    assert one == Masking(NOT_RUN, forged=False)
     assert {one, Masking(NOT_RUN, forged=False)} == {one}
     with pytest.raises(AttributeError):
         one.forged = True  # type: ignore[misc]

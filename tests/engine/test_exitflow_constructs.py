@@ -59,6 +59,7 @@ UNMASKED_IN_BASH = [
     "set -e; sleep 0 & pytest; echo done",
     "set -e; pytest & wait $!; echo done",  # wait hands the job's status back
     'bash -c ""; pytest',
+    "set -e; (pytest; echo done)",  # a subshell keeps `set -e`
     'pytest && bash -c ""',
 ]
 
@@ -96,6 +97,8 @@ HIDDEN_IN_BASH = [
     ("set -e; pytest & echo done", "it runs in the background (`&`)"),
     ('pytest; bash -c ""', 'a later `; bash -c ""` sets the exit status'),
     ("pytest; rc=$?; rc=$(date); echo $rc", "a later `; rc=$?` sets the exit status"),
+    # bash (out of POSIX mode) turns `set -e` off inside `$( )`
+    ("set -e; x=$(pytest; echo done)", "a later `; echo done` sets the exit status"),
 ]
 
 

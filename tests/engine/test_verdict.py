@@ -3,7 +3,12 @@ each mode, pinned through `analyse` where the engine reaches them (issue 14)."""
 
 from __future__ import annotations
 
+from dataclasses import FrozenInstanceError
+
+import pytest
+
 from interlock.engine.analysis import analyse
+from interlock.engine.check import evaluate
 from interlock.engine.findings import Finding
 from interlock.engine.verdict import decide, internal_error_finding, unparsed_finding
 
@@ -59,3 +64,19 @@ def test_each_mode_decides_as_documented():
     assert decide((block,), "advisory") == ("warn", True)
     assert decide((warn,), "advisory") == ("warn", False)
     assert decide((block,), "off") == ("allow", True)
+
+
+def test_a_checks_json_carries_the_config_notes_only_when_there_are_some(git_repo):
+    data = evaluate("pytest | tail", cwd=str(git_repo)).result.to_json()
+    assert "notes" not in data and "daemon" not in data
+    (git_repo / ".interlock.toml").write_text("mode = [broken\n")
+    result = evaluate("pytest | tail", cwd=str(git_repo)).result
+    assert result.notes and result.to_json()["notes"] == list(result.notes)
+
+
+def test_a_decided_verdict_and_its_validator_reports_cannot_be_changed(git_repo):
+    result = evaluate("pytest | tail", cwd=str(git_repo)).result
+    with pytest.raises(FrozenInstanceError):
+        result.verdict = "allow"  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        result.validators[0].masked = False  # type: ignore[misc]

@@ -50,6 +50,7 @@ class CheckResult:
     validators: tuple[ValidatorReport, ...]
     mode: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    daemon: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -67,6 +68,8 @@ class CheckResult:
         }
         if self.notes:
             data["notes"] = list(self.notes)
+        if self.daemon is not None:
+            data["daemon"] = self.daemon
         return data
 
 

@@ -60,6 +60,7 @@ UNMASKED_IN_BASH = [
     "set -e; pytest & wait $!; echo done",  # wait hands the job's status back
     'bash -c ""; pytest',
     "set -e; (pytest; echo done)",  # a subshell keeps `set -e`
+    "pytest; exit 257",  # 257 mod 256: still a failure
     'pytest && bash -c ""',
 ]
 
@@ -82,6 +83,8 @@ FORGED_IN_BASH = [
     ("case x in x) pytest || true;; esac", "`|| true` swallows its failure"),
     ("eval 'pytest || true'", "`|| true` swallows its failure"),
     ("while true; do pytest || break; done", "`|| break` swallows its failure"),
+    ("pytest; exit 256", "a later `; exit 256` sets the exit status"),  # bash takes it mod 256
+    ("pytest; rc=256; exit $rc", "a later `; exit $rc` sets the exit status"),
 ]
 
 
@@ -236,3 +239,10 @@ def test_digits_bash_does_not_read_as_numbers_are_unknown_not_a_crash(line, bash
     [masking] = maskings(line)
     assert masking is not None
     assert bash_status(line) != 0
+
+
+def test_a_pipestatus_index_past_the_last_pipeline_is_unknown_not_a_crash():
+    # after a single command PIPESTATUS has one entry: [1] is unset, never an IndexError
+    for line in ("pytest; exit ${PIPESTATUS[1]}", "pytest | tee log; exit ${PIPESTATUS[2]}"):
+        [masking] = maskings(line)
+        assert masking is not None  # read as an unknown value: never credited

@@ -61,6 +61,9 @@ UNMASKED_IN_BASH = [
     'bash -c ""; pytest',
     "set -e; (pytest; echo done)",  # a subshell keeps `set -e`
     "pytest; exit 257",  # 257 mod 256: still a failure
+    "pytest; rc=1; exit $rc",  # a number kept under a name
+    "set -e; set -- xe; pytest; echo done",  # `xe` is a positional parameter, not `-e` off
+    "set -o; pytest",  # `-o` without a name lists the options
     'pytest && bash -c ""',
 ]
 
@@ -84,6 +87,10 @@ FORGED_IN_BASH = [
     ("eval 'pytest || true'", "`|| true` swallows its failure"),
     ("while true; do pytest || break; done", "`|| break` swallows its failure"),
     ("pytest; exit 256", "a later `; exit 256` sets the exit status"),  # bash takes it mod 256
+    ("pytest; rc=$?; [ $rc = 1 ] && exit 0; exit $rc", "a later `; [ $rc = 1 ] && exit 0` sets the exit status"),
+    ("pytest; rc=$?; [ 1 = $rc ] && exit 0; exit $rc", "a later `; [ 1 = $rc ] && exit 0` sets the exit status"),
+    # a test that fails has status 1, which the next test reads
+    ("pytest; [ $? = 0 ]; [ $? = 1 ] && exit 0", "a later `; [ $? = 1 ] && exit 0` sets the exit status"),
     ("pytest; rc=256; exit $rc", "a later `; exit $rc` sets the exit status"),
 ]
 

@@ -64,6 +64,10 @@ UNMASKED_IN_BASH = [
     "pytest; rc=1; exit $rc",  # a number kept under a name
     "set -e; set -- xe; pytest; echo done",  # `xe` is a positional parameter, not `-e` off
     "set -o; pytest",  # `-o` without a name lists the options
+    "trap 'exit 0' EXIT; trap EXIT; pytest",  # one signal and no body: reset
+    "trap; pytest",  # listings
+    "trap -p; pytest",
+    "trap -p EXIT; pytest",
     'pytest && bash -c ""',
 ]
 
@@ -87,6 +91,8 @@ FORGED_IN_BASH = [
     ("eval 'pytest || true'", "`|| true` swallows its failure"),
     ("while true; do pytest || break; done", "`|| break` swallows its failure"),
     ("pytest; exit 256", "a later `; exit 256` sets the exit status"),  # bash takes it mod 256
+    # two words: the first is the body (the command `EXIT` on ERR), the EXIT trap stays
+    ("trap 'exit 0' EXIT; trap EXIT ERR; pytest", "a `trap 'exit 0' EXIT` exits with 0"),
     ("pytest; rc=$?; [ $rc = 1 ] && exit 0; exit $rc", "a later `; [ $rc = 1 ] && exit 0` sets the exit status"),
     ("pytest; rc=$?; [ 1 = $rc ] && exit 0; exit $rc", "a later `; [ 1 = $rc ] && exit 0` sets the exit status"),
     # a test that fails has status 1, which the next test reads
@@ -107,6 +113,7 @@ HIDDEN_IN_BASH = [
     ("set -e; pytest & echo done", "it runs in the background (`&`)"),
     ('pytest; bash -c ""', 'a later `; bash -c ""` sets the exit status'),
     ("pytest; rc=$?; rc=$(date); echo $rc", "a later `; rc=$?` sets the exit status"),
+    ("set -e +e; pytest; echo done", "a later `; echo done` sets the exit status"),
     # a test of two numbers fails on its own, not by the validator: `|| echo x` forges nothing
     ("pytest; [ 0 -eq 1 ] || echo x", "a later `; [ 0 -eq 1 ] || echo x` sets the exit status"),
     # bash (out of POSIX mode) turns `set -e` off inside `$( )`

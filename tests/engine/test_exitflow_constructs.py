@@ -64,6 +64,8 @@ UNMASKED_IN_BASH = [
     "pytest; rc=1; exit $rc",  # a number kept under a name
     "set -e; set -- xe; pytest; echo done",  # `xe` is a positional parameter, not `-e` off
     "set -o; pytest",  # `-o` without a name lists the options
+    "set -o errexit; pytest; echo done",
+    "pytest; rc=$?; export rc; exit $rc",  # `export rc` keeps the value
     "trap 'exit 0' EXIT; trap EXIT; pytest",  # one signal and no body: reset
     "trap; pytest",  # listings
     "trap -p; pytest",
@@ -114,6 +116,7 @@ HIDDEN_IN_BASH = [
     ('pytest; bash -c ""', 'a later `; bash -c ""` sets the exit status'),
     ("pytest; rc=$?; rc=$(date); echo $rc", "a later `; rc=$?` sets the exit status"),
     ("set -e +e; pytest; echo done", "a later `; echo done` sets the exit status"),
+    ("set -e; set +o errexit; pytest; echo done", "a later `; echo done` sets the exit status"),
     # a test of two numbers fails on its own, not by the validator: `|| echo x` forges nothing
     ("pytest; [ 0 -eq 1 ] || echo x", "a later `; [ 0 -eq 1 ] || echo x` sets the exit status"),
     # bash (out of POSIX mode) turns `set -e` off inside `$( )`

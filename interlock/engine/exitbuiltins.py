@@ -7,9 +7,11 @@ Plain functions on a `Shell`; `unknown` is the reading's source of "could go eit
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from interlock.engine.exitstate import Shell, Status
 from interlock.shell.lex import scan_word
@@ -18,7 +20,17 @@ from interlock.shell.model import Word
 Unknown = Callable[[], Status]
 
 _VAR = re.compile(r'^"?\$(?:\{)?(\?|[A-Za-z_][A-Za-z0-9_]*|PIPESTATUS\[(\d+)\])(?:\})?"?$')
-_COMPARISONS = frozenset({"-eq", "-ne", "=", "==", "!="})
+_COMPARISONS: dict[str, Callable[[Any, Any], bool]] = {
+    "-eq": operator.eq,
+    "-ne": operator.ne,
+    "-lt": operator.lt,
+    "-le": operator.le,
+    "-gt": operator.gt,
+    "-ge": operator.ge,
+    "=": operator.eq,
+    "==": operator.eq,
+    "!=": operator.ne,
+}
 # Signals whose trap can change the status of a line that runs to its end: the shell's exit
 # and a failing command. Traps on INT/TERM/... only run when a signal arrives.
 _SIGNALS = {"EXIT": "EXIT", "0": "EXIT", "SIGEXIT": "EXIT", "ERR": "ERR", "SIGERR": "ERR"}
@@ -26,7 +38,7 @@ _SIGNALS = {"EXIT": "EXIT", "0": "EXIT", "SIGEXIT": "EXIT", "ERR": "ERR", "SIGER
 
 def tracked(text: str, sh: Shell) -> Status | None:
     """The status a word stands for (`5`, `$?`, `${PIPESTATUS[0]}`, `$rc`), if known."""
-    if text.isdigit():
+    if _number(text):
         return Status(int(text) % 256)
     match = _VAR.match(text)
     if match is None:
@@ -40,21 +52,38 @@ def tracked(text: str, sh: Shell) -> Status | None:
     return sh.variables.get(name)
 
 
+def _number(text: str) -> bool:
+    """ASCII digits only: `str.isdigit` also takes `²`, which bash reads as text and `int`
+    refuses (`exit ²` raised ValueError)."""
+    return text.isascii() and text.isdigit()
+
+
 def value(text: str, sh: Shell, unknown: Unknown) -> Status:
     known = tracked(text, sh)
     return known if known is not None else unknown()
 
 
 def test(args: Sequence[str], sh: Shell, unknown: Unknown) -> Status:
-    """`[ $rc -eq 0 ]`, `test ${PIPESTATUS[0]} != 0`: known when it compares a tracked
-    status with a number; any other test can go either way."""
+    """`[ $rc -eq 0 ]`, `test 0 -ne ${PIPESTATUS[0]}`, `[ "$?" = 0 ]`: known when both sides
+    are tracked statuses or numbers; any other test can go either way."""
     if len(args) == 3 and args[1] in _COMPARISONS:
-        left, right = tracked(args[0], sh), args[2].strip("'\"")
-        if left is not None and right.isdigit():
-            equal = left.code == int(right)
-            holds = equal if args[1] in ("-eq", "=", "==") else not equal
-            return Status(0 if holds else 1, left.tainted)
+        left, right = _operand(args[0], sh), _operand(args[2], sh)
+        if left is not None and right is not None:
+            if args[1].startswith("-"):  # arithmetic: `-eq`, `-lt`, ...
+                holds = _COMPARISONS[args[1]](int(left[0]), int(right[0]))
+            else:  # `=`, `==`, `!=` compare text: `[ $rc = 00 ]` never holds
+                holds = _COMPARISONS[args[1]](left[0], right[0])
+            return Status(0 if holds else 1, left[1] or right[1])
     return unknown()
+
+
+def _operand(text: str, sh: Shell) -> tuple[str, bool] | None:
+    """A test operand as bash expands it, and whether it carries the validator's status."""
+    bare = text.strip("'\"")
+    if _number(bare):
+        return bare, False
+    status = tracked(text, sh)
+    return (str(status.code), status.tainted) if status is not None else None
 
 
 def assign(text: str, sh: Shell, unknown: Unknown) -> None:
@@ -62,7 +91,7 @@ def assign(text: str, sh: Shell, unknown: Unknown) -> None:
     name, eq, assigned = text.partition("=")
     if not eq:
         return
-    if assigned.isdigit():
+    if _number(assigned):
         sh.variables[name] = Status(int(assigned) % 256)
         return
     match = _VAR.match(assigned)

@@ -21,6 +21,9 @@ from interlock.shell.model import CommandList, Compound, Node, ParseResult, Pipe
 
 _STATUS_SETTERS = frozenset(("true", ":"))
 _TRANSPARENT = frozenset(("command", "builtin", "env", "exec"))
+# Compounds that set PIPESTATUS to their own status, as a simple command does; the others
+# (`{ }`, `if`, loops, `case`) leave it as the last pipeline inside them set it.
+_ONE_COMMAND = frozenset(("subshell", "cond", "arith"))
 LOOP_NOTE = "a loop exits with its last iteration's status, so an earlier failing run is dropped"
 
 
@@ -66,12 +69,17 @@ class Evaluator(StepReader):
     # -- structure ---------------------------------------------------------------------------
     def run(self, node: Node, sh: Shell, key: StepKey) -> Status:
         if isinstance(node, SimpleCommand):
-            return self.check(self.simple(node, sh, key), sh)
+            status = self.simple(node, sh, key)
+            sh.pipestatus = [status]  # a pipeline of one: `pytest | tee; echo; ${PIPESTATUS[0]}`
+            return self.check(status, sh)
         if isinstance(node, Pipeline):
             return self.check(self.pipeline(node, sh, key), sh)
         if isinstance(node, CommandList):
             return self.command_list(node, sh, key)
-        return self.check(self.compound(node, sh, key), sh)
+        status = self.compound(node, sh, key)
+        if node.kind in _ONE_COMMAND:
+            sh.pipestatus = [status]
+        return self.check(status, sh)
 
     def command_list(self, node: CommandList, sh: Shell, key: StepKey) -> Status:
         status, start = OK, 0

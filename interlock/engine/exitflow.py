@@ -96,7 +96,8 @@ def _readings(
         reading = Evaluator(walked.steps, target, bits, strict, others)
         reading.start(result)
         count += 1
-        if reading.final.code == 0 and (not strict or (reading.ran and reading.note is not None)):
+        # a note implies the validator ran: only its failure is ever noted as dropped
+        if reading.final.code == 0 and (not strict or reading.note is not None):
             return reading, True
         for position in range(len(bits), reading.used):
             queue.append(bits + [False] * (position - len(bits)) + [True])

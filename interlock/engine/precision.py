@@ -34,6 +34,7 @@ from interlock.engine.treepaths import (
     archive_members,
     existing_ancestor,
     is_temp_path,
+    pathspec_target,
     physical,
     too_large,
 )
@@ -103,6 +104,12 @@ def _is_file(entry: str) -> bool:
     return not (entry.startswith(("commit ", "(", "/", "refs/")) or " (" in entry)
 
 
+def _named(entry: str) -> str:
+    if entry == "refs/stash":
+        return "the stash"
+    return entry[1:-1] if entry.startswith("(") else entry
+
+
 def _summarise(lost: list[_Lost], cap: int) -> Judgement:
     if not lost:
         return Judgement((), "")
@@ -111,8 +118,8 @@ def _summarise(lost: list[_Lost], cap: int) -> Judgement:
     files = [d for d in shown if _is_file(d)]
     parts = [describe(files)] if files else []
     # Whole trees, repositories, the stash: named as they are, never counted as "files under"
-    # their parent folder.
-    parts += ["the stash" if d == "refs/stash" else d for d in shown if not _is_file(d)]
+    # their parent folder; `(an unknown repository)` is a stand-in, said without its brackets.
+    parts += [_named(d) for d in shown if not _is_file(d)]
     if commits:
         parts.append(f"{len(commits)} commit{'s' if len(commits) > 1 else ''} no other ref holds")
     paths = tuple(sorted({p for _, p in lost if p is not None}))
@@ -394,7 +401,10 @@ class Judge:
         root = os.path.realpath(loc.worktree)
         lost: list[_Lost] = []
         for target in paths:
-            absolute = os.path.normpath(os.path.join(base, os.path.expanduser(target)))
+            if files:
+                absolute = os.path.normpath(os.path.join(base, os.path.expanduser(target)))
+            else:  # a git pathspec: `:/` and `:(top)` reach from the root, not from base
+                absolute = pathspec_target(target, base, root)
             rel = os.path.relpath(absolute, root)
             if rel.startswith(".."):
                 lost.append((f"{absolute} (outside the worktree)", None))

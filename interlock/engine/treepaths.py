@@ -1,6 +1,7 @@
 """Where paths really are, for precision: through symlinks (`physical`), in a temp dir
-(`is_temp_path`), what an archive would write (`archive_members`), and which files are too
-large for the recorder to keep (`too_large`).
+(`is_temp_path`), where a git pathspec reaches (`pathspec_target`), what an archive would
+write (`archive_members`), and which files are too large for the recorder to keep
+(`too_large`).
 """
 
 from __future__ import annotations
@@ -37,6 +38,27 @@ def physical(base: str, target: str, follows: bool = False) -> str:
     if tail in ("", ".", ".."):
         return os.path.realpath(joined)
     return os.path.join(os.path.realpath(head), tail)
+
+
+def pathspec_target(spec: str, base: str, root: str) -> str:
+    """Where a git pathspec reaches, as an absolute path (which may hold a glob): from `base`
+    (the command's directory), or from the worktree `root` with the `:/` and `:(top)` magic.
+    Magic that interlock does not follow (`:!x` and `:(exclude)x` spare paths, `:(icase)x`,
+    `:(attr:...)x`) is read as the whole tree: what it spares is not known from the text."""
+    if not spec.startswith(":"):
+        return os.path.normpath(os.path.join(base, os.path.expanduser(spec)))
+    if spec.startswith(":("):
+        magic, closed, rest = spec[2:].partition(")")
+        words = {word.strip() for word in magic.split(",")}
+        if not closed or not words <= {"top", "glob", "literal"}:
+            return root
+        return os.path.normpath(os.path.join(root if "top" in words else base, rest))
+    short = spec[1:]
+    signs = short[: len(short) - len(short.lstrip("/!^"))]
+    rest = short[len(signs) :].removeprefix(":")
+    if signs.strip("/"):
+        return root  # `:!x`, `:^x`: an exclusion
+    return os.path.normpath(os.path.join(root if signs else base, rest))
 
 
 def existing_ancestor(path: str) -> str:

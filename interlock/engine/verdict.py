@@ -50,7 +50,6 @@ class CheckResult:
     validators: tuple[ValidatorReport, ...]
     mode: str
     notes: tuple[str, ...] = field(default_factory=tuple)
-    daemon: str | None = None
 
     @property
     def exit_code(self) -> int:
@@ -68,8 +67,6 @@ class CheckResult:
         }
         if self.notes:
             data["notes"] = list(self.notes)
-        if self.daemon is not None:
-            data["daemon"] = self.daemon
         return data
 
 

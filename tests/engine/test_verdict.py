@@ -68,7 +68,7 @@ def test_each_mode_decides_as_documented():
 
 def test_a_checks_json_carries_the_config_notes_only_when_there_are_some(git_repo):
     data = evaluate("pytest | tail", cwd=str(git_repo)).result.to_json()
-    assert "notes" not in data and "daemon" not in data
+    assert "notes" not in data
     (git_repo / ".interlock.toml").write_text("mode = [broken\n")
     result = evaluate("pytest | tail", cwd=str(git_repo)).result
     assert result.notes and result.to_json()["notes"] == list(result.notes)

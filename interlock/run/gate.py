@@ -165,11 +165,13 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
         hold = _hold(wt, found, run)
         if hold is not None:
             notices.append(hold)
-        would_block = bool(findings) or any(n.blocks for n in notices)
+        # Blocking mode refuses what forges or loses (severity `block`) and only warns on
+        # what hides (severity `warn`: `pytest | tail`, a narrowed run), as `interlock check`.
+        would_block = any(f.severity == "block" for f in findings) or any(n.blocks for n in notices)
         verdict = (
             "allow"
-            if not would_block or config.mode == "off"
-            else ("block" if config.mode == "blocking" else "warn")
+            if not (findings or would_block) or config.mode == "off"
+            else ("block" if config.mode == "blocking" and would_block else "warn")
         )
         messages = render(findings, notices, verdict, _warned(wt, run, findings, verdict))
         if verdict != "block" and top and not validators and wt.streak is not None:

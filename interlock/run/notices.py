@@ -25,7 +25,11 @@ class Notice:
     blocks: bool
 
 
-def _headline(verdict: str) -> str:
+def _headline(verdict: str, severity: str = "block") -> str:
+    if severity == "warn":  # only hides a validator's status: runs, never credited as green
+        if verdict == "allow":
+            return "allowed (mode off; not credited as green)"
+        return "warning (runs, but is never credited as green)"
     if verdict == "block":
         return "refused"
     if verdict == "warn":
@@ -44,11 +48,12 @@ def render(
     lines = []
     head = _headline(verdict)
     for f in findings:
+        said = _headline(verdict, f.severity)
         if verdict == "warn" and brief(f.kind):
-            lines.append(f"interlock: [{f.kind}] {head}: {f.text} (rule {f.rule})")
+            lines.append(f"interlock: [{f.kind}] {said}: {f.text} (rule {f.rule})")
             continue
         fields = [("rule", f.rule), ("why", f.reason), ("instead", f.instead)]
-        lines.append(output.format_message(f.kind, f"{head}: {f.text}", fields))
+        lines.append(output.format_message(f.kind, f"{said}: {f.text}", fields))
     for n in notices:
         title = n.text if not n.blocks else f"{head}: {n.text}"
         lines.append(output.format_message(n.tag, title, n.fields))

@@ -53,6 +53,20 @@ def test_no_green_after_a_masked_pytest(project, wrap, suite_cmd):
     assert _greens(project) == []
 
 
+def test_blocking_mode_refuses_a_forged_pass_and_only_warns_on_a_hidden_one(
+    project, wrap, suite_cmd, set_mode, git, journal_view
+):
+    set_mode(project, "blocking", git)
+    hidden = wrap(project, "-c", f"{suite_cmd} 2>&1 | tail -3")
+    assert hidden.returncode == 0 and b"passed" in hidden.stdout  # it ran: agents read output so
+    assert b"interlock: [masked-validator] warning (runs, but is never credited as green)" in hidden.stderr
+    forged = wrap(project, "-c", f"{suite_cmd} || true")
+    assert forged.returncode == 126 and b"[masked-validator] refused" in forged.stderr
+    _, attempts = journal_view(project)
+    assert [(a.verdict, a.would_block) for a in attempts] == [("warn", False), ("block", True)]
+    assert _greens(project) == []
+
+
 def test_no_green_when_zero_tests_ran(project, wrap, suite_cmd, journal_view):
     got = wrap(project, "-c", f"{suite_cmd} -k no_such_test_anywhere")
     assert got.returncode == 5

@@ -8,6 +8,7 @@ first note of a construct that dropped the validator's failure.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from functools import lru_cache
 
 from interlock.engine import exitbuiltins as builtins
@@ -50,9 +51,9 @@ def _trap_script(text: str) -> tuple[ParseResult, dict[StepKey, Step]]:
     return result, trace(result).steps
 
 
-class StepReader:
+class StepReader(ABC):
     """A reading's state and its simple commands; the structure (lists, pipelines, compounds)
-    is the subclass's `run`."""
+    is the subclass's `run` (exiteval.Evaluator, the only one)."""
 
     def __init__(
         self,
@@ -106,8 +107,9 @@ class StepReader:
         return status
 
     # -- structure ---------------------------------------------------------------------------
+    @abstractmethod
     def run(self, node: Node, sh: Shell, key: StepKey) -> Status:
-        raise NotImplementedError  # the structure: exiteval.Evaluator
+        """Read one node of the structure (lists, pipelines, compounds)."""
 
     def quiet(self, node: Node, sh: Shell, key: StepKey) -> Status:
         """Run where `set -e` (and the ERR trap) does not fire."""

@@ -35,7 +35,7 @@ def requests(loc) -> int:
 
 
 @pytest.fixture
-def tested_repo(git_repo: Path, cap_out) -> Path:
+def repo_with_tests(git_repo: Path, cap_out) -> Path:
     (git_repo / "app.py").write_text("def add(a, b):\n    return a + b\n")
     (git_repo / "tests").mkdir()
     (git_repo / "tests" / "test_app.py").write_text(STRONG)
@@ -46,23 +46,23 @@ def tested_repo(git_repo: Path, cap_out) -> Path:
 
 
 @pytest.fixture
-def pushed(tested_repo: Path, tmp_path: Path) -> tuple[Path, Path]:
+def pushed(repo_with_tests: Path, tmp_path: Path) -> tuple[Path, Path]:
     remote = tmp_path / "remote.git"
     run_git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    run_git(tested_repo, "remote", "add", "origin", str(remote))
-    run_git(tested_repo, "push", "-q", "-u", "origin", "main")
-    return tested_repo, remote
+    run_git(repo_with_tests, "remote", "add", "origin", str(remote))
+    run_git(repo_with_tests, "push", "-q", "-u", "origin", "main")
+    return repo_with_tests, remote
 
 
-def test_pre_commit_is_answered_by_the_warm_daemon(daemons, tested_repo, monkeypatch):
+def test_pre_commit_is_answered_by_the_warm_daemon(daemons, repo_with_tests, monkeypatch):
     monkeypatch.setenv(constants.ENV_MODE, "blocking")
-    daemons.start(tested_repo)
-    loc = require_repo(tested_repo)
-    (tested_repo / "tests" / "test_app.py").write_text(WEAKENED)
-    run_git(tested_repo, "add", "-A")
+    daemons.start(repo_with_tests)
+    loc = require_repo(repo_with_tests)
+    (repo_with_tests / "tests" / "test_app.py").write_text(WEAKENED)
+    run_git(repo_with_tests, "add", "-A")
     served = requests(loc)
 
-    result = run_git(tested_repo, "commit", "-m", "weaken", check=False)
+    result = run_git(repo_with_tests, "commit", "-m", "weaken", check=False)
 
     assert result.returncode != 0
     assert "interlock: [self-authored] blocked commit" in result.stderr
@@ -87,12 +87,12 @@ def test_pre_push_is_answered_by_the_warm_daemon(daemons, pushed, monkeypatch):
     assert pushes, "the daemon journaled the pre-push it judged"
 
 
-def test_a_hook_with_the_daemon_down_runs_in_process_and_starts_it(daemons, tested_repo, poll):
-    loc = daemons.track(tested_repo)
-    (tested_repo / "app.py").write_text("def add(a, b):\n    return b + a\n")
-    run_git(tested_repo, "add", "-A")
+def test_a_hook_with_the_daemon_down_runs_in_process_and_starts_it(daemons, repo_with_tests, poll):
+    loc = daemons.track(repo_with_tests)
+    (repo_with_tests / "app.py").write_text("def add(a, b):\n    return b + a\n")
+    run_git(repo_with_tests, "add", "-A")
 
-    result = run_git(tested_repo, "commit", "-qm", "clean change", check=False)
+    result = run_git(repo_with_tests, "commit", "-qm", "clean change", check=False)
 
     assert result.returncode == 0, result.stderr
     reply = poll(lambda: client.request(loc, "ping"), timeout=30, what="the hook's daemon")

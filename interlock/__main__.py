@@ -82,19 +82,21 @@ def parse_check_args(args: list[str]) -> dict[str, Any] | None:
     return opts
 
 
-def parse_snapshot_args(args: list[str]) -> dict[str, Any] | None:
-    """The options of `interlock snapshot ARGS`, or None for anything unusual."""
-    opts: dict[str, Any] = {"message": None, "kind": "manual", "json": False, "cwd": None}
+def _parse_flag_and_valued(
+    args: list[str], opts: dict[str, Any], valued: dict[str, str]
+) -> dict[str, Any] | None:
+    """`--json` and the options in `valued` (`--opt VALUE` or `--opt=VALUE`) into `opts`, or
+    None for anything unusual (the full CLI answers it); `--cwd` must name a directory."""
     i = 0
     while i < len(args):
         arg = args[i]
-        joined = _split(arg, _SNAPSHOT_VALUED)
+        joined = _split(arg, valued)
         if arg == "--json":
             opts["json"] = True
         elif joined is not None:
             opts[joined[0]] = joined[1]
-        elif arg in _SNAPSHOT_VALUED and i + 1 < len(args):
-            opts[_SNAPSHOT_VALUED[arg]] = args[i + 1]
+        elif arg in valued and i + 1 < len(args):
+            opts[valued[arg]] = args[i + 1]
             i += 1
         else:
             return None
@@ -102,6 +104,12 @@ def parse_snapshot_args(args: list[str]) -> dict[str, Any] | None:
     if opts["cwd"] is not None and not hotos.isdir(opts["cwd"]):
         return None
     return opts
+
+
+def parse_snapshot_args(args: list[str]) -> dict[str, Any] | None:
+    """The options of `interlock snapshot ARGS`, or None for anything unusual."""
+    opts: dict[str, Any] = {"message": None, "kind": "manual", "json": False, "cwd": None}
+    return _parse_flag_and_valued(args, opts, _SNAPSHOT_VALUED)
 
 
 def hot_check(args: list[str]) -> int | None:
@@ -226,24 +234,7 @@ def full_cli(args: list[str]) -> int:
 def parse_audit_args(args: list[str]) -> dict[str, Any] | None:
     """The options of `interlock audit ARGS`, or None for anything unusual."""
     opts: dict[str, Any] = {"since": None, "json": False, "cwd": None}
-    valued = {"--since": "since", "--cwd": "cwd"}
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        joined = _split(arg, valued)
-        if arg == "--json":
-            opts["json"] = True
-        elif joined is not None:
-            opts[joined[0]] = joined[1]
-        elif arg in valued and i + 1 < len(args):
-            opts[valued[arg]] = args[i + 1]
-            i += 1
-        else:
-            return None
-        i += 1
-    if opts["cwd"] is not None and not hotos.isdir(opts["cwd"]):
-        return None
-    return opts
+    return _parse_flag_and_valued(args, opts, {"--since": "since", "--cwd": "cwd"})
 
 
 def hot_audit(args: list[str]) -> int | None:

@@ -27,7 +27,7 @@ import sys
 
 TYPE_CHECKING = False  # not `typing`: this runs before every cold command
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from types import CodeType
     from typing import Any
 
@@ -36,21 +36,28 @@ _state: dict[str, object] = {}
 _cache: dict[str, bytes] = {}  # source text -> marshalled code object
 
 
-def cache_path() -> str | None:
+def cache_file(name: str) -> str | None:
+    """`interlock/__pycache__/NAME.<tag>.bin`, beside the .pyc files; None without a tag."""
     tag = sys.implementation.cache_tag
     if tag is None:
         return None
-    return os.path.join(os.path.dirname(__file__), "__pycache__", f"dataclass-methods.{tag}.bin")
+    return os.path.join(os.path.dirname(__file__), "__pycache__", f"{name}.{tag}.bin")
 
 
-def _magic() -> bytes | None:
+def cache_path() -> str | None:
+    return cache_file("dataclass-methods")
+
+
+def magic_number() -> bytes | None:
+    """This Python's .pyc magic number: a cache written by another Python is not read."""
     external = sys.modules.get("_frozen_importlib_external")
     magic = getattr(external, "MAGIC_NUMBER", None)
     return magic if isinstance(magic, bytes) else None
 
 
-def load(path: str, magic: bytes) -> dict[str, bytes]:
-    """The cache in `path`; empty when it is missing, another Python's, or damaged."""
+def read_cache(path: str, magic: bytes, valid: Callable[[object, object], bool]) -> dict[Any, Any]:
+    """A marshalled dict cache in `path`; empty when it is missing, another Python's, damaged,
+    larger than MAX_ENTRIES or holding an entry `valid` refuses."""
     try:
         with open(path, "rb") as handle:
             raw = handle.read()
@@ -64,9 +71,29 @@ def load(path: str, magic: bytes) -> dict[str, bytes]:
         return {}
     if not isinstance(data, dict) or len(data) > MAX_ENTRIES:
         return {}
-    if not all(isinstance(k, str) and isinstance(v, bytes) for k, v in data.items()):
+    if not all(valid(k, v) for k, v in data.items()):
         return {}
     return data
+
+
+def write_cache(path: str, magic: bytes, data: dict[Any, Any]) -> None:
+    """Write `data` marshalled to `path` atomically; a failure leaves no temp file behind."""
+    temp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temp, "wb") as handle:
+            handle.write(magic + marshal.dumps(data))
+        os.replace(temp, path)
+    except (OSError, ValueError):
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+
+
+def load(path: str, magic: bytes) -> dict[str, bytes]:
+    """The cache in `path`; empty when it is missing, another Python's, or damaged."""
+    return read_cache(path, magic, lambda k, v: isinstance(k, str) and isinstance(v, bytes))
 
 
 def _code(source: str) -> CodeType:
@@ -87,22 +114,12 @@ def _code(source: str) -> CodeType:
 
 def save() -> None:
     """Write the cache when this process compiled something new (at exit)."""
-    path, magic = _state.get("path"), _magic()
+    path, magic = _state.get("path"), magic_number()
     if not _state.get("dirty") or not isinstance(path, str) or magic is None:
         return
     if sys.dont_write_bytecode or len(_cache) > MAX_ENTRIES:
         return
-    temp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temp, "wb") as handle:
-            handle.write(magic + marshal.dumps(_cache))
-        os.replace(temp, path)
-    except OSError:
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
+    write_cache(path, magic, _cache)
     _state["dirty"] = False
 
 
@@ -128,7 +145,7 @@ def enable(path: str | None = None) -> None:
     cache file than the package's own (tests)."""
     if "path" in _state:
         return
-    path, magic = path or cache_path(), _magic()
+    path, magic = path or cache_path(), magic_number()
     _state["path"] = path
     if path is None or magic is None:
         return

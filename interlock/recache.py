@@ -23,9 +23,9 @@ from __future__ import annotations
 
 import _sre  # type: ignore[import-not-found]  # re's C engine (no stubs)
 import _thread
-import marshal
-import os
 import sys
+
+from interlock import classcache
 
 TYPE_CHECKING = False  # not `typing`: this runs before every cold command
 if TYPE_CHECKING:
@@ -42,16 +42,7 @@ _cache: dict[tuple[str | bytes, int], tuple[Any, ...]] = {}
 
 
 def cache_path() -> str | None:
-    tag = sys.implementation.cache_tag
-    if tag is None:
-        return None
-    return os.path.join(os.path.dirname(__file__), "__pycache__", f"re-programs.{tag}.bin")
-
-
-def _magic() -> bytes | None:
-    external = sys.modules.get("_frozen_importlib_external")
-    magic = getattr(external, "MAGIC_NUMBER", None)
-    return magic if isinstance(magic, bytes) else None
+    return classcache.cache_file("re-programs")
 
 
 def _valid_entry(key: object, value: object) -> bool:
@@ -73,22 +64,7 @@ def _valid_entry(key: object, value: object) -> bool:
 
 def load(path: str, magic: bytes) -> dict[tuple[str | bytes, int], tuple[Any, ...]]:
     """The cache in `path`; empty when it is missing, another Python's, or damaged."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError:
-        return {}
-    if not raw.startswith(magic):
-        return {}
-    try:
-        data = marshal.loads(raw[len(magic) :])
-    except (EOFError, ValueError, TypeError):
-        return {}
-    if not isinstance(data, dict) or len(data) > MAX_ENTRIES:
-        return {}
-    if not all(_valid_entry(k, v) for k, v in data.items()):
-        return {}
-    return data
+    return classcache.read_cache(path, magic, _valid_entry)
 
 
 class _Recorder:
@@ -143,22 +119,12 @@ def _cached_compile(pattern: Any, flags: Any = 0) -> Any:
 
 def save() -> None:
     """Write the cache when this process compiled something new (at exit)."""
-    path, magic = _state.get("path"), _magic()
+    path, magic = _state.get("path"), classcache.magic_number()
     if not _state.get("dirty") or not isinstance(path, str) or magic is None:
         return
     if sys.dont_write_bytecode:
         return
-    temp = f"{path}.{os.getpid()}.tmp"
-    try:
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(temp, "wb") as handle:
-            handle.write(magic + marshal.dumps(_cache))
-        os.replace(temp, path)
-    except (OSError, ValueError):
-        try:
-            os.unlink(temp)
-        except OSError:
-            pass
+    classcache.write_cache(path, magic, _cache)
     _state["dirty"] = False
 
 
@@ -167,7 +133,7 @@ def enable(path: str | None = None) -> None:
     the package's own (tests)."""
     if "path" in _state:
         return
-    path, magic = path or cache_path(), _magic()
+    path, magic = path or cache_path(), classcache.magic_number()
     _state["path"] = path
     if path is None or magic is None:
         return

@@ -83,13 +83,13 @@ def test_a_damaged_or_foreign_cache_is_ignored_and_written_anew(tmp_path):
     for junk in (b"", b"not a cache", b"\x00\x01\x02" * 50, b"\x42\x0d\x0d\x0a" + b"\x00" * 20):
         cache.write_bytes(junk)
         assert behaviour(probe(cache)) == reference
-        assert classcache.load(str(cache), classcache._magic() or b"") != {}
+        assert classcache.load(str(cache), classcache.magic_number() or b"") != {}
 
 
 def test_a_cache_of_another_shape_is_not_loaded(tmp_path):
     import marshal
 
-    magic = classcache._magic()
+    magic = classcache.magic_number()
     assert magic is not None
     cache = tmp_path / "methods.bin"
     cache.write_bytes(magic + marshal.dumps({"def f(): pass": "not code"}))

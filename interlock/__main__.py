@@ -19,7 +19,9 @@ The installed launcher (install.sh writes it) runs this module with `python -I -
 starts without `site`, with site-packages on sys.path; `site` is loaded only for the full CLI
 (and for a cold check when the dependencies are not reachable without it). A `check` the daemon
 did not answer is judged in this process without click (`inline_check`, the same function the
-CLI calls, so the same output); everything else goes to the click CLI. If even the full
+CLI calls, so the same output); so is a `snapshot` (`inline_snapshot`), whose `git status`
+starts before anything heavy is imported (interlock.memory.prescan): on two cores the imports
+then cost no wall time. Everything else goes to the click CLI. If even the full
 CLI cannot be loaded, the command fails with exit 3 and one line: never 0, never a traceback.
 Both take the methods dataclasses writes and the programs of compiled regular expressions from
 disk caches (interlock.classcache, interlock.recache).
@@ -35,6 +37,8 @@ from interlock.daemon.hotwhere import daemon_disabled
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
     from typing import Any
+
+    from interlock.memory.prescan import Prescan
 
 _FLAGS = {"--json": "json", "--assume-dirty": "assume_dirty"}
 _VALUED = {"--mode": "mode", "--cwd": "cwd"}
@@ -166,16 +170,16 @@ def _load_site() -> None:
         site.main()
 
 
-def _reach_dependencies() -> None:
-    """Make interlock's dependencies importable for an inline check. The launcher and the hook
-    shims start Python with -S and put site-packages on sys.path themselves, so `site` (its
-    .pth files, ~3 ms) is loaded only when they did not: a dependency that cannot be imported
-    in the middle of a check would be judged as interlock crashing."""
+def _reach_dependencies(module: str = "bashlex") -> None:
+    """Make interlock's dependencies importable for an inline check or snapshot. The launcher
+    and the hook shims start Python with -S and put site-packages on sys.path themselves, so
+    `site` (its .pth files, ~3 ms) is loaded only when they did not: a dependency that cannot
+    be imported in the middle of a check would be judged as interlock crashing."""
     if not sys.flags.no_site or "site" in sys.modules:
         return
     from importlib.machinery import PathFinder  # loaded at start-up: costs nothing
 
-    if PathFinder.find_spec("bashlex") is None:
+    if PathFinder.find_spec(module) is None:
         _load_site()
 
 
@@ -207,6 +211,63 @@ def inline_check(args: list[str]) -> int | None:
     except BrokenPipeError:
         return exitcodes.OK
     except Exception as exc:  # the funnel, as in the CLI: a bug is reported once, exit 3
+        from interlock.bugreport import report_bug
+
+        output.write_err(f"interlock: bug: {type(exc).__name__}: {exc} (report: {report_bug(exc)})")
+        return exitcodes.BUG
+
+
+def inline_snapshot(args: list[str]) -> int | None:
+    """`interlock snapshot` taken in this process, without click (no daemon answered); None
+    for anything the CLI must parse itself. Its `git status` starts first, under the snapshot
+    lock (interlock.memory.prescan), and runs while this process imports the rest."""
+    opts = parse_snapshot_args(args)
+    if opts is None:
+        return None
+    from interlock.daemon.hotwhere import find
+    from interlock.memory import prescan
+
+    where = find(hotos.abspath(opts["cwd"] or hotos.getcwd()))
+    early = prescan.start(where.worktree, where.git_dir) if where is not None else None
+    try:
+        return _snapshot_now(opts, early)
+    finally:
+        if early is not None:
+            early.close()
+
+
+def _snapshot_now(opts: dict[str, Any], early: Prescan | None) -> int | None:
+    _reach_dependencies("pygit2")
+    from interlock import classcache, lazymodules, recache
+
+    lazymodules.defer()
+    classcache.enable()
+    recache.enable()
+    from interlock.memory.catalog import KINDS
+
+    if opts["kind"] not in KINDS:
+        return None  # click says which kinds exist
+    from interlock import exitcodes, output
+    from interlock.commands.snaptake import snapshot
+    from interlock.errors import InterlockError, write_failure
+
+    try:
+        return snapshot(opts["cwd"], opts["message"], opts["kind"], opts["json"], early)
+    except InterlockError as exc:
+        output.error(str(exc), exc.hint)
+        return exitcodes.ERROR
+    except KeyboardInterrupt:
+        output.write_err("interlock: interrupted")
+        return exitcodes.INTERRUPTED
+    except BrokenPipeError:
+        return exitcodes.OK
+    except ImportError:
+        raise  # a broken installation: the full CLI says so in one line
+    except Exception as exc:  # the funnel, as in the CLI
+        failure = write_failure(exc, "finish `interlock snapshot`")
+        if failure is not None:  # a full or read-only disk is not a bug: say what to do
+            output.error(str(failure), failure.hint)
+            return exitcodes.ERROR
         from interlock.bugreport import report_bug
 
         output.write_err(f"interlock: bug: {type(exc).__name__}: {exc} (report: {report_bug(exc)})")
@@ -288,9 +349,10 @@ def main(argv: list[str] | None = None) -> int:
             code = None
         if code is not None:
             return code
-    if args[:1] == ["check"]:
+    inline = {"check": inline_check, "snapshot": inline_snapshot}.get(args[0]) if args else None
+    if inline is not None:
         try:
-            code = inline_check(args[1:])
+            code = inline(args[1:])
         except ImportError:  # a broken installation: the full CLI says so in one line
             code = None
         if code is not None:

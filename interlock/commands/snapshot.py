@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from interlock import constants, exitcodes, output
+from interlock.commands.snaptake import snapshot as snapshot  # `interlock snapshot`, kept light
 from interlock.daemon import client
 from interlock.daemon.hotclient import build_stamp
 from interlock.errors import DaemonError, InterlockError
@@ -25,14 +26,11 @@ from interlock.memory.restore import last_undo_point, restore_snapshot, undo
 from interlock.memory.retention import gc
 from interlock.memory.scan import display_path
 from interlock.memory.snapshot import (
-    changed_vs_head,
     diff_snapshot,
     list_snapshots,
     resolve_snapshot,
-    take_snapshot,
 )
 from interlock.memory.trees import Change, lookup
-from interlock.snapshotreport import snapshot_report
 
 
 def _run_id() -> str | None:
@@ -51,16 +49,6 @@ def _warm(loc: RepoLocation, op: str, **fields: Any) -> dict[str, Any] | None:
     if reply is None:
         client.ensure_daemon(loc)
     return reply
-
-
-def snapshot(cwd: str | None, message: str | None, kind: str, as_json: bool) -> int:
-    loc = require_repo(cwd)
-    started = time.perf_counter()
-    info = take_snapshot(loc, kind=kind, message=message, run=_run_id())
-    ms = round((time.perf_counter() - started) * 1000, 1)
-    changed = changed_vs_head(loc, info)
-    output.write_out(snapshot_report(info.to_json(), changed, ms, as_json).removesuffix("\n"))
-    return exitcodes.OK
 
 
 def _short_time(info: SnapshotInfo) -> str:

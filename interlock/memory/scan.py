@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from interlock import constants
 from interlock.errors import InterlockError, write_failure
 from interlock.git import RepoLocation, index_has, is_ignored, run, submodule_paths
+from interlock.memory.prescan import ATTRIBUTE_ARGS, STATUS_ARGS, Prescan
 from interlock.memory.store import ObjectStore
 from interlock.memory.trees import ancestors, flatten, lookup, outermost
 from interlock.objectformat import EXEC_MODE, FILE_MODE, GITLINK_MODE, LINK_MODE, Entry
@@ -270,14 +271,15 @@ def parse_status(out: bytes) -> list[tuple[bytes, bytes]]:
 def worktree_status(loc: RepoLocation) -> bytes:
     """`git status --porcelain=v2 -z` of every path (untracked files one by one, ignored ones
     as matched), without touching the index (`--no-optional-locks`) or entering submodules."""
-    args = ["--no-optional-locks", "status", "--porcelain=v2", "-z", "--untracked-files=all"]
-    args += ["--ignored=matching", "--no-renames", "--ignore-submodules=all"]
-    return run(args, loc.worktree, check=True)[1]
+    return run(list(STATUS_ARGS), loc.worktree, check=True)[1]
 
 
 def tracked_attribute_files(loc: RepoLocation) -> list[bytes]:
     """Paths of tracked `.gitattributes` files (their rules may rewrite bytes on checkout)."""
-    out = run(["ls-files", "-z", "--", ":(glob)**/.gitattributes"], loc.worktree, check=True)[1]
+    return _paths(run(list(ATTRIBUTE_ARGS), loc.worktree, check=True)[1])
+
+
+def _paths(out: bytes) -> list[bytes]:
     return [p for p in out.split(b"\0") if p]
 
 
@@ -315,13 +317,20 @@ def has_byte_filters(
     return False
 
 
-def scan_cold(store: ObjectStore, loc: RepoLocation, head_tree: str | None) -> Scanner:
-    """Edits turning HEAD's tree into the worktree, driven by one `git status`."""
+def scan_cold(
+    store: ObjectStore, loc: RepoLocation, head_tree: str | None, prescan: Prescan | None = None
+) -> Scanner:
+    """Edits turning HEAD's tree into the worktree, driven by one `git status` (the one
+    `prescan` started early, when given)."""
     scanner = Scanner(store, loc, head_tree)
-    with ThreadPoolExecutor(max_workers=1) as pool:  # both git commands at once
-        attributes = pool.submit(tracked_attribute_files, loc)
-        listed = parse_status(worktree_status(loc))
-        tracked = attributes.result()
+    if prescan is not None:
+        listed = parse_status(prescan.output("status"))
+        tracked = _paths(prescan.output("attributes"))
+    else:
+        with ThreadPoolExecutor(max_workers=1) as pool:  # both git commands at once
+            attributes = pool.submit(tracked_attribute_files, loc)
+            listed = parse_status(worktree_status(loc))
+            tracked = attributes.result()
     if has_byte_filters(store.repo, loc, tracked, (p for _, p in listed)):
         for rel, entry in flatten(store, head_tree).items():
             if entry[0] != GITLINK_MODE:

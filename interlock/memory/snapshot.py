@@ -3,8 +3,9 @@
 Public API (the daemon, the command engine and `interlock recover` build on it; keep it stable):
 
     take_snapshot(loc, kind="manual", message=None, run=None, command=None,
-                  changed=None, base=None) -> SnapshotInfo
-        changed=None: cold, driven by one `git status`. changed=PATHS with base=SNAP (the
+                  changed=None, base=None, scope=None, prescan=None) -> SnapshotInfo
+        changed=None: cold, driven by one `git status` (prescan: that status and the snapshot
+        lock, started early by interlock.memory.prescan). changed=PATHS with base=SNAP (the
         previous snapshot of this worktree: id, full oid or name): incremental, re-reading
         only PATHS (bytes or str, worktree-relative or absolute). A directory in PATHS is
         rescanned whole: pass directories created, removed, moved or chmod-ed, not those whose
@@ -55,6 +56,7 @@ from interlock.git import (
 )
 from interlock.memory.catalog import KINDS, SnapshotInfo, info_from_commit, ref_name
 from interlock.memory.leftovers import LockHolder, clear_interrupted, describe_interrupted
+from interlock.memory.prescan import Prescan
 from interlock.memory.scan import Scanner, display_path, scan_cold, scan_incremental, to_relative
 from interlock.memory.store import ObjectStore
 from interlock.memory.trees import Change, apply_edits, diff_trees, flatten
@@ -102,13 +104,17 @@ def _state_dir(loc: RepoLocation) -> Path:
 
 
 @contextlib.contextmanager
-def snapshot_lock(loc: RepoLocation, op: str = "a snapshot") -> Iterator[LockHolder]:
+def snapshot_lock(
+    loc: RepoLocation, op: str = "a snapshot", held: int | None = None
+) -> Iterator[LockHolder]:
     """Hold the per-worktree lock that serialises snapshots and restores. A holder that died
     midway (kill -9) left its record in the lock: its temp files are removed first, and the
-    interrupted operation is named in a warning (interlock/memory/leftovers.py)."""
+    interrupted operation is named in a warning (interlock/memory/leftovers.py). `held`: the
+    lock's fd, already locked by interlock.memory.prescan (which took it only when no record
+    was left), released here like one taken here."""
     path = _state_dir(loc) / constants.SNAPSHOT_LOCK_FILE
     try:
-        holder = LockHolder.acquire(path)
+        holder = LockHolder(held, None) if held is not None else LockHolder.acquire(path)
     except OSError as exc:
         raise write_failure(exc, "take the snapshot lock") or InterlockError(
             f"cannot take the snapshot lock {path}: {exc.strerror}",
@@ -144,15 +150,17 @@ def scan_worktree(
     changed: list[bytes] | None = None,
     base_tree: str | None = None,
     store: ObjectStore | None = None,
+    prescan: Prescan | None = None,
 ) -> tuple[str, Scanner]:
     """The worktree's tree id (no ref kept) and the scan that built it: cold when changed is
     None, else base_tree with only the changed paths re-read. New objects go to `store` (the
-    caller flushes it) or, without one, are written before this returns."""
+    caller flushes it) or, without one, are written before this returns. `prescan`: the cold
+    scan's git commands, started early."""
     own = store is None
     store = store or ObjectStore(repo)
     if changed is None or _needs_cold(changed):
         head_tree = head_commit(repo)[1]
-        scanner = scan_cold(store, loc, head_tree)
+        scanner = scan_cold(store, loc, head_tree, prescan)
         tree = apply_edits(store, head_tree, scanner.edits)
     else:
         scanner = scan_incremental(store, loc, base_tree or apply_edits(store, None, {}), changed)
@@ -235,19 +243,25 @@ def take_snapshot(
     changed: Iterable[str | bytes] | None = None,
     base: str | None = None,
     scope: Iterable[str] | None = None,
+    prescan: Prescan | None = None,
 ) -> SnapshotInfo:
     """Snapshot the worktree (see the module docstring); never touches the worktree, the
     index, HEAD or branches. scope: the paths this snapshot is about (a pre-discard
-    snapshot's targets), recorded so an undo restores only them; the tree is still whole."""
+    snapshot's targets), recorded so an undo restores only them; the tree is still whole.
+    prescan: a cold snapshot's lock and git commands, started early for this worktree
+    (interlock.memory.prescan); its lock is adopted and released here."""
     _check_kind(kind)
     if changed is not None and base is None:
         raise ValueError("an incremental snapshot (changed=...) needs base=<previous snapshot>")
+    if prescan is not None and (changed is not None or not prescan.serves(loc)):
+        raise ValueError("a prescan serves a cold snapshot of the worktree it was started for")
     paths = None if changed is None else [to_relative(loc, p) for p in changed]
     repo = open_repo(loc)
     meta: dict[str, object] = {"kind": kind, "message": message, "run": run, "command": command}
-    with snapshot_lock(loc, f"a {kind} snapshot"):
+    held = prescan.adopt_lock() if prescan is not None else None
+    with snapshot_lock(loc, f"a {kind} snapshot", held):
         try:
-            return _take(repo, loc, paths, base, meta, scope)
+            return _take(repo, loc, paths, base, meta, scope, prescan)
         except Exception as exc:  # a write that failed for lack of room says so; else as is
             failure = write_failure(exc, "take the snapshot", _NOTHING_TAKEN, loc.common_dir)
             if failure is None:
@@ -265,13 +279,14 @@ def _take(
     base: str | None,
     meta: dict[str, object],
     scope: Iterable[str] | None,
+    prescan: Prescan | None = None,
 ) -> SnapshotInfo:
     base_info = None if base is None else _base_snapshot(repo, loc, base)
     if base_info is None:
         paths = None
     store = ObjectStore(repo)
     base_tree = base_info.tree if base_info else None
-    tree, scanner = scan_worktree(repo, loc, paths, base_tree, store)
+    tree, scanner = scan_worktree(repo, loc, paths, base_tree, store, prescan)
     cold = paths is None or _needs_cold(paths)
     meta["how"] = "cold" if cold else "incremental"
     meta["base"] = None if cold or base_info is None else base_info.oid

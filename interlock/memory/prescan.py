@@ -1,0 +1,212 @@
+"""A cold snapshot's git commands, started before the process imports the rest of interlock.
+
+    from interlock.memory import prescan
+    early = prescan.start(worktree, git_dir)   # None: the snapshot runs them itself, later
+    ...                                         # import pygit2 and the memory while git works
+    take_snapshot(loc, ..., prescan=early)      # adopts the lock, reads the outputs
+    early.close()                               # always: ends what was not used
+
+A cold `interlock snapshot` process (no daemon) spends most of its wall time in one
+`git status` over the whole worktree, and ~50 ms of CPU importing pygit2 and the memory. On a
+machine with two cores the two can overlap: the launcher calls `start` first, with nothing
+loaded but this module (stdlib `os` and `fcntl`, interlock.constants), and `git status` works
+while Python imports. What the snapshot records does not change: the same two commands
+(STATUS_ARGS, ATTRIBUTE_ARGS, which interlock.memory.scan runs itself otherwise) with the same
+environment as interlock.git.run gives them (no variables git sets for hooks), and the
+snapshot lock (interlock.memory.leftovers) taken before they start, so no other snapshot or
+restore can run between what they read and the snapshot's ref.
+
+`start` declines (None) whenever the ordinary order is the safer one: the state directory
+is missing or not a plain directory (the snapshot creates or rebuilds it), the lock holds the
+record of a holder that died midway (its temp files are cleared before anything is read), or
+this system lacks `memfd_create` or `posix_spawn`. The outputs go to anonymous memory files,
+not pipes: git never waits for this process to read them.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import stat
+
+from interlock import constants
+
+TYPE_CHECKING = False  # not `typing`: this module is loaded before anything else
+if TYPE_CHECKING:
+    from interlock.git import RepoLocation
+
+# What interlock.memory.scan runs for a cold snapshot: every path's status (untracked files one
+# by one, ignored ones as matched), without touching the index or entering submodules, and
+# the tracked `.gitattributes` files (their rules may rewrite bytes on checkout).
+STATUS_ARGS = (
+    "--no-optional-locks",
+    "status",
+    "--porcelain=v2",
+    "-z",
+    "--untracked-files=all",
+    "--ignored=matching",
+    "--no-renames",
+    "--ignore-submodules=all",
+)
+ATTRIBUTE_ARGS = ("ls-files", "-z", "--", ":(glob)**/.gitattributes")
+
+# The variables git exports to hooks (as interlock.git._GIT_HOOK_ENV; a test pins that they
+# agree): a git started here must not inherit them.
+GIT_HOOK_ENV = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_INDEX_FILE",
+        "GIT_WORK_TREE",
+        "GIT_PREFIX",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_QUARANTINE_PATH",
+        "GIT_EDITOR",
+        "GIT_REFLOG_ACTION",
+        "GIT_EXEC_PATH",
+    }
+)
+
+
+class _Job:
+    """One git command writing to two anonymous memory files."""
+
+    def __init__(self, args: tuple[str, ...], worktree: str, env: dict[str, str]) -> None:
+        self.args = list(args)
+        self.out = os.memfd_create("interlock-git-out", os.MFD_CLOEXEC)
+        self.err = os.memfd_create("interlock-git-err", os.MFD_CLOEXEC)
+        actions = [
+            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+            (os.POSIX_SPAWN_DUP2, self.out, 1),
+            (os.POSIX_SPAWN_DUP2, self.err, 2),
+        ]
+        try:  # `-C`: posix_spawn has no chdir; git then runs as if started in the worktree
+            self.pid: int | None = os.posix_spawnp(
+                "git", ["git", "-C", worktree, *args], env, file_actions=actions
+            )
+        except BaseException:
+            self.close()
+            raise
+
+    def result(self) -> tuple[int, bytes, bytes]:
+        """Wait for the command: (exit status, stdout, stderr)."""
+        assert self.pid is not None, "a job's result is read once"
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = None
+        return os.waitstatus_to_exitcode(status), _read_all(self.out), _read_all(self.err)
+
+    def close(self) -> None:
+        if self.pid is not None:  # not read: the snapshot failed or was not taken
+            try:
+                os.kill(self.pid, 9)
+                os.waitpid(self.pid, 0)
+            except (ProcessLookupError, ChildProcessError):
+                pass
+            self.pid = None
+        for fd in (self.out, self.err):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    offset = 0
+    while True:
+        chunk = os.pread(fd, 1 << 20, offset)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        offset += len(chunk)
+
+
+class Prescan:
+    """The snapshot lock, held, and the cold scan's two git commands, running."""
+
+    def __init__(self, worktree: str, git_dir: str, lock_fd: int) -> None:
+        self.worktree, self.git_dir, self.lock_fd = worktree, git_dir, lock_fd
+        self.jobs: dict[str, _Job] = {}
+        self.lock_adopted = False
+
+    def serves(self, loc: RepoLocation) -> bool:
+        """Started for this worktree and its own git dir (as interlock.git.discover found them)."""
+        real = os.path.realpath
+        return real(self.worktree) == real(loc.worktree) and real(self.git_dir) == real(loc.git_dir)
+
+    def adopt_lock(self) -> int:
+        """The lock's fd, for the snapshot to hold and release (close() then leaves it)."""
+        self.lock_adopted = True
+        return self.lock_fd
+
+    def output(self, name: str) -> bytes:
+        """The stdout of `status` or `attributes` once git is done; GitError (as
+        interlock.git.run(check=True) raises it) when git failed."""
+        code, out, err = self.jobs[name].result()
+        if code != 0:
+            from interlock.errors import GitError
+
+            args = self.jobs[name].args
+            raise GitError(args, code, out.decode(errors="replace"), err.decode(errors="replace"))
+        return out
+
+    def close(self) -> None:
+        """End the commands not read, and release the lock unless the snapshot adopted it."""
+        for job in self.jobs.values():
+            job.close()
+        self.jobs.clear()
+        if not self.lock_adopted:
+            self.lock_adopted = True
+            try:
+                os.close(self.lock_fd)  # closing the only descriptor releases the flock
+            except OSError:
+                pass
+
+
+def git_env() -> dict[str, str]:
+    """The environment interlock.git.run gives git (interlock.git.no_git_env)."""
+    env = {k: v for k, v in os.environ.items() if k not in GIT_HOOK_ENV}
+    env.setdefault("GIT_TERMINAL_PROMPT", "0")
+    return env
+
+
+def _lock(git_dir: str) -> int | None:
+    """The snapshot lock's fd, held; None when the ordinary path must take it (see above)."""
+    state = os.path.join(git_dir, constants.STATE_DIR_NAME)
+    try:
+        if not stat.S_ISDIR(os.lstat(state).st_mode):
+            return None
+        fd = os.open(
+            os.path.join(state, constants.SNAPSHOT_LOCK_FILE), os.O_RDWR | os.O_CREAT, 0o600
+        )
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        if os.pread(fd, 1, 0):  # a holder died midway: its leftovers are cleared first
+            os.close(fd)
+            return None
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
+
+
+def start(worktree: str, git_dir: str) -> Prescan | None:
+    """Take the snapshot lock of the worktree at `worktree` (its own git dir `git_dir`) and
+    start its cold scan's git commands; None when the snapshot should do both itself."""
+    if not hasattr(os, "memfd_create") or not hasattr(os, "posix_spawnp"):
+        return None
+    fd = _lock(git_dir)
+    if fd is None:
+        return None
+    early = Prescan(worktree, git_dir, fd)
+    try:
+        env = git_env()
+        early.jobs["status"] = _Job(STATUS_ARGS, worktree, env)
+        early.jobs["attributes"] = _Job(ATTRIBUTE_ARGS, worktree, env)
+    except OSError:  # git not found, no memory: the snapshot runs them itself and says why
+        early.close()
+        return None
+    return early

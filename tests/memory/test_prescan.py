@@ -1,0 +1,229 @@
+"""The cold snapshot's early git status (interlock.memory.prescan): started under the snapshot
+lock before the heavy imports, and the snapshot it feeds records exactly what one taken the
+ordinary way records - in process, through `interlock snapshot` without a daemon, and against
+the warm daemon's snapshot of the same tree."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from interlock import constants
+from interlock import git as gitmod
+from interlock.errors import GitError
+from interlock.git import RepoLocation, discover
+from interlock.memory import prescan
+from interlock.memory.leftovers import LockHolder
+from interlock.memory.snapshot import snapshot_tree_files, take_snapshot
+
+
+def _loc(repo: Path) -> RepoLocation:
+    loc = discover(repo)
+    assert loc is not None
+    return loc
+
+
+def _lock_path(loc: RepoLocation) -> Path:
+    return loc.state_dir / constants.SNAPSHOT_LOCK_FILE
+
+
+def _start(loc: RepoLocation) -> prescan.Prescan:
+    early = prescan.start(str(loc.worktree), str(loc.git_dir))
+    assert early is not None
+    return early
+
+
+@pytest.fixture
+def busy_repo(git_repo: Path, git) -> Path:
+    """A worktree with every kind of path a snapshot reads: modified, staged, deleted,
+    untracked (with a space and a newline in names), a hand-made ignored file, regenerable
+    output, a symlink and an executable, and a .gitattributes that makes scan hash from disk."""
+    (git_repo / ".gitignore").write_text(".env\n__pycache__/\n")
+    (git_repo / "tool.sh").write_text("#!/bin/sh\necho hi\n")
+    (git_repo / "tool.sh").chmod(0o755)
+    (git_repo / "gone.txt").write_text("to be deleted\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "more")
+    (git_repo / "README.md").write_text("# changed\n")
+    (git_repo / "src" / "app.py").write_text("print('staged')\n")
+    git(git_repo, "add", "src/app.py")
+    (git_repo / "gone.txt").unlink()
+    (git_repo / "notes with space.txt").write_text("untracked\n")
+    (git_repo / "odd\nname.txt").write_text("newline in the name\n")
+    (git_repo / ".env").write_text("SECRET=1\n")
+    (git_repo / "__pycache__").mkdir()
+    (git_repo / "__pycache__" / "app.pyc").write_bytes(b"\0compiled")
+    (git_repo / "link").symlink_to("README.md")
+    (git_repo / "docs").mkdir()
+    (git_repo / "docs" / ".gitattributes").write_text("*.txt text eol=crlf\n")
+    return git_repo
+
+
+def test_a_prescanned_cold_snapshot_records_the_same_tree_and_ref_as_an_ordinary_one(
+    busy_repo: Path, git
+) -> None:
+    loc = _loc(busy_repo)
+    ordinary = take_snapshot(loc, message="ordinary")
+    early = _start(loc)
+    try:
+        fed = take_snapshot(loc, message="fed", prescan=early)
+    finally:
+        early.close()
+    assert fed.tree == ordinary.tree
+    assert snapshot_tree_files(loc, fed) == snapshot_tree_files(loc, ordinary)
+    assert fed.skipped == ordinary.skipped
+    assert fed.ref == f"refs/interlock/main/snapshots/manual/{fed.oid}"
+    assert git(busy_repo, "rev-parse", fed.ref).stdout.strip() == fed.oid
+    parent = git(busy_repo, "rev-parse", f"{fed.oid}^").stdout.strip()
+    assert parent == git(busy_repo, "rev-parse", "HEAD").stdout.strip()
+
+
+def test_the_prescan_holds_the_snapshot_lock_until_the_snapshot_releases_it(
+    git_repo: Path,
+) -> None:
+    loc = _loc(git_repo)
+    take_snapshot(loc)  # creates the state directory the prescan needs
+    early = _start(loc)
+    try:
+        assert LockHolder.acquire(_lock_path(loc), blocking=False) is None
+        take_snapshot(loc, prescan=early)
+    finally:
+        early.close()
+    again = LockHolder.acquire(_lock_path(loc), blocking=False)
+    assert again is not None
+    again.release()
+
+
+def test_a_prescan_closed_unused_ends_its_git_and_frees_the_lock(git_repo: Path) -> None:
+    loc = _loc(git_repo)
+    take_snapshot(loc)
+    early = _start(loc)
+    pids = [job.pid for job in early.jobs.values()]
+    early.close()
+    for pid in pids:
+        assert pid is not None
+        with pytest.raises(ChildProcessError):
+            os.waitpid(pid, os.WNOHANG)  # reaped: no zombie left behind
+    holder = LockHolder.acquire(_lock_path(loc), blocking=False)
+    assert holder is not None
+    holder.release()
+
+
+def test_the_prescan_declines_when_a_holder_died_midway_so_its_leftovers_are_cleared_first(
+    git_repo: Path,
+) -> None:
+    loc = _loc(git_repo)
+    take_snapshot(loc)
+    _lock_path(loc).write_text(json.dumps({"pid": 999999999, "op": "a restore", "dirs": []}))
+    assert prescan.start(str(loc.worktree), str(loc.git_dir)) is None
+    holder = LockHolder.acquire(_lock_path(loc), blocking=False)
+    assert holder is not None, "declining must not keep the lock"
+    holder.release()
+
+
+def test_the_prescan_declines_before_the_first_snapshot_made_the_state_directory(
+    git_repo: Path,
+) -> None:
+    loc = _loc(git_repo)
+    assert not loc.state_dir.exists()
+    assert prescan.start(str(loc.worktree), str(loc.git_dir)) is None
+
+
+def test_a_prescan_for_another_worktree_is_refused_and_takes_nothing(
+    git_repo: Path, tmp_path: Path, git
+) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    git(other, "init", "-q", "-b", "main")
+    take_snapshot(_loc(other))
+    early = _start(_loc(other))
+    try:
+        with pytest.raises(ValueError, match="worktree it was started for"):
+            take_snapshot(_loc(git_repo), prescan=early)
+    finally:
+        early.close()
+    assert git(git_repo, "for-each-ref", "refs/interlock/").stdout == ""
+
+
+def test_a_failing_git_status_fails_the_prescanned_snapshot_as_the_ordinary_one(
+    git_repo: Path, git
+) -> None:
+    loc = _loc(git_repo)
+    take_snapshot(loc)
+    (loc.git_dir / "index").write_bytes(b"not an index at all")
+    with pytest.raises(GitError) as ordinary:
+        take_snapshot(loc)
+    early = _start(loc)
+    try:
+        with pytest.raises(GitError) as fed:
+            take_snapshot(loc, prescan=early)
+    finally:
+        early.close()
+    assert str(fed.value) == str(ordinary.value)
+    assert len(git(git_repo, "for-each-ref", "refs/interlock/").stdout.splitlines()) == 1
+
+
+def test_the_prescan_strips_the_variables_git_sets_for_hooks_as_interlock_git_does(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert prescan.GIT_HOOK_ENV == frozenset(gitmod._GIT_HOOK_ENV)
+    monkeypatch.setenv("GIT_INDEX_FILE", "/elsewhere/index")
+    monkeypatch.delenv("GIT_TERMINAL_PROMPT", raising=False)
+    assert prescan.git_env() == gitmod.no_git_env()
+
+
+def test_the_prescan_module_loads_nothing_heavy_before_git_starts() -> None:
+    code = (
+        "import sys\n"
+        "from interlock.memory import prescan\n"
+        "heavy = {'pygit2', 'click', 'pathlib', 'dataclasses', 'typing', 'subprocess', 'json'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    root = str(Path(__file__).resolve().parents[2])
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", f"import sys; sys.path.insert(0, {root!r})\n" + code],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert proc.stdout.strip() == "[]"
+
+
+def test_cold_snapshot_process_and_warm_daemon_snapshot_of_one_tree_are_the_same(
+    busy_repo: Path, interlock, daemons, git
+) -> None:
+    take_snapshot(_loc(busy_repo))  # the state directory exists: the process prescans
+    cold = interlock(busy_repo, "snapshot", "--json", env={"INTERLOCK_NO_DAEMON": "1"})
+    assert cold.returncode == 0, cold.stderr
+    daemons.start(busy_repo)
+    warm = interlock(busy_repo, "snapshot", "--json")
+    assert warm.returncode == 0, warm.stderr
+    cold_info, warm_info = json.loads(cold.stdout), json.loads(warm.stdout)
+    assert warm_info["id"] != cold_info["id"]
+    assert warm_info["tree"] == cold_info["tree"]
+    assert warm_info["skipped"] == cold_info["skipped"]
+    assert {k for k in cold_info if k not in ("ms",)} == {k for k in warm_info if k not in ("ms",)}
+    refs = git(busy_repo, "for-each-ref", "--format=%(refname)", "refs/interlock/").stdout
+    assert f"refs/interlock/main/snapshots/manual/{cold_info['oid']}" in refs.split()
+
+
+def test_cold_snapshot_process_prints_what_the_cli_prints_and_refuses_an_unknown_kind(
+    busy_repo: Path, interlock
+) -> None:
+    env = {"INTERLOCK_NO_DAEMON": "1"}
+    take_snapshot(_loc(busy_repo))  # the state directory exists: the process prescans
+    took = interlock(busy_repo, "snapshot", "-m", "before refactor", env=env)
+    assert took.returncode == 0, took.stderr
+    assert took.stdout.startswith("interlock: snapshot ")
+    assert "(manual): 8 files differ from HEAD" in took.stdout
+    bad = interlock(busy_repo, "snapshot", "--kind", "bogus", env=env)
+    assert bad.returncode == 2
+    assert "invalid value for '--kind'" in bad.stderr
+    outside = interlock(busy_repo.parent, "snapshot", env=env)
+    assert outside.returncode == 1
+    assert outside.stderr.startswith("interlock: error: not inside a git worktree")

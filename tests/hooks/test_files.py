@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -386,3 +387,72 @@ def test_uninstall_after_hooks_path_moved_to_husky_still_cleans_the_git_dir(git_
     assert (git_repo / ".git/hooks/pre-commit").read_text() == "#!/bin/sh\necho mine\n"
     assert not any(hookfiles.is_ours(p) for p in (git_repo / ".git/hooks").iterdir())
     assert (git_repo / ".husky/_/pre-commit").read_text() == '#!/bin/sh\n. "$(dirname "$0")/h"\n'
+
+
+def test_pre_commit_and_pre_push_are_python_run_by_their_first_line_the_rest_stay_in_sh(
+    git_repo,
+):
+    install_hooks(git_repo)
+    hooks = git_repo / ".git" / "hooks"
+    for name in hookfiles.HOOK_NAMES:
+        first = (hooks / name).read_text().splitlines()[0]
+        if name in ("pre-commit", "pre-push"):
+            assert first == f"#!{sys.executable} -IS"
+        else:
+            assert first == "#!/bin/sh"
+        assert hookfiles.is_ours(hooks / name)
+    _, states = hookfiles.hook_states(require_repo(git_repo))
+    assert {s.python for s in states} == {sys.executable}
+    install_hooks(git_repo)  # the same text again: nothing to update
+    assert [a.action for a in hookfiles.install(require_repo(git_repo)).actions] == [
+        "unchanged"
+    ] * len(hookfiles.HOOK_NAMES)
+
+
+def test_a_direct_pre_commit_runs_interlock_and_the_chained_hook_with_git_s_arguments(
+    git_repo, monkeypatch
+):
+    monkeypatch.delenv("INTERLOCK_MODE")
+    write_hook(git_repo / ".git/hooks/pre-commit", 'echo "foreign ran with [$*]"\n')
+    install_hooks(git_repo)
+    (git_repo / "src" / "app.py").write_text("print('changed')\n")
+    git(git_repo, "add", "src/app.py")
+
+    result = git(git_repo, "commit", "-m", "through the direct hook", check=False)
+
+    assert result.returncode == 0, said(result)
+    assert "foreign ran with []" in said(result)
+    from interlock import journal
+
+    hooks_seen = [e.data.get("hook") for e in journal.events(require_repo(git_repo), "hook")]
+    assert "pre-commit" in hooks_seen
+
+
+def test_a_direct_pre_commit_whose_python_is_gone_stops_the_commit(git_repo, tmp_path):
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    python.symlink_to(sys.executable)
+    hooks = git_repo / ".git" / "hooks"
+    (hooks / "pre-commit").write_text(hookfiles.render_shim("pre-commit", python=str(python)))
+    (hooks / "pre-commit").chmod(0o755)
+    assert (hooks / "pre-commit").read_text().startswith(f"#!{python} -IS\n")
+    python.unlink()
+
+    commit = git(git_repo, "commit", "--allow-empty", "-m", "x", check=False)
+
+    assert commit.returncode != 0
+    assert "pre-commit" in commit.stderr
+    assert git(git_repo, "rev-list", "--count", "HEAD").stdout.strip() == "1"
+
+
+def test_an_interpreter_a_first_line_cannot_name_gets_the_sh_shim(git_repo, tmp_path):
+    spaced = tmp_path / "my python" / "python"
+    spaced.parent.mkdir()
+    spaced.symlink_to(sys.executable)
+    text = hookfiles.render_shim("pre-commit", python=str(spaced))
+    assert text.startswith("#!/bin/sh\n")
+    assert f"python='{spaced}'" in text
+    hooks = git_repo / ".git" / "hooks"
+    (hooks / "pre-commit").write_text(text)
+    (hooks / "pre-commit").chmod(0o755)
+    assert git(git_repo, "commit", "--allow-empty", "-m", "x", check=False).returncode == 0

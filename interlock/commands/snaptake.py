@@ -32,7 +32,7 @@ def snapshot(
     if prescan is not None and not prescan.serves(loc):
         prescan.close()  # another worktree than the launcher found: the ordinary order
         prescan = None
-    started = time.perf_counter()
+    started = prescan.started if prescan is not None else time.perf_counter()
     run = os.environ.get(constants.ENV_RUN) or None
     info = take_snapshot(loc, kind=kind, message=message, run=run, prescan=prescan)
     ms = round((time.perf_counter() - started) * 1000, 1)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import fcntl
 import os
 import stat
+import time
 
 from interlock import constants
 
@@ -112,7 +113,7 @@ class _Job:
 
 
 def _read_all(fd: int) -> bytes:
-    chunks = []
+    chunks: list[bytes] = []
     offset = 0
     while True:
         chunk = os.pread(fd, 1 << 20, offset)
@@ -127,6 +128,7 @@ class Prescan:
 
     def __init__(self, worktree: str, git_dir: str, lock_fd: int) -> None:
         self.worktree, self.git_dir, self.lock_fd = worktree, git_dir, lock_fd
+        self.started = time.perf_counter()  # the snapshot's time counts from here
         self.jobs: dict[str, _Job] = {}
         self.lock_adopted = False
 

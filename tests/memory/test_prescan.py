@@ -227,3 +227,23 @@ def test_cold_snapshot_process_prints_what_the_cli_prints_and_refuses_an_unknown
     outside = interlock(busy_repo.parent, "snapshot", env=env)
     assert outside.returncode == 1
     assert outside.stderr.startswith("interlock: error: not inside a git worktree")
+
+
+def test_the_launcher_takes_a_cold_snapshot_without_loading_click(busy_repo: Path) -> None:
+    take_snapshot(_loc(busy_repo))
+    code = (
+        "import sys\n"
+        "from interlock.__main__ import main\n"
+        "code = main(['snapshot', '--json'])\n"
+        "sys.stderr.write(f'exit={code} click={\"click\" in sys.modules}\\n')\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=busy_repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "INTERLOCK_NO_DAEMON": "1"},
+        check=True,
+    )
+    assert proc.stderr.strip().endswith("exit=0 click=False")
+    assert json.loads(proc.stdout)["how"] == "cold"

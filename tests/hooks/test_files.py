@@ -456,3 +456,27 @@ def test_an_interpreter_a_first_line_cannot_name_gets_the_sh_shim(git_repo, tmp_
     (hooks / "pre-commit").write_text(text)
     (hooks / "pre-commit").chmod(0o755)
     assert git(git_repo, "commit", "--allow-empty", "-m", "x", check=False).returncode == 0
+
+
+def test_a_launcher_on_path_that_cannot_run_either_still_lets_checkout_go_on(git_repo, tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "interlock").write_text("#!/nonexistent/python -IS\n")
+    (bin_dir / "interlock").chmod(0o755)
+    hooks = git_repo / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for name in ("pre-commit", "post-checkout"):
+        (hooks / name).write_text(hookfiles.render_shim(name, python="/nonexistent/python"))
+        (hooks / name).chmod(0o755)
+    env = {**os.environ, "PATH": f"{bin_dir}:/usr/bin:/bin"}
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["git", *args], cwd=git_repo, capture_output=True, text=True, env=env)
+
+    commit = run("commit", "--allow-empty", "-m", "x")
+    checkout = run("checkout", "-q", "-b", "other")
+
+    assert commit.returncode == 1
+    assert "cannot find interlock" in commit.stderr
+    assert checkout.returncode == 0
+    assert "cannot find interlock" in checkout.stderr

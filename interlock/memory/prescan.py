@@ -75,15 +75,18 @@ class _Job:
 
     def __init__(self, args: tuple[str, ...], worktree: str, env: dict[str, str]) -> None:
         self.args = list(args)
-        self.out = os.memfd_create("interlock-git-out", os.MFD_CLOEXEC)
-        self.err = os.memfd_create("interlock-git-err", os.MFD_CLOEXEC)
-        actions = [
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, self.out, 1),
-            (os.POSIX_SPAWN_DUP2, self.err, 2),
-        ]
-        try:  # `-C`: posix_spawn has no chdir; git then runs as if started in the worktree
-            self.pid: int | None = os.posix_spawnp(
+        self.pid: int | None = None
+        self.out = self.err = -1
+        try:
+            self.out = os.memfd_create("interlock-git-out", os.MFD_CLOEXEC)
+            self.err = os.memfd_create("interlock-git-err", os.MFD_CLOEXEC)
+            actions = [
+                (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                (os.POSIX_SPAWN_DUP2, self.out, 1),
+                (os.POSIX_SPAWN_DUP2, self.err, 2),
+            ]
+            # `-C`: posix_spawn has no chdir; git then runs as if started in the worktree
+            self.pid = os.posix_spawnp(
                 "git", ["git", "-C", worktree, *args], env, file_actions=actions
             )
         except BaseException:
@@ -100,16 +103,18 @@ class _Job:
     def close(self) -> None:
         if self.pid is not None:  # not read: the snapshot failed or was not taken
             try:
-                os.kill(self.pid, 9)
+                os.kill(self.pid, 9)  # SIGKILL (the signal module would import enum)
                 os.waitpid(self.pid, 0)
             except (ProcessLookupError, ChildProcessError):
                 pass
             self.pid = None
         for fd in (self.out, self.err):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.out = self.err = -1
 
 
 def _read_all(fd: int) -> bytes:

@@ -1,7 +1,7 @@
 """Agent hooks and the advisory shell, warm: the cost of one event, and of one typed command.
 
 For each agent (Claude Code, Codex, Gemini CLI), the hook command `interlock integrate`
-writes (the install.sh launcher: `python -I -S`) is run as the agent runs it (`sh -c CMD`,
+writes (`exec` and the install.sh launcher: `python -I -S`) is run as the agent runs it (`sh -c CMD`,
 the event JSON on stdin) for a PreToolUse of a harmless command with the daemon warm,
 interleaved with `python3 -I -S -c pass`
 (the floor). Target: <= 1.5x the floor per event, in wall time; the same ratio in CPU time
@@ -34,6 +34,8 @@ from common import (  # noqa: E402
     run,
     target,
 )
+
+from interlock.adapters.hookplan import hook_command  # noqa: E402
 
 REPEAT = 40
 
@@ -136,7 +138,7 @@ def main() -> int:
     steps = {"floor": lambda: run([str(python), "-I", "-S", "-c", "pass"], cwd, env)}
     for agent in ("claude-code", "codex", "gemini"):
         event, payload = _event(agent, cwd)
-        command = f"{shlex.quote(str(launcher))} hook {agent} {event}"
+        command = hook_command(agent, event, [str(launcher)])  # what integrate writes
         steps[agent] = lambda c=command, p=payload: daemon.around(
             lambda: hook_sample(c, p, cwd, env)
         )

@@ -5,9 +5,9 @@
     interlock hook gemini BeforeTool < event.json
 
 Every tool call of the agent pays for this process, so it runs like the shell wrapper:
-Python started with `-I -S`, the standard library's C modules, interlock.constants, the
-minimal daemon client (`interlock.daemon.hotclient`, on `hotos` instead of `os`) and `interlock.run.agent` (the agent
-process, from /proc); tests/adapters/test_hot.py pins that list. It reads the event, finds
+Python started with `-I -S`, the standard library's C modules, interlock.constants and the
+minimal daemon client (`interlock.daemon.hotclient`, on `hotos` instead of `os`);
+tests/adapters/test_hot.py pins that list. It reads the event, finds
 the worktree from the event's `cwd`, and asks the warm daemon's `agent` op, which judges
 it (`interlock.adapters.serve`) and answers the hook's stdout, stderr and exit status in
 the agent's format. When the daemon cannot answer, it is started in the background for the
@@ -63,8 +63,9 @@ def _event_cwd(raw: bytes) -> str:
 
 
 def request(agent: str, event: str, raw: bytes, cwd: str) -> dict[str, object]:
-    from interlock.run.agent import agent_process
-
+    """What the `agent` op (interlock.adapters.serve) is asked. The agent above the hook is
+    named by the hook's parent pid; whoever judges reads the agent from /proc
+    (interlock.run.agent) while this process waits, so the door does not import it."""
     environ = hotos.environ()
     env = {k: v for k, v in environ.items() if k.startswith(constants.ENV_PREFIX)}
     return {
@@ -73,7 +74,7 @@ def request(agent: str, event: str, raw: bytes, cwd: str) -> dict[str, object]:
         "payload": raw.decode("utf-8", "replace"),
         "cwd": cwd,
         "run": environ.get(constants.ENV_RUN) or None,
-        "agent_proc": list(agent_process()),
+        "agent_parent": posix.getppid(),
         "env": env,
     }
 

@@ -20,7 +20,6 @@ HOT_IMPORTS = {
     "__future__", "_json", "_socket", "fcntl", "interlock", "interlock.__main__",
     "interlock.adapters", "interlock.adapters.hot", "interlock.constants", "interlock.daemon",
     "interlock.daemon.hotclient", "interlock.daemon.hotos", "interlock.daemon.hotwhere",
-    "interlock.run", "interlock.run.agent",
 }
 
 

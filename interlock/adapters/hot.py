@@ -182,7 +182,11 @@ def _warm(req: dict[str, object], cwd: str) -> int | None:
     if reply is None:
         hotclient.ensure_daemon(where)
         return None
-    return hotclient.printed(reply, (0, 1, 2))
+    try:
+        return hotclient.printed(reply, (0, 1, 2))
+    except OSError:  # the agent closed its end: the event was judged (and journaled) once
+        code = reply.get("exit_code")
+        return code if type(code) is int else 1
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m interlock.adapters.hot` by hand

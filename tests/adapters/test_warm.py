@@ -249,3 +249,23 @@ def test_pairings_left_for_a_day_are_pruned_and_fresh_ones_kept(git_repo):
     assert set(os.listdir(folder)) == {"f" * 32, *fresh}
     assert pending.take(loc, "f" * 32)["attempt"] == 1
     assert pending.take(loc, "f" * 32) is None
+
+
+def test_an_answer_the_agent_no_longer_reads_is_not_judged_a_second_time(project, daemons):
+    daemons.start(project)
+    payload = _claude(project, "PreToolUse", tool_name="Bash", tool_use_id="gone",
+                      tool_input={"command": "rm notes.md"})
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the agent went away: writing the answer fails with EPIPE
+    try:
+        proc = subprocess.run(
+            [*launcher_words(), "hook", "claude-code", "PreToolUse"], cwd=project,
+            input=json.dumps(payload).encode(), stdout=write_end, stderr=subprocess.PIPE,
+            env={**os.environ, "INTERLOCK_RUN": "agent-run"}, timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 0, proc.stderr
+    with sqlite3.connect(project / ".git" / "interlock" / "journal.db") as db:
+        attempts = db.execute("SELECT command, verdict FROM attempts").fetchall()
+    assert attempts == [("rm notes.md", "block")]

@@ -1,12 +1,14 @@
 """Agent hooks and the advisory shell, warm: the cost of one event, and of one typed command.
 
 For each agent (Claude Code, Codex, Gemini CLI), the hook command `interlock integrate`
-writes (the install.sh launcher: `python -I -S`) is run as the agent runs it (`sh -c CMD`,
+writes (`exec` and the install.sh launcher: `python -I -S`) is run as the agent runs it (`sh -c CMD`,
 the event JSON on stdin) for a PreToolUse of a harmless command with the daemon warm,
 interleaved with `python3 -I -S -c pass`
 (the floor). Target: <= 1.5x the floor per event, in wall time; the same ratio in CPU time
 (user + sys of sh, the hook process and its children, plus what the daemon spent meanwhile)
-is printed beside it.
+is printed beside it. `--before LAUNCHER` times another install's hooks in the same run (the
+previous version, say: `git archive OLD | tar -x -C /tmp/old && INTERLOCK_VENV=/tmp/old/venv
+INTERLOCK_BIN=/tmp/old/bin /tmp/old/install.sh`, then `--before /tmp/old/bin/interlock`).
 
 The advisory shell: an interactive bash (`bash -i`) with shell/interlock.bash sourced
 times `$(__interlock_check)` - PS0's subshell, the line to the co-process, the daemon's
@@ -15,10 +17,12 @@ advise op, the answer - against `$(:)`, PS0's subshell alone. Target: <= 15 ms a
 
 from __future__ import annotations
 
+import argparse
 import json
 import shlex
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -35,11 +39,14 @@ from common import (  # noqa: E402
     target,
 )
 
+from interlock.adapters.hookplan import hook_command  # noqa: E402
+
 REPEAT = 40
+AGENTS = ("claude-code", "codex", "gemini")
 
 
-def repo() -> Path:
-    path = WORK / "adapters-repo"
+def repo(name: str = "adapters-repo") -> Path:
+    path = WORK / name
     if not (path / ".git").exists():
         path.mkdir(parents=True, exist_ok=True)
         env = bench_env()
@@ -124,7 +131,26 @@ def shell_added_ms(launcher: Path, cwd: Path, env: dict[str, str]) -> tuple[floa
     return statistics.median(bare), statistics.median(checked)
 
 
+def _before_steps(before: str, env: dict[str, str]) -> dict[str, Callable[[], Sample]]:
+    """The hooks of another install (`--before LAUNCHER`: e.g. the previous version, as its
+    integrate wrote them, without `exec`), on a repository and warm daemon of its own."""
+    other = repo("adapters-repo-before")
+    subprocess.run([before, "daemon", "start"], cwd=other, env=env, check=True, capture_output=True)
+    daemon = DaemonCpu(other)
+    steps: dict[str, Callable[[], Sample]] = {}
+    for agent in AGENTS:
+        event, payload = _event(agent, other)
+        command = f"{shlex.quote(before)} hook {agent} {event}"
+        steps[f"{agent} before"] = lambda c=command, p=payload: daemon.around(
+            lambda: hook_sample(c, p, other, env)
+        )
+    return steps
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--before", metavar="LAUNCHER", help="also time another install's hooks")
+    args = parser.parse_args()
     python, launcher = installed()
     cwd = repo()
     env = bench_env(INTERLOCK_RUN="bench-run")
@@ -134,25 +160,33 @@ def main() -> int:
     ok = True
     daemon = DaemonCpu(cwd)
     steps = {"floor": lambda: run([str(python), "-I", "-S", "-c", "pass"], cwd, env)}
-    for agent in ("claude-code", "codex", "gemini"):
+    for agent in AGENTS:
         event, payload = _event(agent, cwd)
-        command = f"{shlex.quote(str(launcher))} hook {agent} {event}"
+        command = hook_command(agent, event, [str(launcher)])  # what integrate writes
         steps[agent] = lambda c=command, p=payload: daemon.around(
             lambda: hook_sample(c, p, cwd, env)
         )
+    if args.before:
+        steps.update(_before_steps(args.before, env))
     medians = measure(steps, REPEAT)
     floor = medians["floor"]
     print(
         f"python -I -S -c pass (the install's python): {floor.wall:.1f} ms, "
         f"cpu {floor.cpu:.1f} ms (medians of {REPEAT})"
     )
-    for agent in ("claude-code", "codex", "gemini"):
+    for agent in AGENTS:
         got = medians[agent]
         ratio, cpu_ratio = got.wall / floor.wall, got.cpu / floor.cpu
         print(
             f"{agent} hook, PreToolUse of `ls`, warm, through sh -c: {got.wall:.1f} ms = "
             f"{ratio:.2f}x; cpu (with the daemon's) {got.cpu:.1f} ms = {cpu_ratio:.2f}x"
         )
+        old = medians.get(f"{agent} before")
+        if old is not None:
+            print(
+                f"  before ({args.before}): {old.wall:.1f} ms = {old.wall / floor.wall:.2f}x; "
+                f"cpu {old.cpu:.1f} ms = {old.cpu / floor.cpu:.2f}x"
+            )
         ok &= target(
             f"{agent} hook event, daemon warm",
             f"{got.wall:.1f} ms = {ratio:.2f}x the floor",
@@ -167,6 +201,9 @@ def main() -> int:
         "advisory shell, added per typed command", f"{added:.2f} ms", "<= 15 ms", added <= 15
     )
     subprocess.run([str(launcher), "daemon", "stop"], cwd=cwd, env=env, capture_output=True)
+    if args.before:
+        other = repo("adapters-repo-before")
+        subprocess.run([args.before, "daemon", "stop"], cwd=other, env=env, capture_output=True)
     return 0 if ok else 1
 
 

@@ -334,9 +334,9 @@ def main(argv: list[str] | None = None) -> int:
         return shim_main(args[2:])
     if args[:1] == ["hook"] and len(args) >= 2 and not {"-h", "--help"} & set(args):
         if args[1] in ("claude-code", "codex", "gemini"):  # agent hooks: every tool call
-            from interlock.adapters.hot import main as agent_main
+            from interlock.adapters.hot import door as agent_door
 
-            return agent_main(args[1:])
+            return agent_door(args[1:])
         if args[1] == "shell":  # the advisory shell's co-process
             from interlock.adapters.shellhelper import main as helper_main
 

@@ -120,15 +120,25 @@ class Journal:
     """An open journal. One thread at a time (the daemon shares one under its own lock).
 
     `warning` is set once this process moved a damaged journal aside; show it to the user.
+    `threads`: one thread after another may use it (the daemon keeps connections between
+    requests, each served on a thread of its own).
     """
 
-    def __init__(self, loc: RepoLocation, *, verify: bool = False) -> None:
+    def __init__(self, loc: RepoLocation, *, verify: bool = False, threads: bool = False) -> None:
         self.path = journal_path(loc)
         self.warning: str | None = None
+        self._threads = threads
         self._conn = self._open(verify)
 
+    @property
+    def in_transaction(self) -> bool:
+        """A transaction is open (a connection left so must not be handed to another request)."""
+        return self._conn.in_transaction
+
     def _open(self, verify: bool) -> sqlite3.Connection:
-        conn, warning = sqlitedb.open_db(self.path, _SCHEMA, VERSION, "journal")
+        conn, warning = sqlitedb.open_db(
+            self.path, _SCHEMA, VERSION, "journal", threads=self._threads
+        )
         if warning:
             self.warning = warning
         if verify:
@@ -151,7 +161,7 @@ class Journal:
             f"the journal {self.path} was damaged ({why}); kept it as {aside.name} and "
             "started a new one (earlier runs, attempts and greens are in the kept file)"
         )
-        conn, _ = sqlitedb.open_db(self.path, _SCHEMA, VERSION, "journal")
+        conn, _ = sqlitedb.open_db(self.path, _SCHEMA, VERSION, "journal", threads=self._threads)
         return conn
 
     def execute(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> sqlite3.Cursor:

@@ -5,9 +5,9 @@
     interlock hook gemini BeforeTool < event.json
 
 Every tool call of the agent pays for this process, so it runs like the shell wrapper:
-Python started with `-I -S`, the standard library's C modules, interlock.constants, the
-minimal daemon client (`interlock.daemon.hotclient`, on `hotos` instead of `os`) and `interlock.run.agent` (the agent
-process, from /proc); tests/adapters/test_hot.py pins that list. It reads the event, finds
+Python started with `-I -S`, the standard library's C modules, interlock.constants and the
+minimal daemon client (`interlock.daemon.hotclient`, on `hotos` instead of `os`);
+tests/adapters/test_hot.py pins that list. It reads the event, finds
 the worktree from the event's `cwd`, and asks the warm daemon's `agent` op, which judges
 it (`interlock.adapters.serve`) and answers the hook's stdout, stderr and exit status in
 the agent's format. When the daemon cannot answer, it is started in the background for the
@@ -63,8 +63,9 @@ def _event_cwd(raw: bytes) -> str:
 
 
 def request(agent: str, event: str, raw: bytes, cwd: str) -> dict[str, object]:
-    from interlock.run.agent import agent_process
-
+    """What the `agent` op (interlock.adapters.serve) is asked. The agent above the hook is
+    named by the hook's parent pid; whoever judges reads the agent from /proc
+    (interlock.run.agent) while this process waits, so the door does not import it."""
     environ = hotos.environ()
     env = {k: v for k, v in environ.items() if k.startswith(constants.ENV_PREFIX)}
     return {
@@ -73,7 +74,7 @@ def request(agent: str, event: str, raw: bytes, cwd: str) -> dict[str, object]:
         "payload": raw.decode("utf-8", "replace"),
         "cwd": cwd,
         "run": environ.get(constants.ENV_RUN) or None,
-        "agent_proc": list(agent_process()),
+        "agent_parent": posix.getppid(),
         "env": env,
     }
 
@@ -119,30 +120,56 @@ def _bug(agent: str, event: str, exc: BaseException) -> int:
 
 
 def main(argv: list[str]) -> int:
+    """One event answered (see the module docstring); its exit status."""
+    return _answer(argv)[0]
+
+
+def door(argv: list[str]) -> int:
+    """`interlock hook AGENT EVENT` as its own process (interlock/__main__.py): `main()`, and
+    when the warm daemon answered, the process ends as soon as its output is out.
+
+    Python's own shutdown (module teardown, the collector, flushing the standard streams) is
+    ~1.5 ms of a warm event's ~12, and nothing on the warm path needs it: the answer went out
+    through posix.write or a flushed sys.stdout/sys.stderr, the socket is closed, no file,
+    database or atexit handler was opened or registered. The inline path (the journal, the
+    engine, a daemon started in the background) exits normally."""
+    code, warm = _answer(argv)
+    if not warm:
+        return code
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # the agent closed the pipe: nothing more to say
+            pass
+    posix._exit(code)
+
+
+def _answer(argv: list[str]) -> tuple[int, bool]:
+    """(exit status, True when the warm daemon answered)."""
     if len(argv) != 2 or argv[0] not in AGENTS:
         _write("", "interlock: usage: interlock hook claude-code|codex|gemini EVENT < event.json\n")
-        return 2
+        return 2, False
     agent, event = argv
     try:
         raw = _read_event()
         cwd = _event_cwd(raw)
         req = request(agent, event, raw, cwd)
     except Exception as exc:  # never a traceback to the agent
-        return _bug(agent, event, exc)
+        return _bug(agent, event, exc), False
     try:
         code = _warm(req, cwd)
     except Exception:  # the hot path must not decide on a bug: judge inline
         code = None
     if code is not None:
-        return code
+        return code, True
     try:
         from interlock.adapters.inline import answer
 
         reply = answer(req, cwd)
     except Exception as exc:
-        return _bug(agent, event, exc)
+        return _bug(agent, event, exc), False
     _write(reply.stdout, reply.stderr)
-    return reply.exit_code
+    return reply.exit_code, False
 
 
 def _warm(req: dict[str, object], cwd: str) -> int | None:
@@ -155,8 +182,12 @@ def _warm(req: dict[str, object], cwd: str) -> int | None:
     if reply is None:
         hotclient.ensure_daemon(where)
         return None
-    return hotclient.printed(reply, (0, 1, 2))
+    try:
+        return hotclient.printed(reply, (0, 1, 2))
+    except OSError:  # the agent closed its end: the event was judged (and journaled) once
+        code = reply.get("exit_code")
+        return code if type(code) is int else 1
 
 
 if __name__ == "__main__":  # pragma: no cover - `python -m interlock.adapters.hot` by hand
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(door(sys.argv[1:]))

@@ -22,6 +22,7 @@ from interlock.state import repo_state_dir
 
 _KEEP_SECONDS = 24 * 3600.0
 _PRUNE_ABOVE = 256  # files before a write prunes the old ones
+_PRUNE_LOOK = "0"  # the last hex digit of the keys whose write looks at the file count
 
 
 def _folder(loc: RepoLocation) -> Path:
@@ -34,12 +35,18 @@ def key_of(agent: str, session: str | None, tool_use_id: str | None, command: st
 
 
 def remember(loc: RepoLocation, key: str, record: dict[str, Any]) -> None:
-    folder = _folder(loc)
-    folder.mkdir(parents=True, exist_ok=True)
+    # The folder is made only when the write finds it missing: every agent shell command
+    # comes through here, and it exists after the first.
+    folder = os.path.join(loc.state_dir, "adapters", "pending")
     # No fsync: the pairing is ephemeral (lost in a crash, the attempt stays unresolved, as
     # the wrapper's would), and an fsync is most of a warm event's cost on a slow disk.
-    temp = folder / f".{key}.{os.getpid()}"
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+    temp = os.path.join(folder, f".{key}.{os.getpid()}")
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+    try:
+        fd = os.open(temp, flags, 0o600)
+    except FileNotFoundError:
+        _folder(loc).mkdir(parents=True, exist_ok=True)
+        fd = os.open(temp, flags, 0o600)
     try:
         os.write(fd, json.dumps({**record, "at": time.time()}).encode())
     finally:
@@ -48,14 +55,16 @@ def remember(loc: RepoLocation, key: str, record: dict[str, Any]) -> None:
     # ~3-20 ms): a Gemini CLI call repeated in a session has the same key. Without the old
     # file the rename is a plain one; a post event in between finds no pairing, as it would
     # have an instant earlier for this very call.
+    path = os.path.join(folder, key)
     try:
-        os.unlink(folder / key)
+        os.unlink(path)
     except FileNotFoundError:
         pass
-    os.replace(temp, folder / key)
-    names = os.listdir(folder)
-    if len(names) > _PRUNE_ABOVE:
-        _prune(folder, names)
+    os.replace(temp, path)
+    if key.endswith(_PRUNE_LOOK):  # keys are hex digests: one write in 16 counts the files
+        names = os.listdir(folder)
+        if len(names) > _PRUNE_ABOVE:
+            _prune(Path(folder), names)
 
 
 def take(loc: RepoLocation, key: str) -> dict[str, Any] | None:

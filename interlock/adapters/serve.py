@@ -2,8 +2,8 @@
 process inline when the daemon cannot answer.
 
 Request (from `hot`): {agent, event, payload (the event's JSON text), cwd (the hook's),
-run (INTERLOCK_RUN or null), agent_proc [pid, start, name] (the agent above the hook),
-env (INTERLOCK_*)}. Answer: the hook's stdout, stderr and exit status, in the agent's
+run (INTERLOCK_RUN or null), agent_parent (the hook's parent pid: the agent above it is read
+from /proc here, `shellstep.agent_of`), env (INTERLOCK_*)}. Answer: the hook's stdout, stderr and exit status, in the agent's
 format.
 
 Unreadable input never crashes and never silently allows a flagged command:

@@ -23,13 +23,24 @@ from interlock.adapters.desk import Desk
 from interlock.adapters.event import Decision, Event
 from interlock.monitor import desk as monitor_desk
 from interlock.run import records
+from interlock.run.agent import agent_process
 from interlock.run.outcome import parse_outcome
+
+
+def agent_of(req: dict[str, Any]) -> list[Any] | None:
+    """[pid, start, name] of the agent above the hook: read from /proc, starting at the hook's
+    parent (`agent_parent`), while the hook waits for its answer (as the wrapper reads its
+    own ancestors: interlock.run.agent)."""
+    parent = req.get("agent_parent")
+    if type(parent) is not int or parent <= 0:
+        return None
+    return list(agent_process(parent))
 
 
 def begin_request(event: Event, req: dict[str, Any]) -> dict[str, Any]:
     """The wrapper's begin request for this command (see interlock.run.gate)."""
-    proc = req.get("agent_proc")
-    agent = list(proc) if isinstance(proc, list) and len(proc) == 3 else None
+    proc = agent_of(req)
+    agent = proc if proc is not None and len(proc) == 3 else None
     run = req.get("run") or None
     return {
         "command": event.command or "",

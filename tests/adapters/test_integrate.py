@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 
 import pytest
+
+from interlock.adapters.hookplan import is_our_command
 
 FOREIGN = (
     '{\n    "model": "opus",\n    "hooks": {\n        "PreToolUse": [\n'
@@ -77,8 +80,33 @@ def test_the_hook_command_written_runs_the_minimal_client_path(git_repo, interlo
     interlock(git_repo, "integrate", "claude-code")
     doc = json.loads((git_repo / ".claude" / "settings.json").read_text())
     command = doc["hooks"]["Stop"][0]["hooks"][0]["command"]
-    assert " -I -S " in command or command.split()[0].endswith("interlock")
+    assert command.startswith("exec ")  # the agent's shell becomes the hook: no fork, no wait
+    assert " -I -S " in command or shlex.split(command)[1].endswith("interlock")
     assert command.endswith(" hook claude-code Stop")
+
+
+def test_a_hook_command_written_without_exec_is_ours_and_brought_up_to_date(git_repo, interlock):
+    path = git_repo / ".claude" / "settings.json"
+    interlock(git_repo, "integrate", "claude-code")
+    current = path.read_text()
+    old = json.loads(current)
+    for groups in old["hooks"].values():
+        for handler in groups[0]["hooks"]:
+            handler["command"] = handler["command"].removeprefix("exec ")
+    path.write_text(json.dumps(old, indent=2) + "\n")
+    assert all(is_our_command("claude-code", g[0]["hooks"][0]["command"]) for g in old["hooks"].values())
+    assert "hooks written" in interlock(git_repo, "integrate", "claude-code").stdout
+    assert json.loads(path.read_text()) == json.loads(current)
+    interlock(git_repo, "integrate", "claude-code", "--remove")
+    assert not path.exists()
+
+
+def test_only_interlocks_own_hook_commands_are_recognised():
+    assert is_our_command("codex", "exec /home/u/.local/bin/interlock hook codex Stop")
+    assert is_our_command("codex", "/home/u/.local/bin/interlock hook codex Stop")
+    assert not is_our_command("gemini", "exec /home/u/.local/bin/interlock hook codex Stop")
+    assert not is_our_command("codex", "exec /usr/bin/guard hook codex Stop")
+    assert not is_our_command("codex", "exec")
 
 
 def test_shell_integration_round_trips_the_rc_file(tmp_path, interlock):

@@ -84,7 +84,7 @@ def after(desk: Desk, event: Event) -> Decision:
     started = record.get("started")
     duration = time.time() - started if isinstance(started, (int, float)) else None
     done = {"attempt": attempt.id, "exit": code, "signal": None, "duration": duration}
-    reply = monitor_desk.complete(desk.wt, {**done, "tail": tail})
+    reply = monitor_desk.complete(desk.wt, {**done, "tail": tail, "warm": desk.warm})
     warning = str(record.get("warning") or "")
     context = "\n".join(m for m in (warning, str(reply.get("messages") or "")) if m)
     return Decision(context=context)

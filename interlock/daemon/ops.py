@@ -430,7 +430,7 @@ class Operations:
 
         self._same_build(req)
         with reqenv.applied(_request_env(req)), self.runs.worktree() as wt:
-            reply = serve(Desk(wt, self._record_now), req).to_json()
+            reply = serve(Desk(wt, self._record_now, warm=True), req).to_json()
             if wt.journal.warning:
                 reply["stderr"] = f"interlock: warning: {wt.journal.warning}\n" + reply["stderr"]
             return reply

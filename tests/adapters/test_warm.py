@@ -269,3 +269,55 @@ def test_an_answer_the_agent_no_longer_reads_is_not_judged_a_second_time(project
     with sqlite3.connect(project / ".git" / "interlock" / "journal.db") as db:
         attempts = db.execute("SELECT command, verdict FROM attempts").fetchall()
     assert attempts == [("rm notes.md", "block")]
+
+
+def _stuck_agent(repo: Path, env: dict[str, str]) -> str:
+    """Play an agent (Claude Code) that runs one failing test command three times, each
+    between its PreToolUse and PostToolUseFailure hooks; what the hooks told the model."""
+    command = f"{PYTEST} tests/test_env.py"
+    hook_line = hook_command("claude-code", "EVENT", launcher_words()).replace("EVENT", "%s")
+    script = (
+        "import json, subprocess, sys\n"
+        "hook, command, cwd = sys.argv[1:4]\n"
+        "def event(name, payload):\n"
+        "    return subprocess.run(['sh', '-c', hook % name], input=json.dumps(payload).encode(),\n"
+        "                          check=True, capture_output=True).stdout.decode()\n"
+        "base = {'session_id': 's1', 'transcript_path': '/tmp/t.jsonl', 'cwd': cwd,\n"
+        "        'permission_mode': 'default', 'tool_name': 'Bash'}\n"
+        "said = ''\n"
+        "for n in range(3):\n"
+        "    call = {**base, 'tool_use_id': f'e{n}', 'tool_input': {'command': command}}\n"
+        "    said += event('PreToolUse', {**call, 'hook_event_name': 'PreToolUse'})\n"
+        "    ran = subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True)\n"
+        "    failure = f'Command exited with non-zero status code {ran.returncode}\\n{ran.stdout}'\n"
+        "    said += event('PostToolUseFailure', {**call, 'hook_event_name': 'PostToolUseFailure',\n"
+        "                                        'error': failure, 'is_interrupt': False})\n"
+        "print(said)\n"
+    )
+    env = {k: v for k, v in {**os.environ, **env}.items() if k != "INTERLOCK_RUN"}
+    out = subprocess.run([sys.executable, "-c", script, hook_line, command, str(repo)], cwd=repo,
+                         env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+@pytest.mark.parametrize("warm", [True, False], ids=["warm", "inline"])
+def test_a_stuck_agents_call_is_run_again_in_the_agents_environment_not_the_daemons(
+    warm, project, daemons, git
+):
+    # The test fails only where the agent's environment names a module that is not installed;
+    # run again in the daemon's environment it would pass, and the monitor would blame interlock.
+    (project / "tests" / "test_env.py").write_text(
+        "import importlib\nimport os\n\n\n"
+        "def test_the_client_loads():\n"
+        "    importlib.import_module(os.environ.get('NEEDED_MODULE', 'json'))\n"
+    )
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "-m", "env test")
+    if warm:
+        daemons.start(project)
+    agent_env = {"NEEDED_MODULE": "httpx_not_installed_here", **({} if warm else INLINE)}
+    said = _stuck_agent(project, agent_env)
+    assert "interlock: [stuck]" in said
+    assert "fails the same way outside interlock" in said
+    assert "passes when run outside interlock" not in said

@@ -417,6 +417,7 @@ class _Walker:
         inv = self.emit(words, env, cwd, env.degraded or code is not None, scope, alts)
         step = Step(invocation=inv, masks=masks, success=(inv,))
         inner_scope = scope.at(cwd, alts)
+        same = False  # a sourced file walked in this shell: its variables are known
         if ran is not None:
             builtin = set(local_via) <= _SHELL_BUILTIN_VIA
             same = ran.same_shell and cwd == scope.cwd and builtin
@@ -430,7 +431,8 @@ class _Walker:
         if set(local_via) <= _SHELL_BUILTIN_VIA:
             change_directory(inv, scope)
             set_options(inv, scope)
-            scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)
+            if not same:
+                scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)
         return step
 
     def inline(self, code: InlineCode, scope: Scope, env: _Env) -> list[Step]:

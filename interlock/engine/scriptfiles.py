@@ -14,7 +14,9 @@ Which commands run a file (`runs_file`):
 - a shell given a script operand (`bash x.sh`, `sh -e ./x.sh`): cwd first, then PATH inside
   the worktree, as bash looks;
 - `source x.sh` / `. x.sh`: PATH inside the worktree, then cwd, as bash looks;
-- `python x.py` (any `python3.X`, `pypy`).
+- `python x.py` (any `python3.X`, `pypy`);
+- a shell, `source /dev/stdin` or python reading its code from a file on stdin (`bash < x.sh`,
+  `python - < x.py`).
 Every launcher the walker already unwraps (`setsid -f`, `nohup`, `timeout`, `xargs`,
 `script -qc`, `find -exec`...) hands its command over before this is asked.
 
@@ -35,6 +37,9 @@ from interlock.engine.unwrap import SHELLS, command_name, shell_script
 from interlock.shell.model import Word
 
 MAX_BYTES = 64 * 1024
+_FD_PATH = re.compile(r"^(?:/dev/fd/|/proc/self/fd/)([0-9]+)$")
+# Paths that name the judge's own descriptors or kernel files, not a script of the tree.
+_NOT_FILES = ("/dev/", "/proc/", "/sys/")
 _PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
 _SOURCE = frozenset(("source", "."))
 
@@ -111,7 +116,7 @@ class ScriptFiles:
         `shell` (cwd, then PATH), `source` (PATH, then cwd), `here` (cwd only: python);
         None when it cannot be read."""
         if "/" in name:
-            if not name.startswith("/") and cwd is None:
+            if not name.startswith("/") and cwd is None or name.startswith(_NOT_FILES):
                 return None
             return self._load(name, os.path.join(self.start, cwd or "", name))
         here = [os.path.join(self.start, cwd)] if cwd is not None else []
@@ -163,17 +168,50 @@ def _read(shown: str, path: str) -> ScriptFile | None:
     return ScriptFile(shown, path, text, kind[0], kind[1])
 
 
-def runs_file(words: tuple[Word, ...], cwd: str | None, files: ScriptFiles) -> FileRun | None:
-    """The script file these words (a command after its wrappers) run, if it can be read."""
+def _descriptor(operand: str | None) -> int | None:
+    """The descriptor a script operand names: 0 for `/dev/stdin` and `-`, N for `/dev/fd/N`."""
+    if operand in ("/dev/stdin", "-"):
+        return 0
+    match = _FD_PATH.match(operand or "")
+    return int(match.group(1)) if match else None
+
+
+def _fed_script(
+    name: str, fd: int, fed: dict[int, str], cwd: str | None, files: ScriptFiles, **flags: bool
+) -> FileRun | None:
+    """`bash < x.sh`, `bash /dev/fd/3 3< x.sh`: the file a redirection opens as the code
+    (looked up where the command runs, as the shell opens it)."""
+    path = fed.get(fd)
+    script = files.read(cwd, path, "here") if path else None
+    if script is None:
+        return None
+    language = "python" if _PYTHON.match(name) else "sh"
+    return FileRun(script, f"{name} < {path}", language, **flags)
+
+
+def runs_file(
+    words: tuple[Word, ...],
+    cwd: str | None,
+    files: ScriptFiles,
+    fed: dict[int, str] | None = None,
+) -> FileRun | None:
+    """The script file these words (a command after its wrappers) run, if it can be read;
+    `fed`: the files the command's `<` redirections open, by descriptor."""
+    fed = fed or {}
     head = words[0].literal() if words else None
     if not head:
         return None
     name = command_name(words[0]) or ""
     if name in SHELLS:
         found = shell_script(words)
-        if found is None or found[3] != "file" or found[0] >= len(words):
+        if found is None or found[3] == "c":
             return None
+        flags = {"errexit": found[1], "pipefail": found[2]}
+        if found[3] == "stdin":
+            return _fed_script(name, 0, fed, cwd, files, **flags)
         operand = words[found[0]].literal()
+        if (fd := _descriptor(operand)) is not None:
+            return _fed_script(name, fd, fed, cwd, files, **flags)
         script = files.read(cwd, operand, "shell") if operand else None
         if script is None:
             return None
@@ -181,12 +219,14 @@ def runs_file(words: tuple[Word, ...], cwd: str | None, files: ScriptFiles) -> F
         return FileRun(script, f"{name} {operand}", errexit=found[1], pipefail=found[2])
     if name in _SOURCE:
         operand = words[1].literal() if len(words) > 1 else None
+        if (fd := _descriptor(operand)) is not None:
+            return _fed_script(name, fd, fed, cwd, files, same_shell=True)
         script = files.read(cwd, operand, "source") if operand else None
         if script is None:
             return None
         return FileRun(script, f"{name} {operand}", same_shell=True)
     if _PYTHON.match(name):
-        return _python_file(words, cwd, files)
+        return _python_file(words, cwd, files, fed)
     if "/" not in head and not files.path_dirs():
         return None  # a bare name looked up where no worktree directory is: not a script here
     script = files.read(cwd, head, "exec")
@@ -195,7 +235,9 @@ def runs_file(words: tuple[Word, ...], cwd: str | None, files: ScriptFiles) -> F
     return FileRun(script, head, script.language, errexit=script.errexit)
 
 
-def _python_file(words: tuple[Word, ...], cwd: str | None, files: ScriptFiles) -> FileRun | None:
+def _python_file(
+    words: tuple[Word, ...], cwd: str | None, files: ScriptFiles, fed: dict[int, str]
+) -> FileRun | None:
     """`python [options] x.py`: the first operand after the options that take none."""
     i = 1
     while i < len(words):
@@ -211,7 +253,10 @@ def _python_file(words: tuple[Word, ...], cwd: str | None, files: ScriptFiles) -
             return None  # code or a module given on the command line (engine.inline reads -c)
         i += 2 if value in ("-W", "-X", "-Q") else 1
     operand = words[i].literal() if i < len(words) else None
-    if not operand or operand == "-":
+    fd = 0 if i >= len(words) else _descriptor(operand)
+    if fd is not None:
+        return _fed_script(command_name(words[0]) or "python", fd, fed, cwd, files)
+    if not operand:
         return None
     script = files.read(cwd, operand, "here")
     if script is None:

@@ -96,6 +96,7 @@ class _Env(NamedTuple):
     own: int = 0  # redirects written on the simple command itself (the last ones)
     file: _InFile | None = None  # the script file these commands are read from
     origin: Origin | None = None
+    fed: tuple[tuple[int, str], ...] = ()  # the files `<` on the simple command opens, by fd
 
 
 def walk(
@@ -134,6 +135,19 @@ def _stdin_text(redirects: tuple[Redirect, ...]) -> str | None:
             value = r.target.literal()
             text = (value if value is not None else r.target.text) + "\n"
     return text
+
+
+def _fed_files(redirects: tuple[Redirect, ...]) -> tuple[tuple[int, str], ...]:
+    """The literal files `< FILE` / `3< FILE` open for the command, by descriptor (a later
+    redirection of the same descriptor replaces an earlier one)."""
+    fed: dict[int, str | None] = {}
+    for r in redirects:
+        fd = 0 if r.fd is None else r.fd
+        if r.heredoc is not None or r.op == "<<<":
+            fed[fd] = None
+        elif r.op == "<" and r.target is not None:
+            fed[fd] = r.target.literal()
+    return tuple((fd, path) for fd, path in fed.items() if path is not None)
 
 
 class _Walker:
@@ -379,6 +393,7 @@ class _Walker:
             if not cmd.words:
                 scope.vars = shellvars.assigned(assignments, scope.vars)
             return (inv,)
+        env = env._replace(fed=_fed_files(redirects))
         step = self.resolve(words, _stdin_text(redirects), scope, env)
         self.steps[key] = step
         return step.success
@@ -534,7 +549,7 @@ class _Walker:
         """The script file the command runs, when it is to be walked into (module docstring)."""
         if self.files is None or found is not None or not words:
             return None
-        ran = scriptfiles.runs_file(words, cwd, self.files)
+        ran = scriptfiles.runs_file(words, cwd, self.files, dict(env.fed))
         if ran is None:
             return None
         chain = env.file.chain if env.file is not None else ()

@@ -45,6 +45,11 @@ RUNS_OF_X = [
     "env -i PATH=/usr/bin ./x.sh",
     "find . -maxdepth 1 -name list -exec ./x.sh {} ;",
     "sudo -n ./x.sh",
+    "bash < x.sh",
+    "sh -s < x.sh",
+    "bash /dev/stdin < x.sh",
+    "bash /dev/fd/3 3< x.sh",
+    "source /dev/stdin < x.sh",
 ]
 
 
@@ -153,8 +158,9 @@ def test_a_python_script_is_read_like_python_code_given_with_c(dirty):
     assert got["findings"][0]["text"] == "clean.py: rm -rf src"
     (dirty / "run.py").write_text("#!/usr/bin/env python3\nimport os\nos.system('git reset --hard')\n")
     (dirty / "run.py").chmod(0o755)
-    got = judged(dirty, "./run.py")
-    assert [f["rule"] for f in got["findings"]] == ["git.reset-hard"]
+    for command in ("./run.py", "python3 - < run.py", "python3 < run.py"):
+        got = judged(dirty, command)
+        assert [f["rule"] for f in got["findings"]] == ["git.reset-hard"], command
 
 
 def test_scripts_running_scripts_are_followed_and_a_script_running_itself_ends(dirty):

@@ -86,9 +86,12 @@ class _Facts:
         return None
 
     def descends(self, chain: list[Link]) -> str | None:
-        """Which agent or wrapper this ancestry descends from, or None."""
-        for link in chain:
-            if link.pid in self.agents:
+        """Which agent or wrapper this ancestry descends from, or None. A recorded agent
+        counts only above the first process: the process the run names as its agent may be a
+        terminal app (a person typing through the wrapper), whose other windows are a
+        person's; a process it started is the run's."""
+        for k, link in enumerate(chain):
+            if link.pid in self.agents and k > 0:
                 return f"it descends from the run's agent (pid {link.pid})"
             if agentname.is_wrapper(link.pid):
                 return f"it descends from interlock's wrapper (pid {link.pid})"

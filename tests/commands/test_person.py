@@ -172,3 +172,12 @@ def test_an_adopted_process_in_another_control_group_is_a_persons_session():
     assert "adopted by systemd (pid 7)" in (facts.adopted(reaped) or "")
     # older than the run: a terminal app, sshd, a tmux server started before it
     assert facts.adopted([_link(600, 1, 90.0, "tmux: server")]) is None
+
+
+def test_a_terminal_held_by_a_process_the_agent_started_is_the_runs_but_not_the_agents_own():
+    facts = _Facts.__new__(_Facts)
+    facts.since, facts.agents, facts.groups = 100.0, {50}, None
+    started_by_agent = [_link(700, 50, 150.0, "python3"), _link(50, 40, 90.0, "agent-loop")]
+    assert facts.descends(started_by_agent) == "it descends from the run's agent (pid 50)"
+    # the process the run names as its agent may be a terminal app a person typed into
+    assert facts.descends([_link(50, 40, 90.0, "xterm")]) is None

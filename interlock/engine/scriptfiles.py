@@ -33,6 +33,7 @@ import re
 import stat
 from dataclasses import dataclass
 
+from interlock.engine.invocation import Invocation
 from interlock.engine.unwrap import SHELLS, command_name, shell_script
 from interlock.shell.model import Word
 
@@ -262,3 +263,41 @@ def _python_file(
     if script is None:
         return None
     return FileRun(script, f"{command_name(words[0])} {operand}", "python")
+
+
+_WRITE_OPS = frozenset((">", ">>", ">|", "&>", "&>>"))
+_COPIERS = frozenset(("cp", "mv", "install", "ln", "rsync"))
+
+
+def _written_paths(inv: Invocation) -> list[str]:
+    """Literal paths an invocation writes: redirections, `tee` files, a copy's target."""
+    paths = [
+        value
+        for r in inv.redirects
+        if r.op in _WRITE_OPS and r.target is not None and (value := r.target.literal())
+    ]
+    operands = [w.literal() for w in inv.argv[1:] if not (w.literal() or "-").startswith("-")]
+    if inv.name == "tee":
+        paths += [p for p in operands if p]
+    elif inv.name in _COPIERS and operands and operands[-1]:
+        paths.append(operands[-1])
+    return paths
+
+
+def written_earlier(earlier: list[Invocation], cwd: str | None, path: str) -> bool:
+    """Whether a command before this one on the line writes the script's path: the file on
+    disk is then not what runs (engine.hidden judges what the line writes there)."""
+    target = _key(cwd, path)
+    name = os.path.basename(path)
+    for inv in earlier:
+        for written in _written_paths(inv):
+            key = _key(inv.cwd, written)
+            if key == target or (None in (key, target) and os.path.basename(written) == name):
+                return True
+    return False
+
+
+def _key(cwd: str | None, path: str) -> str | None:
+    if path.startswith("/"):
+        return os.path.normpath(path)
+    return None if cwd is None else os.path.normpath(os.path.join(cwd or ".", path))

@@ -555,6 +555,8 @@ class _Walker:
         chain = env.file.chain if env.file is not None else ()
         if ran.file.path in chain or len(chain) >= _FILE_DEPTH:
             return None  # a script that runs itself: what it does is being judged already
+        if scriptfiles.written_earlier(self.invocations, cwd, ran.file.shown):
+            return None  # `cat > x.sh <<EOF ... && bash x.sh`: what runs is what the line wrote
         return ran
 
     def run_file(

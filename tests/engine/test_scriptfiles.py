@@ -209,3 +209,14 @@ def test_a_file_that_cannot_be_read_as_a_script_stays_an_unknown_program(dirty):
 def test_a_script_judged_by_text_alone_reads_no_file(dirty):
     got = evaluate("./x.sh", str(dirty), mode="blocking", assume_dirty=True).result
     assert got.verdict == "allow"
+
+
+def test_a_script_the_line_rewrites_before_running_it_is_judged_by_what_it_writes(dirty, git):
+    git(dirty, "add", "x.sh")
+    git(dirty, "commit", "-q", "-m", "x.sh, committed with a discard in it")
+    assert judged(dirty, "echo ls > x.sh && bash x.sh")["verdict"] == "allow"
+    (dirty / "x.sh").write_text("ls\n")
+    git(dirty, "commit", "-q", "-m", "x.sh, harmless", "x.sh")
+    got = judged(dirty, "echo 'git checkout -- .' > x.sh && bash x.sh")
+    [finding] = got["findings"]
+    assert finding["rule"] == "git.checkout-discard" and "written earlier" in finding["reason"]

@@ -4,16 +4,21 @@ brakes (`pause`, `resume`, `stop`, `run start|end|reconcile`), a harness's marks
 
 `run.session.inside_run` sees the wrapper (its variables, or the wrapper as an ancestor). An
 agent's hooks (Claude Code, Codex, Gemini) leave no such sign: the agent's Bash tool runs the
-command itself, so the agent is found as an ancestor process too (`hooks.approval`). What a
-detached command (`setsid`, `( ... &)`) escapes here, the engine's self-disable rule finds in
-the command's text.
+command itself, so the agent is found as an ancestor process too (`hooks.approval`). A command
+that left the agent's tree (`setsid -f`, `nohup ... &`, a double fork) or got a terminal of
+its own from the run (`script`, `expect`) is found while a run is live in the worktree by
+`run.detached`; the engine's self-disable rule also finds most of them in the command's text.
 """
 
 from __future__ import annotations
 
+import os
+
 from interlock.errors import InterlockError
+from interlock.git import discover
 from interlock.hooks.approval import agent_ancestor
 from interlock.run import session
+from interlock.run.detached import detached_from_run
 
 
 def agent_side() -> str | None:
@@ -22,7 +27,10 @@ def agent_side() -> str | None:
     if why is not None:
         return why
     found = agent_ancestor()
-    return None if found is None else f"it runs under {found}, a coding agent"
+    if found is not None:
+        return f"it runs under {found}, a coding agent"
+    detour = detached_from_run(discover(os.getcwd()))
+    return None if detour is None else f"while a run is live, {detour}"
 
 
 def require_person(what: str) -> None:
@@ -31,5 +39,6 @@ def require_person(what: str) -> None:
     if why is not None:
         raise InterlockError(
             f"`interlock {what}` is for a person, outside the run ({why})",
-            hint="run it in your own terminal, not through the agent",
+            hint="run it in your own terminal, not through the agent (one whose processes the "
+            "run did not start: docs/approvals.md)",
         )

@@ -18,8 +18,9 @@ from interlock.engine.rules import index as rules
 from interlock.engine.rules.validators import exported
 from interlock.engine.rules.validators.runner import EXIT_FORGED, EXIT_MASKED, NEGATIVE
 from interlock.engine.rules.validators.tasks import Lookup, reference
+from interlock.engine.scriptfiles import ScriptFiles
 from interlock.engine.verdict import ParseState, ValidatorReport, unparsed_finding
-from interlock.engine.walksteps import Trace
+from interlock.engine.walksteps import Origin, Trace
 from interlock.shell.model import ParseResult
 from interlock.shell.parse import parse as parse_shell
 
@@ -60,6 +61,20 @@ def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
     return tuple(unique)
 
 
+def _located(findings: list[Finding], origin: Origin | None) -> tuple[list[Finding], bool]:
+    """Findings of a command read from a script file, saying where it stands there
+    (`x.sh line 3: git checkout -- .`), and whether any part of it could not be read.
+
+    Code a script file only knows when it runs (`"$@"`, `eval "$X"`, `$CMD args`) is not a
+    finding: a file interlock can read in part is judged no more harshly than one it cannot
+    read at all (a binary, a file over the size cap), which runs as an unknown program; what
+    it can read is judged like typed code. The analysis is then `degraded`."""
+    if origin is None:
+        return findings, False
+    kept = [replace(f, text=f"{origin.text}: {f.text}") for f in findings if f.kind != "unparsed"]
+    return kept, len(kept) < len(findings)
+
+
 def _masked_finding(rule: str, text: str, reason: str, cwd: str | None) -> Finding:
     return Finding(
         kind="masked-validator",
@@ -91,6 +106,14 @@ def _task(
     return judge_task(inv, ref, match, inner)
 
 
+def _drop_script_runners(matches: dict[int, ValidatorMatch], walked: Trace) -> None:
+    """`./ci.sh` read as a validator when the validators in ci.sh were read too: those are
+    what runs, masked or not, so the script's own name proves nothing more."""
+    inside = {path for k in matches if k in walked.origins for path in walked.origins[k].files}
+    for k in [k for k in matches if walked.runs.get(k) in inside]:
+        del matches[k]
+
+
 def _validator_findings(
     result: ParseResult,
     walked: Trace,
@@ -110,21 +133,29 @@ def _validator_findings(
             matches[id(inv)] = match
     if not matches:
         return [], []
+    _drop_script_runners(matches, walked)
 
     findings: list[Finding] = []
     reports: list[ValidatorReport] = []
     masking = exitflow.validator_masking(result, lambda inv: id(inv) in matches, walked)
     for inv, exit_mask in masking:
         match = matches[id(inv)]
+        origin = walked.origins.get(id(inv))
         inside = defined.get(id(inv), [])
         masked_by = (
             match.masked_by
             or (inside[0].reason if inside else None)
             or (exit_mask.reason if exit_mask else None)
         )
+        files = origin.files if origin is not None else ()
+        if id(inv) in walked.runs:  # `./ci.sh` with no validator read in it: the file defines it
+            files += (walked.runs[id(inv)],)
         reports.append(
-            ValidatorReport(match.text, match.tier, masked_by is not None, masked_by, match.tool)
+            ValidatorReport(
+                match.text, match.tier, masked_by is not None, masked_by, match.tool, files
+            )
         )
+        first = len(findings)
         findings.extend(inside)
         if match.masked_by is not None:
             rule = match.rule or NEGATIVE
@@ -135,6 +166,7 @@ def _validator_findings(
             how = "is turned into a success" if exit_mask.forged else "cannot reach the exit status"
             reason = f"a failure of {match.tool} {how}: {exit_mask.reason}"
             findings.append(_masked_finding(rule, match.text, reason, inv.cwd))
+        findings[first:] = _located(findings[first:], origin)[0]
     return findings, reports
 
 
@@ -145,6 +177,7 @@ def _judge_hidden(
     depth: int,
     line: linecontext.LineContext,
     tasks: Lookup | None,
+    files: ScriptFiles | None = None,
 ) -> tuple[list[Finding], bool]:
     """Findings for code another command runs (engine.hidden), and whether it read degraded."""
     if code.text is None:
@@ -158,7 +191,13 @@ def _judge_hidden(
     if depth >= _MAX_FED_DEPTH:
         return [unparsed_finding(code.text, "scripts run by other commands nest too deep")], False
     inner = analyse(
-        code.text, declared, depth + 1, tasks, tree_aliases=line.tree_aliases, inherited=line
+        code.text,
+        declared,
+        depth + 1,
+        tasks,
+        tree_aliases=line.tree_aliases,
+        inherited=line,
+        files=files,
     )
     moved = [
         replace(
@@ -179,13 +218,15 @@ def analyse(
     *,
     tree_aliases: linecontext.AliasLookup | None = None,
     inherited: linecontext.LineContext | None = None,
+    files: ScriptFiles | None = None,
 ) -> Analysis:
     """Read one command line. Never raises on any text.
 
     tasks: where task definitions are read from (a tree fact: `npm test` judged as its
     package.json script); None judges the text alone. tree_aliases: reads the git aliases in
     effect in a directory (relative to where the line starts), a tree fact supplied by the
-    caller; inherited: what an enclosing line defined.
+    caller; inherited: what an enclosing line defined; files: reads the script files the
+    line runs (a tree fact: `./x.sh` judged as the code in x.sh, engine.scriptfiles).
     """
     result = parse_shell(command)
     if result.root is None:
@@ -193,7 +234,7 @@ def analyse(
         return Analysis(command, "unparsed", result.error, (), (finding,), ())
     # An unparsed line with a root is an unclosed construct read conservatively: bash runs
     # the complete commands before the broken one, so they are judged too.
-    walked = walk.trace(result)
+    walked = walk.trace(result, files=files)
     invocations = walked.invocations
     findings: list[Finding] = []
     if result.status == "unparsed":
@@ -202,13 +243,19 @@ def analyse(
     line = linecontext.build_line(invocations, scripts, tree_aliases, inherited, result.root)
     fed_degraded = False
     for k, inv in enumerate(invocations):
-        findings.extend(rules.check_invocation(inv, invocations[:k]))
+        origin = walked.origins.get(id(inv))
+        own = rules.check_invocation(inv, invocations[:k])
         for code in hidden.hidden_code(inv, line):
-            found, degraded = _judge_hidden(code, inv, declared_validators, depth, line, tasks)
-            findings.extend(found)
+            found, degraded = _judge_hidden(
+                code, inv, declared_validators, depth, line, tasks, files
+            )
+            own.extend(found)
             fed_degraded = fed_degraded or degraded
         unknown, script = unknowncode.unknown_findings(inv, scripts)
-        findings.extend(unknown)
+        own.extend(unknown)
+        located, unread = _located(own, origin)
+        findings.extend(located)
+        fed_degraded = fed_degraded or unread
         if script is not None:  # `echo 'cmd' | bash`: judge the script that is fed
             if depth >= _MAX_FED_DEPTH:
                 findings.append(unparsed_finding(script, "scripts fed to shells nest too deep"))
@@ -220,6 +267,7 @@ def analyse(
                 tasks,
                 tree_aliases=tree_aliases,
                 inherited=line,
+                files=files,
             )
             findings.extend(fed.findings)
             fed_degraded = fed_degraded or fed.parse != "ok"

@@ -20,9 +20,10 @@ from interlock.engine.linecontext import AliasLookup
 from interlock.engine.rules.common import make_finding
 from interlock.engine.rules.daemonkill import literal_pids
 from interlock.engine.rules.index import rule_info
+from interlock.engine.scriptfiles import ScriptFiles
 from interlock.engine.taskdefs import TaskFiles
 from interlock.engine.verdict import CheckResult, decide, internal_error_finding
-from interlock.git import discover
+from interlock.git import RepoLocation, discover
 
 # Imported where used: tree facts (precision, facts) only when a discard or a pid needs them.
 TYPE_CHECKING = False
@@ -118,6 +119,13 @@ def _alias_reader(start: str) -> AliasLookup:
     return read
 
 
+def _script_reader(start: str, loc: RepoLocation | None) -> ScriptFiles:
+    """The script files a line runs (`./x.sh`, `bash x.sh`: a tree fact, read only when a
+    command names a file); PATH is looked up only in its directories inside the worktree."""
+    root = os.fspath(loc.worktree) if loc is not None else None
+    return ScriptFiles(start, root, os.environ.get("PATH"))
+
+
 def evaluate(
     command: str,
     cwd: str | None = None,
@@ -141,7 +149,10 @@ def evaluate(
     invocations: tuple[Invocation, ...] = ()
     try:
         aliases = None if assume_dirty else _alias_reader(start)
-        analysis = analyse(command, config.validators, tasks=tasks, tree_aliases=aliases)
+        files = None if assume_dirty else _script_reader(start, loc)
+        analysis = analyse(
+            command, config.validators, tasks=tasks, tree_aliases=aliases, files=files
+        )
         findings = _apply_facts(analysis, start, facts, assume_dirty, config.recorder_max_file_size)
         if not assume_dirty:
             findings += _daemon_kills(analysis, start)

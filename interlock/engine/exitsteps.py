@@ -186,7 +186,10 @@ class StepReader(ABC):
             status = self.command(inv, sh)
         detached = _detached(inv.via) if inv is not None else None
         for script in step.scripts:
-            status = self.script(script, sh)
+            got = self.script(script, sh)
+            # a validator that runs a script file (`./ci.sh`) fails when it fails: what the
+            # file's code returns is followed for the validators inside it
+            status = status if inv is not None and inv is self.target else got
             detached = detached or _detached((script.via,))
         if detached is not None:
             reason = f"it runs detached under `{detached}`, whose exit status never comes back"

@@ -33,9 +33,15 @@ class ValidatorReport:
     masked: bool
     masked_by: str | None = None
     tool: str = ""  # the runner, as the classifier names it (pytest, go test, ...)
+    # the script files it was read from (`./ci.sh` running `pytest`), absolute, outermost
+    # first: a file the run wrote or changed makes its pass self-authored (run.green)
+    scripts: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {"text": self.text, "tier": self.tier, "masked": self.masked}
+        data: dict[str, Any] = {"text": self.text, "tier": self.tier, "masked": self.masked}
+        if self.scripts:
+            data["scripts"] = list(self.scripts)
+        return data
 
 
 @dataclass(frozen=True)

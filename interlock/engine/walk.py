@@ -20,6 +20,12 @@ code, which also marks the interpreter's own invocation).
 `trace(result)` also returns, for each simple command, the Step it became (exitflow.py follows
 exit statuses through them); steps are keyed by the ids of the trampoline commands leading
 to them and of the simple command itself.
+
+Given a `ScriptFiles` reader (a tree fact), a command that runs a script file it can read
+(`./x.sh`, `bash x.sh`, `source x.sh`, `python x.py`: engine.scriptfiles) is walked into:
+the file's commands are invocations of the line, in a child shell (`source`: the same one),
+with their place in the file (`Trace.origins`). A file already on the chain (a script that
+runs itself) is not read again, and files nest at most _FILE_DEPTH deep.
 """
 
 from __future__ import annotations
@@ -28,9 +34,9 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import NamedTuple
 
-from interlock.engine import mounts, shellvars
+from interlock.engine import mounts, scriptfiles, shellvars
 from interlock.engine.findexpr import Search
-from interlock.engine.inline.interpreters import InlineCode, inline_code
+from interlock.engine.inline.interpreters import InlineCode, inline_code, scan_code
 from interlock.engine.invocation import Invocation
 from interlock.engine.shellstate import (
     Scope,
@@ -43,7 +49,7 @@ from interlock.engine.shellstate import (
     set_options,
 )
 from interlock.engine.unwrap import KEEP, Script, Unwrap
-from interlock.engine.walksteps import InnerScript, Step, StepKey, Trace
+from interlock.engine.walksteps import InnerScript, Origin, Step, StepKey, Trace
 from interlock.engine.wrappers import unwrap
 from interlock.shell.model import (
     CommandList,
@@ -59,6 +65,18 @@ from interlock.shell.parse import parse
 
 INLINE_MASKS = "it runs inside inline interpreter code, whose exit status is not followed"
 _SHELL_BUILTIN_VIA = frozenset({"command", "builtin"})
+_FILE_DEPTH = 4  # script files run by script files, at most
+_FILE_KEY = -1  # the step key of a script file's code under the command that runs it
+
+
+class _InFile(NamedTuple):
+    """The script file being walked: its name as shown, the line of each of its simple
+    commands (by id), the origin of the command that ran it, and the chain of files."""
+
+    shown: str
+    lines: dict[int, int]
+    outer: str
+    chain: tuple[str, ...]
 
 
 class _Env(NamedTuple):
@@ -76,19 +94,29 @@ class _Env(NamedTuple):
     arg_search: Search | None = None
     pipe: int = 0
     own: int = 0  # redirects written on the simple command itself (the last ones)
+    file: _InFile | None = None  # the script file these commands are read from
+    origin: Origin | None = None
+    fed: tuple[tuple[int, str], ...] = ()  # the files `<` on the simple command opens, by fd
 
 
-def walk(result: ParseResult, depth_cap: int = 8) -> list[Invocation]:
+def walk(
+    result: ParseResult, depth_cap: int = 8, files: scriptfiles.ScriptFiles | None = None
+) -> list[Invocation]:
     """Every command the parsed line would run, as Invocations (see the module docstring)."""
-    return trace(result, depth_cap).invocations
+    return trace(result, depth_cap, files).invocations
 
 
-def trace(result: ParseResult, depth_cap: int = 8) -> Trace:
-    """walk() plus the Step of every simple command, for exitflow."""
-    walker = _Walker(depth_cap)
+def trace(
+    result: ParseResult, depth_cap: int = 8, files: scriptfiles.ScriptFiles | None = None
+) -> Trace:
+    """walk() plus the Step of every simple command, for exitflow; `files` reads the script
+    files the line runs (None: the text alone)."""
+    walker = _Walker(depth_cap, files)
     if result.root is not None:
         walker.node(result.root, Scope(), _Env(degraded=result.status != "ok"))
-    return Trace(walker.invocations, walker.steps, frozenset(walker.repeats))
+    return Trace(
+        walker.invocations, walker.steps, frozenset(walker.repeats), walker.origins, walker.runs
+    )
 
 
 def is_degraded(result: ParseResult, invocations: list[Invocation]) -> bool:
@@ -109,12 +137,28 @@ def _stdin_text(redirects: tuple[Redirect, ...]) -> str | None:
     return text
 
 
+def _fed_files(redirects: tuple[Redirect, ...]) -> tuple[tuple[int, str], ...]:
+    """The literal files `< FILE` / `3< FILE` open for the command, by descriptor (a later
+    redirection of the same descriptor replaces an earlier one)."""
+    fed: dict[int, str | None] = {}
+    for r in redirects:
+        fd = 0 if r.fd is None else r.fd
+        if r.heredoc is not None or r.op == "<<<":
+            fed[fd] = None
+        elif r.op == "<" and r.target is not None:
+            fed[fd] = r.target.literal()
+    return tuple((fd, path) for fd, path in fed.items() if path is not None)
+
+
 class _Walker:
-    def __init__(self, depth_cap: int) -> None:
+    def __init__(self, depth_cap: int, files: scriptfiles.ScriptFiles | None = None) -> None:
         self.depth_cap = depth_cap
+        self.files = files
         self.invocations: list[Invocation] = []
         self.steps: dict[StepKey, Step] = {}
         self.repeats: set[int] = set()
+        self.origins: dict[int, Origin] = {}
+        self.runs: dict[int, str] = {}
 
     # -- structure ---------------------------------------------------------------------------
     def node(self, node: Node, scope: Scope, env: _Env) -> Success:
@@ -318,12 +362,16 @@ class _Walker:
             arg_search=env.arg_search,
         )
         self.invocations.append(inv)
+        if env.origin is not None:
+            self.origins[id(inv)] = env.origin
         return inv
 
     def simple(self, cmd: SimpleCommand, scope: Scope, env: _Env) -> Success:
         self.words(cmd.assignments + cmd.words, scope, env)
         self.redirects(cmd.redirects, scope, env)
         key = env.key + (id(cmd),)
+        if env.file is not None:
+            env = env._replace(origin=_origin_of(cmd, env.file, env.origin))
         words, assignments, redirects = cmd.words, cmd.assignments, cmd.redirects
         known = scope.vars
         if not known.empty:  # variables the line assigned earlier, put in (engine.shellvars)
@@ -345,6 +393,7 @@ class _Walker:
             if not cmd.words:
                 scope.vars = shellvars.assigned(assignments, scope.vars)
             return (inv,)
+        env = env._replace(fed=_fed_files(redirects))
         step = self.resolve(words, _stdin_text(redirects), scope, env)
         self.steps[key] = step
         return step.success
@@ -379,9 +428,15 @@ class _Walker:
                 words, cwd = mounts.enter(found.mounts, words, cwd if direct else None)
                 alts = ()
         code = inline_code(words, stdin)
+        ran = self.file_run(words, cwd, found, env)
         inv = self.emit(words, env, cwd, env.degraded or code is not None, scope, alts)
         step = Step(invocation=inv, masks=masks, success=(inv,))
         inner_scope = scope.at(cwd, alts)
+        same = False  # a sourced file walked in this shell: its variables are known
+        if ran is not None:
+            builtin = set(local_via) <= _SHELL_BUILTIN_VIA
+            same = ran.same_shell and cwd == scope.cwd and builtin
+            self.run_file(ran, step, scope if same else inner_scope, env, not local_via)
         if found is not None:  # a spawner: find -exec, git rebase -x, ...
             for k, child in enumerate(found.children):
                 child_env = env._replace(key=env.key + (k,))
@@ -391,7 +446,8 @@ class _Walker:
         if set(local_via) <= _SHELL_BUILTIN_VIA:
             change_directory(inv, scope)
             set_options(inv, scope)
-            scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)
+            if not same:
+                scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)
         return step
 
     def inline(self, code: InlineCode, scope: Scope, env: _Env) -> list[Step]:
@@ -439,22 +495,30 @@ class _Walker:
         return step
 
     def script(
-        self, script: Script, scope: Scope, env: _Env, inherit: bool = False
+        self,
+        script: Script,
+        scope: Scope,
+        env: _Env,
+        inherit: bool = False,
+        parsed: ParseResult | None = None,
     ) -> InnerScript | None:
         """Walk a script a trampoline runs; `inherit`: a new shell started with nothing
-        between that may clear its environment (it sees the line's exported variables)."""
+        between that may clear its environment (it sees the line's exported variables);
+        `parsed`: the script's text, already parsed."""
         env = env._replace(via=env.via + (script.via,), depth=env.depth + 1, own=0)
         outer = scope.vars
         if script.degraded:  # a `$` left in the text may be the outer shell's: resolve nothing
             scope.vars = shellvars.BLIND
         try:
-            return self._script(script, scope, env, inherit)
+            return self._script(script, scope, env, inherit, parsed)
         finally:
             if script.degraded:
                 scope.vars = outer.forget() if script.same_shell else outer
 
-    def _script(self, script: Script, scope: Scope, env: _Env, inherit: bool) -> InnerScript | None:
-        result = parse(script.text)
+    def _script(
+        self, script: Script, scope: Scope, env: _Env, inherit: bool, parsed: ParseResult | None
+    ) -> InnerScript | None:
+        result = parsed if parsed is not None else parse(script.text)
         if result.root is None and result.status == "ok":
             return InnerScript(result, env.key, script.via)  # empty: runs nothing
         if env.depth > self.depth_cap or result.root is None:
@@ -477,3 +541,100 @@ class _Walker:
             script.pipefail,
             success,
         )
+
+    # -- script files ------------------------------------------------------------------------
+    def file_run(
+        self, words: tuple[Word, ...], cwd: str | None, found: Unwrap | None, env: _Env
+    ) -> scriptfiles.FileRun | None:
+        """The script file the command runs, when it is to be walked into (module docstring)."""
+        if self.files is None or found is not None or not words:
+            return None
+        ran = scriptfiles.runs_file(words, cwd, self.files, dict(env.fed))
+        if ran is None:
+            return None
+        chain = env.file.chain if env.file is not None else ()
+        if ran.file.path in chain or len(chain) >= _FILE_DEPTH:
+            return None  # a script that runs itself: what it does is being judged already
+        if scriptfiles.written_earlier(self.invocations, cwd, ran.file.shown):
+            return None  # `cat > x.sh <<EOF ... && bash x.sh`: what runs is what the line wrote
+        return ran
+
+    def run_file(
+        self, ran: scriptfiles.FileRun, step: Step, scope: Scope, env: _Env, inherit: bool
+    ) -> None:
+        """Walk a script file's code as run by the step's command (see the module docstring)."""
+        file = ran.file
+        if step.invocation is not None:
+            self.runs[id(step.invocation)] = file.path
+        chain = (env.file.chain if env.file is not None else ()) + (file.path,)
+        outer = env.origin.text + ", " if env.origin is not None else ""
+        files = (env.origin.files if env.origin is not None else ()) + (file.path,)
+        here = Origin(outer + file.shown, files)
+        env = env._replace(key=env.key + (_FILE_KEY,), origin=here, own=0)
+        if ran.language == "python":
+            env = env._replace(file=_InFile(file.shown, {}, outer, chain))
+            code = InlineCode("python", ran.via, file.text, scan_code("python", file.text))
+            step.children.extend(self.inline(code, scope.copy(), env))
+            return
+        script = Script(
+            file.text,
+            ran.via,
+            same_shell=ran.same_shell,
+            errexit=ran.errexit,
+            pipefail=ran.pipefail,
+        )
+        result = parse(file.text)
+        lines = _line_numbers(file.text, result.root) if result.root is not None else {}
+        env = env._replace(file=_InFile(file.shown, lines, outer, chain))
+        inner = self.script(script, scope, env, inherit, result)
+        if inner is not None:
+            step.scripts.append(inner)
+            step.success = step.success + inner.success
+
+
+def _origin_of(cmd: SimpleCommand, file: _InFile, enclosing: Origin | None) -> Origin:
+    """`x.sh line 3` for a command of the file; a command inside another command's code
+    (`bash -c '...'` in the file) stands where that command does."""
+    line = file.lines.get(id(cmd))
+    if line is None and enclosing is not None:
+        return enclosing
+    where = f"{file.shown} line {line}" if line is not None else file.shown
+    files = enclosing.files if enclosing is not None else file.chain
+    return Origin(file.outer + where, files)
+
+
+def _simple_commands(node: Node) -> list[SimpleCommand]:
+    """The simple commands of a parsed text in the order they are written."""
+    found: list[SimpleCommand] = []
+    stack: list[Node] = [node]
+    while stack:
+        current = stack.pop()
+        children: list[Node] = []
+        if isinstance(current, SimpleCommand):
+            found.append(current)
+            for word in current.assignments + current.words:
+                children.extend(word.substitutions)
+        elif isinstance(current, Pipeline):
+            children.extend(current.commands)
+        elif isinstance(current, CommandList):
+            children.extend(current.items)
+        else:
+            for word in current.words:
+                children.extend(word.substitutions)
+            children.extend(current.parts)
+        stack.extend(reversed(children))
+    return found
+
+
+def _line_numbers(text: str, root: Node) -> dict[int, int]:
+    """The line each simple command starts on, found by its text in written order."""
+    lines: dict[int, int] = {}
+    at = 0
+    for cmd in _simple_commands(root):
+        probe = cmd.text.split("\n", 1)[0].strip()
+        pos = text.find(probe, at) if probe else -1
+        if pos < 0:
+            continue
+        lines[id(cmd)] = text.count("\n", 0, pos) + 1
+        at = pos
+    return lines

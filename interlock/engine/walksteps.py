@@ -13,6 +13,15 @@ from interlock.shell.model import ParseResult
 StepKey = tuple[int, ...]
 
 
+@dataclass(frozen=True)
+class Origin:
+    """Where a command read from a script file stands: `x.sh line 3` (`a.sh line 2, b.sh
+    line 1` through nested files), and the files, absolute, outermost first."""
+
+    text: str
+    files: tuple[str, ...]
+
+
 @dataclass
 class InnerScript:
     """A command line a trampoline runs, as read: steps inside are keyed under `key`."""
@@ -46,3 +55,5 @@ class Trace:
     invocations: list[Invocation]
     steps: dict[StepKey, Step]
     repeats: frozenset[int] = frozenset()  # ids of invocations from a loop's earlier passes
+    origins: dict[int, Origin] = field(default_factory=dict)  # by id: read from script files
+    runs: dict[int, str] = field(default_factory=dict)  # by id: the script file it runs

@@ -5,8 +5,10 @@ moves with unrelated edits). The pre-commit hook shows it; `interlock approve ID
 and the hook stops blocking on that finding. Approving refuses inside a run - INTERLOCK_RUN or
 INTERLOCK_WRAPPED in the environment, or an ancestor process that is interlock's wrapper
 (however it was started: interlock.run.agentname.is_wrapper) or a known coding agent (claude,
-codex, gemini, aider, or node/python running one) - whatever the terminal says, and when stdin
-is not a terminal: an approval the agent can give itself approves nothing.
+codex, gemini, aider, or node/python running one) - whatever the terminal says, when stdin
+is not a terminal, and while a run is live, when the process left the agent's tree on the way
+or its terminal is one the run holds (interlock.run.detached): an approval the agent can give
+itself approves nothing.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from interlock import constants, journal, procinfo
 from interlock.errors import InterlockError
 from interlock.git import RepoLocation
 from interlock.run import agent, agentname
+from interlock.run.detached import detached_from_run
 
 if TYPE_CHECKING:
     from interlock.audit.model import AuditFinding, AuditReport
@@ -121,11 +124,13 @@ def approve(
     ids = [wanted] if isinstance(wanted, str) else list(wanted)
     env = os.environ if environ is None else environ
     why = refusal(stdin_is_tty, env, agent_ancestor())
+    if why is None and (detour := detached_from_run(loc)) is not None:
+        why = f"while a run is live, {detour}"
     if why is not None:
         raise InterlockError(
             f"refused: an approval must come from a person, and {why}",
             hint=f"run `interlock approve {' '.join(ids)}` yourself, in a terminal outside the "
-            "agent's session",
+            "agent's session, whose processes the run did not start (docs/approvals.md)",
         )
     findings = current_findings(loc)
     chosen: dict[str, AuditFinding] = {}

@@ -58,6 +58,7 @@ def _validators(result: CheckResult, config: Config) -> list[dict[str, Any]]:
             "masked": v.masked,
             "masked_by": v.masked_by,
             "declared": declared(v),
+            "scripts": list(v.scripts),
         }
         for v in result.validators
     ]

@@ -9,7 +9,10 @@ A command makes the tree green when all of these hold:
   COUNT_DROP_RATIO of it): a suite that shrank is flagged, not credited;
 - no validator definition was weakened since the run's baseline (`interlock audit` against
   the baseline: a test the run edited until it agrees, a conftest that forges outcomes, a
-  check script the run wrote itself).
+  check script the run wrote itself);
+- the validator was not read from a script file (`./ci.sh` running `pytest`) that the run
+  wrote or changed: a file absent from the baseline, different from it, or outside the
+  worktree is the run's own exam.
 Then a `green` snapshot is taken (or the run's newest one is named again when it holds the
 very same tree). Green means *seen passing*: a fast-tier pass (a linter, one
 targeted test) is recorded as a fast pass of that tree, never as green.
@@ -17,6 +20,7 @@ targeted test) is recorded as a fast pass of that tree, never as green.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -101,6 +105,33 @@ def audit_problem(wt: Worktree, run: Run) -> str | None:
     return f"validator definitions were weakened since the baseline: {shown}"
 
 
+def script_problem(wt: Worktree, run: Run, validator: dict[str, Any]) -> str | None:
+    """Why the script files a validator was read from make its pass self-authored, or None."""
+    scripts = [str(p) for p in validator.get("scripts") or ()]
+    if not scripts or run.baseline is None:
+        return None
+    from interlock.git import hash_file
+    from interlock.memory.snapshot import snapshot_tree_files
+
+    root = os.path.realpath(wt.loc.worktree)
+    baseline = snapshot_tree_files(wt.loc, run.baseline)
+    for path in scripts:
+        real = os.path.realpath(path)
+        if not real.startswith(root + os.sep):
+            return f"{path}, which runs {validator.get('text')}, is outside the worktree"
+        rel = os.path.relpath(real, root)
+        entry = baseline.get(os.fsencode(rel))
+        if entry is None:
+            return f"{rel}, which runs {validator.get('text')}, did not exist at the baseline"
+        try:
+            changed = hash_file(os.fsencode(real)) != entry[1]
+        except OSError:
+            changed = True
+        if changed:
+            return f"{rel}, which runs {validator.get('text')}, was changed by this run"
+    return None
+
+
 def decide_green(
     wt: Worktree, run: Run, attempt: Attempt, exit_code: int | None, tail: str | None
 ) -> GreenCall:
@@ -119,7 +150,7 @@ def decide_green(
     call.tier = str(primary.get("tier"))
     if call.tier != "slow":
         return call  # a fast pass: recorded, never green
-    problem = audit_problem(wt, run)
+    problem = script_problem(wt, run, primary) or audit_problem(wt, run)
     if problem is not None:
         call.why_not = problem
         call.messages.append(f"interlock: [self-authored] not credited as green: {problem}")

@@ -217,11 +217,22 @@ def exec_at(via: str, words: tuple[Word, ...], i: int, **kw: object) -> Unwrap |
 
 
 def assignments_at(words: tuple[Word, ...], i: int) -> tuple[tuple[Word, ...], int]:
-    """`NAME=value` words from i on (for `env` and `sudo`)."""
+    """`NAME=value` words from i on (for `env` and `sudo`). The name must be written out; the
+    value may be known only at run time (`env PYTHONPATH=$PWD pytest`), as a shell's own
+    `NAME=$x cmd` prefix may: the rules read such a value as unknown."""
     start = i
-    while i < len(words) and (v := words[i].literal()) is not None and is_assignment_text(v):
+    while i < len(words) and _is_assignment_word(words[i]):
         i += 1
     return words[start:i], i
+
+
+def _is_assignment_word(word: Word) -> bool:
+    value = word.literal()
+    if value is not None:
+        return is_assignment_text(value)
+    text = template(word)
+    eq = text.find("=")
+    return eq > 0 and "$" not in text[:eq] and is_assignment_text(text)
 
 
 def template(word: Word) -> str:

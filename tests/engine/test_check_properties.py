@@ -60,6 +60,8 @@ PREFIX_WRAPPERS = [
     "podman run -v .:/w -w /w/sub img {}",
     "docker run --mount type=bind,src=$(pwd),dst=/r img {}",
     "env -u PYTHONPATH {}",
+    'env PYTHONPATH="$PWD" {}',
+    "sudo HOME=$H {}",
     "docker exec -it web {}",
     "docker compose run --rm app {}",
     "podman run --rm img {}",

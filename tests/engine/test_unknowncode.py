@@ -26,6 +26,8 @@ def rules_of(command: str) -> set[str]:
         ("`which tool` --force", "parse.unknown-command"),
         ("git $SUB", "parse.unknown-command"),
         ("git $(echo reset) --hard", "parse.unknown-command"),
+        ('env "$NAME"=1 ls', "parse.unknown-command"),  # which variable: known at run time
+        ("env F$X=1 ls", "parse.unknown-command"),
     ],
 )
 def test_code_known_only_at_run_time_is_flagged(command, rule):

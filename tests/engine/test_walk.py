@@ -34,6 +34,8 @@ def only(text: str) -> Invocation:
         ("doas rm -rf /", ["rm", "-rf", "/"], ("doas",)),
         ("env -i PATH=/bin git clean -fd", ["git", "clean", "-fd"], ("env",)),
         ("env -u HOME -- git status", ["git", "status"], ("env",)),
+        ('env PYTHONPATH=$PWD A="$HOME/x" pytest -q', ["pytest", "-q"], ("env",)),
+        ("sudo HOME=$H git clean -fd", ["git", "clean", "-fd"], ("sudo",)),
         ("command git reset --hard", ["git", "reset", "--hard"], ("command",)),
         ("command -p git status", ["git", "status"], ("command",)),
         ("builtin cd x", ["cd", "x"], ("builtin",)),

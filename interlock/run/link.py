@@ -232,12 +232,12 @@ def mode_is_off(cwd: str) -> bool:
     exists; else every open run and the config file must all say off (unknown is guarded)."""
     try:
         load_site()
+        import os
+
         from interlock.config import load_config
         from interlock.git import discover
         from interlock.journal import opened
         from interlock.run import records
-
-        import os
 
         loc = discover(cwd)
         if loc is None:

@@ -393,7 +393,7 @@ def unresolved(journal: Journal, run: str | None = None) -> list[Attempt]:
     return [a for a in found if a.state == "unresolved"]
 
 
-def open_count(journal: Journal, run: str, recent: int = 256) -> int:
+def open_count(journal: Journal, run: str, recent: int = 64) -> int:
     """How many of a run's last `recent` top-level attempts have no completion yet (running,
     or their wrapper died): the turns that may still be counted before a new one's."""
     row = journal.execute(

@@ -1,7 +1,8 @@
 """One connection per command, and `complete` sent without waiting when it has nothing to say:
 what the daemon calls quiet, that a quiet completion is journaled once even after the wrapper
 exited, and that everything that may say something (a validator's green line, a side effect,
-a monitor limit within reach) is still waited for."""
+a monitor limit within reach) is still waited for; and the daemon's pool of journal
+connections never writes into a journal file that was set aside."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import time
 from pathlib import Path
 
 from interlock.git import require_repo
-from interlock.journal import opened
+from interlock.journal import journal_path, opened
 from interlock.monitor import desk, state
 from interlock.run import link
 
@@ -82,7 +83,7 @@ def test_a_quiet_completion_is_journaled_once_after_the_wrapper_has_exited(
     try:
         assert result.returncode == 0 and result.stdout == b"done\n", result.stderr
         assert time.monotonic() - started < 20  # it did not wait for the stopped daemon
-        assert _completions(git_repo) == []
+        assert _completions(git_repo) == [], result.stderr
     finally:
         os.kill(pid, signal.SIGCONT)
     poll(lambda: _completions(git_repo), timeout=30, what="the completion")
@@ -90,9 +91,7 @@ def test_a_quiet_completion_is_journaled_once_after_the_wrapper_has_exited(
     assert [(s, c) for _, s, c in _completions(git_repo)] == [("exited", 0)]
 
 
-def test_a_validators_completion_is_waited_for_on_the_same_connection(
-    daemons, project, suite_cmd
-):
+def test_a_validators_completion_is_waited_for_on_the_same_connection(daemons, project, suite_cmd):
     daemons.start(project)
     result = probe(project, "-c", suite_cmd)
     assert result.returncode == 0, result.stderr
@@ -110,6 +109,23 @@ def test_a_connection_the_daemon_closed_meanwhile_gives_way_to_the_long_path(
     assert result.returncode == 0 and result.stdout == b"after\n", result.stderr
     # recorded before the wrapper exited (inline: no daemon to send it to), exactly once
     assert [(s, c) for _, s, c in _completions(git_repo)] == [("exited", 0)]
+
+
+def test_a_journal_set_aside_between_commands_is_not_written_by_a_pooled_connection(
+    daemons, git_repo, wrap, poll
+):
+    daemons.start(git_repo)
+    assert wrap(git_repo, "-c", "true").returncode == 0
+    poll(lambda: _completions(git_repo), timeout=30, what="the first completion")
+    path = journal_path(require_repo(git_repo))
+    for suffix in ("", "-wal", "-shm"):  # as Journal._set_aside moves a damaged journal
+        if os.path.exists(f"{path}{suffix}"):
+            os.replace(f"{path}{suffix}", f"{path}.aside{suffix}")
+    assert wrap(git_repo, "-c", "echo second").returncode == 0
+    poll(lambda: _completions(git_repo), timeout=30, what="the second completion")
+    with opened(require_repo(git_repo)) as journal:
+        commands = [r[0] for r in journal.execute("SELECT command FROM attempts").fetchall()]
+    assert commands == ["echo second"]
 
 
 def _begin(wt, repo: Path, command: str, parent: int | None = None) -> dict:

@@ -221,16 +221,21 @@ def _is_our_socket(path: str) -> bool:
 
 
 class Channel:
-    """One verified connection to a worktree's daemon, for several requests in turn (the
-    daemon serves a connection's request lines one after another): the shell wrapper asks
-    `attempt` and later `complete` on one connection, so it connects and verifies the peer
-    once per command, not twice."""
+    """One connection to a worktree's daemon, for several requests in turn (the daemon serves a
+    connection's request lines one after another): the shell wrapper asks `attempt` and later
+    `complete` on one connection, so it connects and verifies the peer once per command.
+
+    A channel opened with `connect(..., verify_first=False)` sends its first request before it
+    verifies the peer (the peer check then runs while the daemon works on the request); a
+    reply is still used only once the peer is verified, so an impostor can never answer. Only
+    for requests that do no harm when an untrusted daemon of this worktree serves them too:
+    the wrapper's `attempt`, which the inline path then finds in the journal (`once`)."""
 
     __slots__ = ("pid", "sock", "where")
 
-    def __init__(self, sock: _socket.socket, pid: int, where: Where) -> None:
+    def __init__(self, sock: _socket.socket, pid: int | None, where: Where) -> None:
         self.sock: _socket.socket | None = sock
-        self.pid = pid
+        self.pid = pid  # the verified peer's, None until verified
         self.where = where
 
     def ask(
@@ -243,7 +248,11 @@ class Channel:
         if sock is None:
             return None
         wait = deadline if deadline is not None else DEADLINES.get(op, 10.0)
-        raw = _exchange(sock, _payload(op, fields), self.pid, self.where, time.monotonic() + wait)
+        end = time.monotonic() + wait
+        raw = None
+        if _send(sock, _payload(op, fields), end) and self._verified():
+            assert self.pid is not None
+            raw = _receive(sock, self.pid, self.where, end)
         reply = _reply_of(raw)
         if reply is None:
             self.close()
@@ -256,7 +265,7 @@ class Channel:
         this process may have exited); True once it is in the daemon's socket, False when
         the connection is gone (the daemon closed it: idle, stopped, replaced)."""
         sock = self.sock
-        if sock is None or not self.alive():
+        if sock is None or not self._verified() or not self.alive():
             return False
         try:
             sock.settimeout(CONNECT_TIMEOUT)
@@ -264,6 +273,21 @@ class Channel:
         except OSError:
             self.close()
             return False
+        return True
+
+    def _verified(self) -> bool:
+        """The peer is this worktree's trusted daemon (checked once per connection)."""
+        if self.pid is not None:
+            return True
+        if self.sock is None:
+            return False
+        try:
+            pid, problem = trust_problem(self.sock, self.where)
+        except OSError:
+            return False
+        if problem is not None:
+            return False
+        self.pid = pid
         return True
 
     def alive(self) -> bool:
@@ -287,9 +311,12 @@ class Channel:
             self.sock = None
 
 
-def connect(where: Where, connect_timeout: float = CONNECT_TIMEOUT) -> Channel | None:
-    """A verified connection to this worktree's daemon, or None (not running, disabled, not
-    trusted: judge inline)."""
+def connect(
+    where: Where, connect_timeout: float = CONNECT_TIMEOUT, verify_first: bool = True
+) -> Channel | None:
+    """A connection to this worktree's daemon, verified now (or, with verify_first=False, at
+    its first request: see Channel), or None (not running, disabled, not trusted: judge
+    inline)."""
     if daemon_disabled():
         return None
     path = socket_path(where)
@@ -299,14 +326,14 @@ def connect(where: Where, connect_timeout: float = CONNECT_TIMEOUT) -> Channel |
     try:
         sock.settimeout(connect_timeout)
         sock.connect(path)
-        pid, problem = trust_problem(sock, where)
     except OSError:
         sock.close()
         return None
-    if problem is not None:
-        sock.close()
+    channel = Channel(sock, None, where)
+    if verify_first and not channel._verified():
+        channel.close()
         return None
-    return Channel(sock, pid, where)
+    return channel
 
 
 def ask(
@@ -343,14 +370,19 @@ def _reply_of(raw: bytes | None) -> dict[str, Any] | None:
     return reply
 
 
-def _exchange(
-    sock: _socket.socket, payload: bytes, pid: int, where: Where, deadline: float
-) -> bytes | None:
-    """Send the request, read one reply line before `deadline`, watching the daemon."""
-    buf = bytearray()
+def _send(sock: _socket.socket, payload: bytes, deadline: float) -> bool:
     try:
         sock.settimeout(max(0.01, deadline - time.monotonic()))
         sock.sendall(payload)
+    except OSError:
+        return False
+    return True
+
+
+def _receive(sock: _socket.socket, pid: int, where: Where, deadline: float) -> bytes | None:
+    """Read one reply line before `deadline`, watching the daemon."""
+    buf = bytearray()
+    try:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:

@@ -10,9 +10,9 @@ monitor, as the daemon does), which loads the installed packages first (the wrap
 with `python -I -S`). Outside a git repository only the global rules
 apply: there is no run and no journal.
 
-One connection per command: `begin` connects and verifies the daemon once, asks `attempt`,
-and keeps the connection open while the command runs; `complete` goes on it (a new one when
-the daemon closed it meanwhile).
+One connection per command: `begin` connects, sends `attempt`, verifies the daemon while it
+judges (its answer counts only from the verified daemon), and keeps the connection open while
+the command runs; `complete` goes on it (a new one when the daemon closed it meanwhile).
 
 The wrapper waits for `complete`'s answer when it may say something: the green line and the
 run monitor's messages (a stuck loop, a spent budget, a handoff) must reach the agent with
@@ -170,7 +170,10 @@ def begin(req: dict[str, Any]) -> tuple[dict[str, Any], Door]:
     where = hotclient.find(cwd)
     if where is None:
         return _outside(req), Door(None)
-    channel = hotclient.connect(where)
+    # The attempt goes out before the peer check, which then runs while the daemon judges:
+    # an untrusted daemon's answer is never used, and the attempt it may have journaled is
+    # the one the inline path finds (`once`).
+    channel = hotclient.connect(where, verify_first=False)
     reply = ask(where, "attempt", req, ATTEMPT_DEADLINE, channel) if channel else None
     if reply is not None and is_begin_reply(reply):
         return reply, Door(where, channel)

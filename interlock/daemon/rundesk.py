@@ -16,6 +16,7 @@ the daemon does not exit for being idle.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 import time
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 
 _LIVE_CHECK_EVERY = 60.0  # seconds between looks at the journal for a live run
 _POOL = 4  # idle journal connections kept between requests
+QUIET_NICE = 10  # how far a quiet completion's thread steps back (see _step_back)
 
 
 class RunDesk:
@@ -133,6 +135,8 @@ class RunDesk:
         return self._serve("begin", req)
 
     def complete(self, req: dict[str, Any]) -> dict[str, Any]:
+        if req.get("waiting") is False:  # a quiet completion: the wrapper is exiting
+            _step_back()
         return self._serve("complete", req)
 
     def has_live_run(self) -> bool:
@@ -150,6 +154,19 @@ class RunDesk:
             self._live = False
         self._live_at = time.monotonic()
         return self._live
+
+
+def _step_back() -> None:
+    """Lower this thread's priority (nice + QUIET_NICE) for a completion nobody waits for. On a
+    busy machine, the wrapper's send wakes this thread, which would otherwise journal on the
+    wrapper's CPU before the wrapper got to exit (1-2 ms measured on every command); lowered,
+    it yields at once and journals in its turn. Its thread ends with the connection."""
+    try:
+        tid = threading.get_native_id()
+        now = os.getpriority(os.PRIO_PROCESS, tid)
+        os.setpriority(os.PRIO_PROCESS, tid, min(19, now + QUIET_NICE))
+    except (OSError, AttributeError):
+        pass  # not Linux, or not allowed: the completion is journaled all the same
 
 
 def _from_json(snap: dict[str, Any]) -> SnapshotInfo:

@@ -206,7 +206,8 @@ def complete(door: Door, cwd: str, req: dict[str, Any], quiet: bool = False) -> 
     try:
         channel = door.channel if door.channel is not None and door.channel.alive() else None
         if channel is not None and quiet:
-            if channel.send("complete", {**req, "build": hotclient.build_stamp()}):
+            unread = {**req, "waiting": False, "build": hotclient.build_stamp()}
+            if channel.send("complete", unread):
                 return {"messages": ""}
             channel = None
         reply = ask(where, "complete", req, COMPLETE_DEADLINE, channel)

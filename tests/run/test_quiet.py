@@ -9,10 +9,12 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import sys
 import time
 from pathlib import Path
 
+from interlock.daemon import rundesk
 from interlock.git import require_repo
 from interlock.journal import journal_path, opened
 from interlock.monitor import desk, state
@@ -206,3 +208,18 @@ def test_in_mode_off_the_monitor_says_nothing_so_every_plain_command_is_quiet(pr
         assert _begin(wt, project, "ls")["quiet"] is True
     finally:
         wt.journal.close()
+
+
+def test_a_completion_nobody_waits_for_steps_back_on_its_own_thread_only():
+    seen: dict[str, int] = {}
+
+    def serve() -> None:
+        rundesk._step_back()
+        seen["nice"] = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+
+    before = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    thread = threading.Thread(target=serve)
+    thread.start()
+    thread.join()
+    assert seen["nice"] == min(19, before + rundesk.QUIET_NICE)
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == before

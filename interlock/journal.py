@@ -120,24 +120,35 @@ class Journal:
     """An open journal. One thread at a time (the daemon shares one under its own lock).
 
     `warning` is set once this process moved a damaged journal aside; show it to the user.
-    `threads`: one thread after another may use it (the daemon keeps connections between
-    requests, each served on a thread of its own).
     """
 
-    def __init__(self, loc: RepoLocation, *, verify: bool = False, threads: bool = False) -> None:
+    def __init__(self, loc: RepoLocation, *, verify: bool = False, shared: bool = False) -> None:
         self.path = journal_path(loc)
         self.warning: str | None = None
-        self._threads = threads
+        self._shared = shared  # may pass between threads, one at a time (the daemon's pool)
         self._conn = self._open(verify)
+        self._file = self._identity()
 
-    @property
-    def in_transaction(self) -> bool:
-        """A transaction is open (a connection left so must not be handed to another request)."""
-        return self._conn.in_transaction
+    def _identity(self) -> tuple[int, int] | None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return None
+        return st.st_dev, st.st_ino
+
+    def reusable(self) -> bool:
+        """Fit to serve another request: no transaction left open, no warning still to show,
+        and still the file at the journal's path (not one set aside since)."""
+        return (
+            not self._conn.in_transaction
+            and self.warning is None
+            and self._file is not None
+            and self._identity() == self._file
+        )
 
     def _open(self, verify: bool) -> sqlite3.Connection:
         conn, warning = sqlitedb.open_db(
-            self.path, _SCHEMA, VERSION, "journal", threads=self._threads
+            self.path, _SCHEMA, VERSION, "journal", shared=self._shared
         )
         if warning:
             self.warning = warning
@@ -161,7 +172,8 @@ class Journal:
             f"the journal {self.path} was damaged ({why}); kept it as {aside.name} and "
             "started a new one (earlier runs, attempts and greens are in the kept file)"
         )
-        conn, _ = sqlitedb.open_db(self.path, _SCHEMA, VERSION, "journal", threads=self._threads)
+        conn, _ = sqlitedb.open_db(self.path, _SCHEMA, VERSION, "journal", shared=self._shared)
+        self._file = self._identity()
         return conn
 
     def execute(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> sqlite3.Cursor:

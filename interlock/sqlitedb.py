@@ -16,9 +16,9 @@ from pathlib import Path
 _CORRUPT, _NOTADB = 11, 26  # SQLite's result codes for a damaged file and a non-database
 
 
-def _connect(path: Path, schema: str, version: int, threads: bool = False) -> sqlite3.Connection:
+def _connect(path: Path, schema: str, version: int, shared: bool) -> sqlite3.Connection:
     conn = sqlite3.connect(
-        os.fspath(path), timeout=10, isolation_level=None, check_same_thread=not threads
+        os.fspath(path), timeout=10, isolation_level=None, check_same_thread=not shared
     )
     conn.execute("PRAGMA busy_timeout=10000")
     conn.execute("PRAGMA synchronous=NORMAL")
@@ -30,12 +30,12 @@ def _connect(path: Path, schema: str, version: int, threads: bool = False) -> sq
 
 
 def open_db(
-    path: Path, schema: str, version: int, what: str, *, threads: bool = False
+    path: Path, schema: str, version: int, what: str, shared: bool = False
 ) -> tuple[sqlite3.Connection, str | None]:
     """(connection, warning); `what` names the file in the warning ("journal", ...).
-    `threads`: the connection may be used by one thread after another (never two at once)."""
+    `shared`: the connection may pass from thread to thread (one at a time: a pool's)."""
     try:
-        return _connect(path, schema, version, threads), None
+        return _connect(path, schema, version, shared), None
     except sqlite3.DatabaseError as exc:
         damaged = (getattr(exc, "sqlite_errorcode", _NOTADB) & 0xFF) in (_CORRUPT, _NOTADB)
         not_a_file = os.path.lexists(path) and not path.is_file()  # a folder, a fifo...
@@ -44,4 +44,4 @@ def open_db(
         aside = path.with_name(f"{path.name}.corrupt-{int(time.time())}")
         os.replace(path, aside)
         warning = f"{what} {path} was unreadable ({exc}); kept as {aside.name}"
-        return _connect(path, schema, version, threads), warning
+        return _connect(path, schema, version, shared), warning

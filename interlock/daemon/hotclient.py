@@ -7,6 +7,9 @@
     # or None: judge inline. None also when the daemon is down, stalled, not interlock's, or
     # answered with anything that is not a JSON object with a boolean "ok".
     hotclient.ensure_daemon(where)                 # start it in the background when down
+    channel = hotclient.connect(where)             # several requests on one verified
+    reply = channel.ask("attempt", {...}) if channel else None   # connection (or None)
+    channel.send("complete", {...}); channel.close()   # a request whose answer nobody reads
 
 Every agent command and every commit pays for this module, so it is started with
 `python -I -S` and imports only sys, time, the C modules `_socket`, `_json` and `fcntl`,
@@ -65,10 +68,12 @@ __all__ = [
     "CHECK_ENV",
     "GIT_HOOK_ENV",
     "MISSES_BEFORE_REPLACE",
+    "Channel",
     "Where",
     "ask",
     "build_stamp",
     "check_env",
+    "connect",
     "daemon_argv",
     "daemon_disabled",
     "decode",
@@ -215,6 +220,122 @@ def _is_our_socket(path: str) -> bool:
     return (st.st_mode & 0o170000) == 0o140000 and st.st_uid == hotos.getuid()
 
 
+class Channel:
+    """One connection to a worktree's daemon, for several requests in turn (the daemon serves a
+    connection's request lines one after another): the shell wrapper asks `attempt` and later
+    `complete` on one connection, so it connects and verifies the peer once per command.
+
+    A channel opened with `connect(..., verify_first=False)` sends its first request before it
+    verifies the peer (the peer check then runs while the daemon works on the request); a
+    reply is still used only once the peer is verified, so an impostor can never answer. Only
+    for requests that do no harm when an untrusted daemon of this worktree serves them too:
+    the wrapper's `attempt`, which the inline path then finds in the journal (`once`)."""
+
+    __slots__ = ("pid", "sock", "where")
+
+    def __init__(self, sock: _socket.socket, pid: int | None, where: Where) -> None:
+        self.sock: _socket.socket | None = sock
+        self.pid = pid  # the verified peer's, None until verified
+        self.where = where
+
+    def ask(
+        self, op: str, fields: Mapping[str, object], deadline: float | None = None
+    ) -> dict[str, Any] | None:
+        """The daemon's reply to one request on this connection, or None (see `ask`); a
+        connection that gave no answer is closed (its late reply must not be read as the
+        next one's)."""
+        sock = self.sock
+        if sock is None:
+            return None
+        wait = deadline if deadline is not None else DEADLINES.get(op, 10.0)
+        end = time.monotonic() + wait
+        raw = None
+        if _send(sock, _payload(op, fields), end) and self._verified():
+            assert self.pid is not None
+            raw = _receive(sock, self.pid, self.where, end)
+        reply = _reply_of(raw)
+        if reply is None:
+            self.close()
+            return None
+        healthy(self.where)
+        return reply
+
+    def send(self, op: str, fields: Mapping[str, object]) -> bool:
+        """Send a request whose answer nobody reads (the daemon still serves it whole, after
+        this process may have exited); True once it is in the daemon's socket, False when
+        the connection is gone (the daemon closed it: idle, stopped, replaced)."""
+        sock = self.sock
+        if sock is None or not self._verified() or not self.alive():
+            return False
+        try:
+            sock.settimeout(CONNECT_TIMEOUT)
+            sock.sendall(_payload(op, fields))
+        except OSError:
+            self.close()
+            return False
+        return True
+
+    def _verified(self) -> bool:
+        """The peer is this worktree's trusted daemon (checked once per connection)."""
+        if self.pid is not None:
+            return True
+        if self.sock is None:
+            return False
+        try:
+            pid, problem = trust_problem(self.sock, self.where)
+        except OSError:
+            return False
+        if problem is not None:
+            return False
+        self.pid = pid
+        return True
+
+    def alive(self) -> bool:
+        """The daemon still holds this connection open (no end of stream, nothing unasked)."""
+        sock = self.sock
+        if sock is None:
+            return False
+        try:
+            sock.setblocking(False)
+            sock.recv(1, _socket.MSG_PEEK)
+        except BlockingIOError:
+            return True  # open, and nothing waiting
+        except OSError:
+            pass
+        self.close()  # closed by the daemon, or data nobody asked for: not a usable channel
+        return False
+
+    def close(self) -> None:
+        if self.sock is not None:
+            self.sock.close()
+            self.sock = None
+
+
+def connect(
+    where: Where, connect_timeout: float = CONNECT_TIMEOUT, verify_first: bool = True
+) -> Channel | None:
+    """A connection to this worktree's daemon, verified now (or, with verify_first=False, at
+    its first request: see Channel), or None (not running, disabled, not trusted: judge
+    inline)."""
+    if daemon_disabled():
+        return None
+    path = socket_path(where)
+    if path is None or not _is_our_socket(path):
+        return None
+    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    try:
+        sock.settimeout(connect_timeout)
+        sock.connect(path)
+    except OSError:
+        sock.close()
+        return None
+    channel = Channel(sock, None, where)
+    if verify_first and not channel._verified():
+        channel.close()
+        return None
+    return channel
+
+
 def ask(
     where: Where,
     op: str,
@@ -223,26 +344,21 @@ def ask(
     connect_timeout: float = CONNECT_TIMEOUT,
 ) -> dict[str, Any] | None:
     """Send one request to this worktree's verified daemon; its reply, or None (see above)."""
-    if daemon_disabled():
+    channel = connect(where, connect_timeout)
+    if channel is None:
         return None
-    path = socket_path(where)
-    if path is None or not _is_our_socket(path):
-        return None
-    payload = (encode({"op": op, **fields}) + "\n").encode("ascii")
-    wait = deadline if deadline is not None else DEADLINES.get(op, 10.0)
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
     try:
-        sock.settimeout(connect_timeout)
-        try:
-            sock.connect(path)
-        except OSError:
-            return None
-        pid, problem = trust_problem(sock, where)
-        if problem is not None:
-            return None
-        raw = _exchange(sock, payload, pid, where, time.monotonic() + wait)
+        return channel.ask(op, fields, deadline)
     finally:
-        sock.close()
+        channel.close()
+
+
+def _payload(op: str, fields: Mapping[str, object]) -> bytes:
+    return (encode({"op": op, **fields}) + "\n").encode("ascii")
+
+
+def _reply_of(raw: bytes | None) -> dict[str, Any] | None:
+    """A reply line as the daemon's answer: a JSON object with a boolean "ok", else None."""
     if raw is None:
         return None
     try:
@@ -251,18 +367,22 @@ def ask(
         return None
     if not isinstance(reply, dict) or not isinstance(reply.get("ok"), bool):
         return None
-    healthy(where)
     return reply
 
 
-def _exchange(
-    sock: _socket.socket, payload: bytes, pid: int, where: Where, deadline: float
-) -> bytes | None:
-    """Send the request, read one reply line before `deadline`, watching the daemon."""
-    buf = bytearray()
+def _send(sock: _socket.socket, payload: bytes, deadline: float) -> bool:
     try:
         sock.settimeout(max(0.01, deadline - time.monotonic()))
         sock.sendall(payload)
+    except OSError:
+        return False
+    return True
+
+
+def _receive(sock: _socket.socket, pid: int, where: Where, deadline: float) -> bytes | None:
+    """Read one reply line before `deadline`, watching the daemon."""
+    buf = bytearray()
+    try:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:

@@ -27,7 +27,7 @@ os_open = posix.open
 close = posix.close
 O_RDONLY = posix.O_RDONLY
 O_CLOEXEC = posix.O_CLOEXEC
-_S_IFMT, _S_IFDIR, _S_IFLNK = 0o170000, 0o040000, 0o120000
+_S_IFMT, _S_IFDIR, _S_IFLNK, _S_IFREG = 0o170000, 0o040000, 0o120000, 0o100000
 _environ: dict[str, str] = {}
 
 
@@ -133,6 +133,11 @@ def lexists(path: str) -> bool:
 def isdir(path: str) -> bool:
     mode = _stat_mode(path, True)
     return mode is not None and mode & _S_IFMT == _S_IFDIR
+
+
+def isfile(path: str) -> bool:
+    mode = _stat_mode(path, True)
+    return mode is not None and mode & _S_IFMT == _S_IFREG
 
 
 def realpath(filename: str) -> str:

@@ -170,7 +170,10 @@ def serve_connection(conn: socket.socket, handlers: dict[str, Handler]) -> None:
                 if not line.endswith(b"\n"):
                     break  # oversized or truncated: drop the connection
                 reply = _reply_for(handlers, line)
-                conn.sendall(json.dumps(reply).encode() + b"\n")
+                try:
+                    conn.sendall(json.dumps(reply).encode() + b"\n")
+                except (BrokenPipeError, ConnectionResetError):
+                    return  # a request sent without waiting for its answer (a quiet complete)
         except OSError as exc:
             log.info("connection ended: %s", exc)
 

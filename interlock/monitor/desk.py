@@ -4,7 +4,8 @@ the wrapper's inline path and the agent adapters all call (one path, one behavio
     begin(wt, req)       before a command: a stopped run's commands refused (`[handoff]`), a
                          command that would start a new run while paused refused (`[paused]`),
                          else interlock.run.gate.begin; a command the gate refused still
-                         counts as a turn of the run.
+                         counts as a turn of the run. The reply's `quiet` says whether its
+                         `complete` cannot have anything to say (see `is_quiet`).
     complete(wt, req)    after it: interlock.run.gate.complete, then after_command().
     after_command(wt, attempt, tail, environ)
                          what to tell the agent after one command (the monitor's messages).
@@ -18,6 +19,7 @@ except the kill switch, which a person set.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -25,6 +27,7 @@ from typing import Any
 from interlock import exitcodes
 from interlock.journal import append_event
 from interlock.monitor import control, say, settings, state
+from interlock.monitor.progress import BUDGET_MARKS
 from interlock.monitor.state import MonitorState
 from interlock.monitor.stop import STOP_REMINDERS, refusal, refuses, reminder
 from interlock.monitor.watch import Watch
@@ -33,6 +36,10 @@ from interlock.run.records import Run
 from interlock.run.session import Worktree
 
 REMINDER_KEY = "handoff:reminder"
+# Turns that may be counted before a quiet command's own besides the open commands' (a
+# harness's `interlock turn`, refused commands): a budget or max_turns mark closer than that
+# makes the command's completion one to wait for.
+QUIET_MARGIN = 8
 
 
 def _join(*parts: Any) -> str:
@@ -118,12 +125,40 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
     if refused is not None:
         return refused
     reply = gate.begin(wt, req)
+    reply["quiet"] = is_quiet(wt, reply, req)
     if reply.get("exit_code") == exitcodes.BLOCKED and reply.get("attempt") is not None:
         more = after_command(wt, int(reply["attempt"]), None, None)
         reply["messages"] = _join(reply.get("messages"), *more)
     if note:
         reply["messages"] = _join(reply.get("messages"), note)
     return reply
+
+
+def is_quiet(wt: Worktree, reply: dict[str, Any], req: dict[str, Any]) -> bool:
+    """Whether the `complete` of this begin cannot tell the agent anything, so the wrapper may
+    send it without waiting: the gate's part (not refused, no top-level validator, no side
+    effect: `reply["quiet"]`), and the monitor's, whose only messages for such a command are
+    the `[stall]` notice (not when the stall monitor is off) and the `max_turns` budget marks
+    and stop (not when none is within reach of the turns the open commands may still count).
+    A nested command is part of its outer command's turn, and mode off says nothing."""
+    if reply.get("quiet") is not True or reply.get("run") is None:
+        return False
+    if type(req.get("parent")) is int:
+        return True
+    run = records.get_run(wt.journal, str(reply["run"]))
+    if run is None:
+        return False
+    config = session.run_config(run)
+    if config.mode == "off":
+        return True
+    if config.progress_stall_threshold is not None:
+        return False
+    if config.max_turns is None:
+        return True
+    st = state.load(wt.journal, run.id)
+    marks = [math.ceil(config.max_turns * m / 100) for m in BUDGET_MARKS if m not in st.budget]
+    reach = st.turns + records.open_count(wt.journal, run.id) + QUIET_MARGIN
+    return reach < min([config.max_turns, *marks])
 
 
 Environ = Callable[[int | None], Mapping[str, str] | None]

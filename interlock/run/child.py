@@ -1,8 +1,8 @@
 """Run real bash as the wrapper's child: file descriptors, signals, streaming, the tail.
 
-The hot path: standard library C modules only (`_signal`, `_thread`; `select` only when a
-validator's output is copied), no `subprocess`, `signal` or `threading` (they import enum and
-friends).
+The hot path: standard library C modules only (`posix`, `_signal`, `_thread`; `select` only
+when a validator's output is copied), no `os`, `subprocess`, `signal` or `threading` (they
+import enum and friends).
 
 - The child stays in the wrapper's process group, as a command of `bash -c` does (job
   control is off): a terminal's Ctrl-C, and a harness that kills the whole group, reach it
@@ -25,7 +25,7 @@ friends).
 from __future__ import annotations
 
 import _thread
-import os
+import posix  # not `os`: importing it costs every command ~1.5 ms
 
 from interlock import constants
 
@@ -71,7 +71,7 @@ def write_all(fd: int, data: bytes) -> bool:
     view = memoryview(data)
     while view:
         try:
-            written = os.write(fd, view)
+            written = posix.write(fd, view)
         except BrokenPipeError:
             return False
         except InterruptedError:
@@ -87,14 +87,14 @@ class _Copier:
         self.pairs = dict(pairs)  # read end -> real fd
         self.closed: set[int] = set()
         self.tail = tail
-        self.wake_r, self.wake_w = os.pipe()
+        self.wake_r, self.wake_w = posix.pipe()
         self.lock = _thread.allocate_lock()
         self.lock.acquire()
         _thread.start_new_thread(self._run, ())
 
     def _pump(self, fd: int) -> bool:
         try:
-            chunk = os.read(fd, 1 << 16)
+            chunk = posix.read(fd, 1 << 16)
         except BlockingIOError:
             return True
         except OSError:
@@ -122,10 +122,10 @@ class _Copier:
                         # gives the child the SIGPIPE it would have had from a direct write.
                         live.discard(fd)
                         poller.unregister(fd)
-                        os.close(fd)
+                        posix.close(fd)
                         self.closed.add(fd)
             for fd in live:  # the child ended: copy what is buffered, then stop
-                os.set_blocking(fd, False)
+                posix.set_blocking(fd, False)
                 while self._pump(fd):
                     try:
                         if not select.select([fd], [], [], 0)[0]:
@@ -136,16 +136,16 @@ class _Copier:
             self.lock.release()
 
     def finish(self) -> None:
-        os.write(self.wake_w, b"x")
+        posix.write(self.wake_w, b"x")
         self.lock.acquire()
         for fd in (*self.pairs, self.wake_r, self.wake_w):
             if fd not in self.closed:
-                os.close(fd)
+                posix.close(fd)
 
 
 def _same_file(a: int, b: int) -> bool:
     try:
-        sa, sb = os.fstat(a), os.fstat(b)
+        sa, sb = posix.fstat(a), posix.fstat(b)
     except OSError:
         return False
     return (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
@@ -154,14 +154,14 @@ def _same_file(a: int, b: int) -> bool:
 def run(
     bash: str, argv: list[str], env: dict[str, str], *, interpose: bool, stdin: int | None = None
 ) -> tuple[int, Tail | None]:
-    """Run bash; (wait status as os.waitpid gives it, the output's tail when interposed)."""
+    """Run bash; (wait status as posix.waitpid gives it, the output's tail when interposed)."""
     dups: list[tuple[int, int]] = [] if stdin is None else [(stdin, 0)]
     pipes: list[tuple[int, int]] = []  # (read end, real fd)
     ends: list[int] = []
     if interpose:
         shared = _same_file(1, 2)
         for real in (1,) if shared else (1, 2):
-            r, w = os.pipe()
+            r, w = posix.pipe()
             pipes.append((r, real))
             ends.append(w)
             dups += [(w, 1), (w, 2)] if shared else [(w, real)]
@@ -169,21 +169,21 @@ def run(
     # posix_spawn (vfork and exec): the child starts with no signal blocked and SIGPIPE and
     # SIGXFSZ back to their defaults; the pipes' own ends are close-on-exec.
     try:
-        pid = os.posix_spawn(
+        pid = posix.posix_spawn(
             bash,
             argv,
             env,
-            file_actions=[(os.POSIX_SPAWN_DUP2, src, dst) for src, dst in dups],
+            file_actions=[(posix.POSIX_SPAWN_DUP2, src, dst) for src, dst in dups],
             setsigmask=(),
             setsigdef=_RESET,
         )
     except OSError:
         _signal.pthread_sigmask(_signal.SIG_UNBLOCK, _WAITED)
         for fd in ends + [r for r, _ in pipes]:
-            os.close(fd)
+            posix.close(fd)
         raise
     for w in ends:
-        os.close(w)
+        posix.close(w)
     tail = Tail() if interpose else None
     copier = _Copier(pipes, tail) if interpose and tail is not None else None
     status = _wait(pid)
@@ -196,14 +196,14 @@ def _wait(pid: int) -> int:
     while True:
         info = _signal.sigwaitinfo(_WAITED)
         if info.si_signo == _signal.SIGCHLD:
-            done, status = os.waitpid(pid, os.WNOHANG)
+            done, status = posix.waitpid(pid, posix.WNOHANG)
             if done == pid:
                 return status
             continue
         if info.si_code != _SI_KERNEL:
             for target in _tree(pid):
                 try:
-                    os.kill(target, info.si_signo)
+                    posix.kill(target, info.si_signo)
                 except ProcessLookupError:
                     pass
 
@@ -211,7 +211,7 @@ def _wait(pid: int) -> int:
 def _children(pid: int) -> list[int]:
     found: list[int] = []
     try:
-        tasks = os.listdir(f"/proc/{pid}/task")
+        tasks = posix.listdir(f"/proc/{pid}/task")
     except OSError:
         return found
     for task in tasks:
@@ -240,10 +240,10 @@ def _tree(pid: int) -> list[int]:
 
 def exit_like(status: int) -> int:
     """Exit the way the child did: die of its signal, or return its exit status."""
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
+    if posix.WIFSIGNALED(status):
+        sig = posix.WTERMSIG(status)
         _signal.signal(sig, _signal.SIG_DFL)
         _signal.pthread_sigmask(_signal.SIG_UNBLOCK, {sig})
-        os.kill(os.getpid(), sig)
+        posix.kill(posix.getpid(), sig)
         return 128 + sig
-    return os.waitstatus_to_exitcode(status)
+    return posix.waitstatus_to_exitcode(status)

@@ -15,7 +15,11 @@ outcome and decide a green point.
 Requests and replies are plain dicts (they travel as JSON from the wrapper):
 begin   {command, judge, cwd, run, agent: [pid, start, name] | null, parent, pid, pid_start,
          once, env}
-     -> {verdict, exit_code, would_block, messages, attempt, run, interpose, mode}
+     -> {verdict, exit_code, would_block, messages, attempt, run, interpose, mode, quiet}
+        quiet: the gate's completion of this attempt has nothing to say and nothing another
+        command waits on (not refused, no top-level validator, no side effect); the run
+        monitor narrows it (interlock.monitor.desk), and the wrapper then sends `complete`
+        without waiting for its answer
 complete {attempt, exit, signal, duration, tail} -> {messages}
 """
 
@@ -212,7 +216,10 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
     if verdict == "block":
         records.insert_completion(wt.journal, attempt, run.id, "refused", exit=exitcodes.BLOCKED)
     interpose = top and bool(validators)
-    return _reply(verdict, would_block, data["messages"], attempt, run.id, interpose, config.mode)
+    quiet = verdict != "block" and not interpose and not found
+    return _reply(
+        verdict, would_block, data["messages"], attempt, run.id, interpose, config.mode, quiet
+    )
 
 
 def _int(value: object) -> int | None:
@@ -241,6 +248,7 @@ def _reply(
     run: str,
     interpose: bool,
     mode: object,
+    quiet: bool,
 ) -> dict[str, Any]:
     return {
         "verdict": verdict,
@@ -251,6 +259,7 @@ def _reply(
         "run": run,
         "interpose": interpose,
         "mode": mode,
+        "quiet": quiet,
     }
 
 
@@ -264,14 +273,16 @@ def _again(wt: Worktree, attempt: Attempt, req: dict[str, Any]) -> dict[str, Any
 
 def reply_of(attempt: Attempt) -> dict[str, Any]:
     """The begin reply an attempt was given, from its journal row."""
+    interpose = attempt.parent is None and bool(attempt.data.get("validators"))
     return _reply(
         attempt.verdict,
         attempt.would_block,
         str(attempt.data.get("messages") or ""),
         attempt.id,
         attempt.run,
-        attempt.parent is None and bool(attempt.data.get("validators")),
+        interpose,
         attempt.data.get("mode"),
+        attempt.verdict != "block" and not interpose and not attempt.effect,
     )
 
 

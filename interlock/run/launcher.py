@@ -47,9 +47,9 @@ _DIRECT = """#!{python} -IS
 import sys
 
 sys.path[:0] = {paths!r}
-from interlock.run.wrapper import main
+from interlock.run.wrapper import launch
 
-sys.exit(main())
+launch()
 """
 
 

@@ -10,12 +10,20 @@ monitor, as the daemon does), which loads the installed packages first (the wrap
 with `python -I -S`). Outside a git repository only the global rules
 apply: there is no run and no journal.
 
-The wrapper waits for `complete`'s answer too (not a send-only message): it carries the
-green line and the run monitor's messages (a stuck loop, a spent budget, a handoff), which
-must reach the agent with this command's output, not the next one's; and once the wrapper
-has exited the journal shows how the command ended (the next command, `interlock log` and the
-side-effect holds read it). A round trip costs about a millisecond against the daemon's warm
-state; the measurements are in benchmarks/README.md.
+One connection per command: `begin` connects, sends `attempt`, verifies the daemon while it
+judges (its answer counts only from the verified daemon), and keeps the connection open while
+the command runs; `complete` goes on it (a new one when the daemon closed it meanwhile).
+
+The wrapper waits for `complete`'s answer when it may say something: the green line and the
+run monitor's messages (a stuck loop, a spent budget, a handoff) must reach the agent with
+this command's output, not the next one's. When the daemon said at `attempt` that it cannot
+(`quiet`: no top-level validator, no side effect, no monitor limit near or armed; see
+interlock.monitor.desk), the wrapper sends `complete` and exits without waiting: the daemon
+journals it exactly as before, moments after (the daemon reads it at once; the next command
+of the agent starts a new process first). The side-effect holds, which read the journal for
+an unresolved attempt, never wait on a quiet one: a side effect is never quiet. A round trip
+costs about a millisecond against the daemon's warm state; the measurements are in
+benchmarks/README.md.
 
 A late daemon cannot duplicate an attempt: an attempt is named by its wrapper's pid and start
 time (the request says `once`), and the second `begin` for the same wrapper (the daemon
@@ -25,7 +33,6 @@ the row the first one wrote.
 
 from __future__ import annotations
 
-import os
 import sys
 
 from interlock import constants
@@ -36,6 +43,7 @@ TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every 
 if TYPE_CHECKING:
     from typing import Any
 
+    from interlock.daemon.hotclient import Channel
     from interlock.daemon.hotwhere import Where
     from interlock.run.session import Worktree
 
@@ -48,10 +56,21 @@ COMPLETE_DEADLINE = 30.0
 _VERDICTS = ("allow", "warn", "block")
 
 
-def ask(where: Where, op: str, fields: dict[str, Any], deadline: float) -> dict[str, Any] | None:
-    """The daemon's answer to one request, or None: judge inline (and start the daemon in the
-    background when it is down, for the next command)."""
-    reply = hotclient.ask(where, op, {**fields, "build": hotclient.build_stamp()}, deadline)
+def ask(
+    where: Where,
+    op: str,
+    fields: dict[str, Any],
+    deadline: float,
+    channel: Channel | None = None,
+) -> dict[str, Any] | None:
+    """The daemon's answer to one request (on `channel` when given, else on a connection of
+    its own), or None: judge inline (and start the daemon in the background when it is down,
+    for the next command)."""
+    stamped = {**fields, "build": hotclient.build_stamp()}
+    if channel is not None:
+        reply = channel.ask(op, stamped, deadline)
+    else:
+        reply = hotclient.ask(where, op, stamped, deadline)
     if reply is None:
         try:
             hotclient.ensure_daemon(where)
@@ -128,30 +147,75 @@ def _outside(req: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def begin(req: dict[str, Any]) -> tuple[dict[str, Any], Where | None]:
-    """The begin reply for one command, and where it was answered (None: no repository)."""
+class Door:
+    """Where a command's begin was answered, for its complete: the worktree (None outside a
+    repository), and the daemon's connection when the daemon answered (kept open while the
+    command runs, so `complete` needs no second connect and peer check)."""
+
+    __slots__ = ("channel", "where")
+
+    def __init__(self, where: Where | None, channel: Channel | None = None) -> None:
+        self.where = where
+        self.channel = channel
+
+    def close(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+
+
+def begin(req: dict[str, Any]) -> tuple[dict[str, Any], Door]:
+    """The begin reply for one command, and where it was answered."""
     cwd = str(req["cwd"])
     where = hotclient.find(cwd)
     if where is None:
-        return _outside(req), None
-    reply = ask(where, "attempt", req, ATTEMPT_DEADLINE)
+        return _outside(req), Door(None)
+    # The attempt goes out before the peer check, which then runs while the daemon judges:
+    # an untrusted daemon's answer is never used, and the attempt it may have journaled is
+    # the one the inline path finds (`once`).
+    channel = hotclient.connect(where, verify_first=False)
+    reply = ask(where, "attempt", req, ATTEMPT_DEADLINE, channel) if channel else None
     if reply is not None and is_begin_reply(reply):
-        return reply, where
+        return reply, Door(where, channel)
+    if channel is not None:
+        channel.close()
+    else:
+        try:
+            hotclient.ensure_daemon(where)  # down (or not trusted): for the next command
+        except OSError:
+            pass
     wt = inline_worktree(cwd)  # loads site first: the monitor's imports need it
     from interlock.monitor import desk
 
     try:
-        return _with_warning(desk.begin(wt, req), wt), where
+        return _with_warning(desk.begin(wt, req), wt), Door(where)
     finally:
         wt.journal.close()
 
 
-def complete(where: Where, cwd: str, req: dict[str, Any]) -> dict[str, Any]:
-    """Journal how the command ended (the daemon, else inline); the reply's messages."""
-    reply = ask(where, "complete", req, COMPLETE_DEADLINE)
+def complete(door: Door, cwd: str, req: dict[str, Any], quiet: bool = False) -> dict[str, Any]:
+    """Journal how the command ended (the daemon, else inline); the reply's messages.
+
+    `quiet`: the daemon said at begin that this command's completion has nothing to tell the
+    agent (no validator, no side effect, no monitor message that could fall due): the request
+    is sent on the begin's connection and not waited for; the daemon journals it whole, also
+    after this process has exited. A connection the daemon closed meanwhile (idle for
+    minutes, stopped, replaced) is replaced by a new one."""
+    where = door.where
+    assert where is not None
+    try:
+        channel = door.channel if door.channel is not None and door.channel.alive() else None
+        if channel is not None and quiet:
+            unread = {**req, "waiting": False, "build": hotclient.build_stamp()}
+            if channel.send("complete", unread):
+                return {"messages": ""}
+            channel = None
+        reply = ask(where, "complete", req, COMPLETE_DEADLINE, channel)
+    finally:
+        door.close()
     if reply is not None and isinstance(reply.get("messages"), str):
         return reply
-    wt = inline_worktree(where.worktree if os.path.isdir(where.worktree) else cwd)
+    wt = inline_worktree(where.worktree if _isdir(where.worktree) else cwd)
     from interlock.monitor import desk
 
     try:
@@ -160,12 +224,20 @@ def complete(where: Where, cwd: str, req: dict[str, Any]) -> dict[str, Any]:
         wt.journal.close()
 
 
+def _isdir(path: str) -> bool:
+    from interlock.daemon import hotos
+
+    return hotos.isdir(path)
+
+
 def mode_is_off(cwd: str) -> bool:
     """Whether the config in force here says `mode = off`: the one case where a command runs
     although interlock failed to judge it. The run named by INTERLOCK_RUN decides when it
     exists; else every open run and the config file must all say off (unknown is guarded)."""
     try:
         load_site()
+        import os
+
         from interlock.config import load_config
         from interlock.git import discover
         from interlock.journal import opened

@@ -393,6 +393,18 @@ def unresolved(journal: Journal, run: str | None = None) -> list[Attempt]:
     return [a for a in found if a.state == "unresolved"]
 
 
+def open_count(journal: Journal, run: str, recent: int = 64) -> int:
+    """How many of a run's last `recent` top-level attempts have no completion yet (running,
+    or their wrapper died): the turns that may still be counted before a new one's."""
+    row = journal.execute(
+        "SELECT COUNT(*) FROM (SELECT id, parent, verdict FROM attempts WHERE run = ?"
+        " ORDER BY id DESC LIMIT ?) a LEFT JOIN completions c ON c.attempt = a.id"
+        " WHERE c.attempt IS NULL AND a.parent IS NULL AND a.verdict != 'block'",
+        (run, int(recent)),
+    ).fetchone()
+    return int(row[0] or 0)
+
+
 def count_events(journal: Journal, run: str, kind: str, key: str) -> int:
     """How many `kind` events of a run carry data.key (a message budget, e.g. tag:kind)."""
     row = journal.execute(

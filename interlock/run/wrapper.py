@@ -14,8 +14,11 @@ the bug report), never run unjudged - except under `mode = "off"`. Interactive s
 invocations that run no code (`--version`, `-n`) go straight to bash.
 
 Hot path: this module, `bashargs`, `child`, `agent` and `link` import only the standard
-library's C modules, `os` and the minimal daemon client (interlock.daemon.hotclient); the
-engine loads only when the daemon cannot answer. tests/run/test_hotpath.py pins the list.
+library's C modules (`posix`, not `os`: ~1.5 ms a command) and the minimal daemon client
+(interlock.daemon.hotclient, hotos for what os.path would do); the engine loads only when the
+daemon cannot answer. tests/run/test_hotpath.py pins the list. `launch()`, the launchers'
+entry point, ends the process with `posix._exit` once nothing is left to flush or run at exit
+(Python's own finalisation costs another ~1 ms a command).
 
 However it was started (the installed launcher, shell/interlock-sh from a checkout,
 `python -m interlock.run.wrapper`), the process names itself `interlock-sh` (its comm, as
@@ -24,27 +27,33 @@ However it was started (the installed launcher, shell/interlock-sh from a checko
 
 from __future__ import annotations
 
-import os
+import posix
 import sys
 import time
 
 from interlock import constants
+from interlock.daemon import hotos
 from interlock.run import agent, bashargs, child
 
+TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
+if TYPE_CHECKING:
+    from interlock.run import link
+
+_SEEK_SET, _SEEK_CUR = 0, 1  # os.SEEK_SET, os.SEEK_CUR (posix does not name them)
 _BASH_CANDIDATES = ("/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash")
 
 
 def find_bash() -> str:
     """The real bash: $INTERLOCK_BASH, else the usual places, else bash on PATH."""
-    named = os.environ.get(constants.ENV_BASH)
-    if named and os.access(named, os.X_OK):
+    named = hotos.getenv(constants.ENV_BASH)
+    if named and posix.access(named, posix.X_OK):
         return named
     for path in _BASH_CANDIDATES:
-        if os.access(path, os.X_OK):
+        if posix.access(path, posix.X_OK):
             return path
-    for folder in os.environ.get("PATH", "").split(":"):
-        path = os.path.join(folder or ".", "bash")
-        if os.access(path, os.X_OK) and not _is_us(path):
+    for folder in hotos.getenv("PATH").split(":"):
+        path = hotos.join(folder or ".", "bash")
+        if posix.access(path, posix.X_OK) and not _is_us(path):
             return path
     return "/bin/bash"
 
@@ -60,7 +69,7 @@ def _is_us(path: str) -> bool:
 def say(text: str) -> None:
     if text:
         try:
-            os.write(2, (text.rstrip("\n") + "\n").encode("utf-8", "replace"))
+            posix.write(2, (text.rstrip("\n") + "\n").encode("utf-8", "replace"))
         except OSError:
             pass
 
@@ -70,10 +79,10 @@ def _read_script(call: bashargs.BashCall) -> tuple[str | None, int | None, str |
     limit = constants.SCRIPT_MAX_BYTES
     if call.mode == "file" and call.script is not None:
         path = call.script
-        if "/" not in path and not os.path.exists(path):
-            for folder in os.environ.get("PATH", "").split(":"):
-                if os.path.isfile(os.path.join(folder or ".", path)):
-                    path = os.path.join(folder or ".", path)
+        if "/" not in path and not hotos.exists(path):
+            for folder in hotos.getenv("PATH").split(":"):
+                if hotos.isfile(hotos.join(folder or ".", path)):
+                    path = hotos.join(folder or ".", path)
                     break
         try:
             with open(path, "rb") as handle:
@@ -88,13 +97,13 @@ def _read_script(call: bashargs.BashCall) -> tuple[str | None, int | None, str |
 
 def _read_stdin(limit: int) -> tuple[str | None, int | None, str | None]:
     try:
-        start = os.lseek(0, 0, os.SEEK_CUR)
+        start = posix.lseek(0, 0, _SEEK_CUR)
     except OSError:
         start = None  # a pipe or a terminal: read it all, hand bash a copy
     chunks: list[bytes] = []
     size = 0
     while size <= limit:
-        chunk = os.read(0, 1 << 16)
+        chunk = posix.read(0, 1 << 16)
         if not chunk:
             break
         chunks.append(chunk)
@@ -103,11 +112,11 @@ def _read_stdin(limit: int) -> tuple[str | None, int | None, str | None]:
         return None, None, f"the script on stdin is larger than {limit} bytes"
     data = b"".join(chunks)
     if start is not None:
-        os.lseek(0, start, os.SEEK_SET)
+        posix.lseek(0, start, _SEEK_SET)
         return data.decode("utf-8", "replace"), None, None
-    fd = os.memfd_create("interlock-script")  # bash reads the same bytes, from a seekable file
+    fd = posix.memfd_create("interlock-script")  # bash reads the same bytes, from a seekable file
     child.write_all(fd, data)
-    os.lseek(fd, 0, os.SEEK_SET)
+    posix.lseek(fd, 0, _SEEK_SET)
     return data.decode("utf-8", "replace"), fd, None
 
 
@@ -123,15 +132,16 @@ def _refuse_unreadable(why: str) -> int:
 def _cwd() -> str:
     """Where the command runs; bash runs in a removed directory too, so judge it as $PWD."""
     try:
-        return os.getcwd()
+        return posix.getcwd()
     except OSError:
-        return os.environ.get("PWD") or "/"
+        return hotos.getenv("PWD") or "/"
 
 
 def _request(call: bashargs.BashCall, code: str) -> dict[str, object]:
-    env = {k: v for k, v in os.environ.items() if k.startswith(constants.ENV_PREFIX)}
-    parent = os.environ.get(constants.ENV_ATTEMPT, "")
-    run = os.environ.get(constants.ENV_RUN) or None
+    environ = hotos.environ()
+    env = {k: v for k, v in environ.items() if k.startswith(constants.ENV_PREFIX)}
+    parent = environ.get(constants.ENV_ATTEMPT, "")
+    run = environ.get(constants.ENV_RUN) or None
     return {
         "command": code if call.mode == "command" else f"bash {call.script or '-s'} (script)",
         "judge": call.judged_text(code),
@@ -139,8 +149,8 @@ def _request(call: bashargs.BashCall, code: str) -> dict[str, object]:
         "run": run,
         "agent": None if run else list(agent.agent_process()),
         "parent": int(parent) if parent.isdigit() else None,
-        "pid": os.getpid(),
-        "pid_start": agent.start_time(os.getpid()),
+        "pid": posix.getpid(),
+        "pid_start": agent.start_time(posix.getpid()),
         "once": True,  # this process makes one attempt, however many begins reach the journal
         "env": env,
     }
@@ -173,15 +183,15 @@ def name_process() -> None:
     """Set this process's name (comm) to `interlock-sh`: a launcher run by its #! line has that
     name already; one started as `python -I -S -c ...` or `-m` would otherwise be `python3`."""
     try:
-        fd = os.open("/proc/self/comm", os.O_WRONLY | os.O_CLOEXEC)
+        fd = posix.open("/proc/self/comm", posix.O_WRONLY | posix.O_CLOEXEC)
     except OSError:
         return
     try:
-        os.write(fd, agent.WRAPPER_NAME.encode())
+        posix.write(fd, agent.WRAPPER_NAME.encode())
     except OSError:
         pass
     finally:
-        os.close(fd)
+        posix.close(fd)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -193,13 +203,13 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback, never a command run unjudged
         if _bug(exc, _cwd()) >= 0:
             return 126
-        os.execv(bash, ["bash", *args])
+        posix.execv(bash, ["bash", *args])
 
 
 def _main(bash: str, args: list[str]) -> int:
-    call = bashargs.read_args(args, os.isatty(0), os.isatty(2))
+    call = bashargs.read_args(args, posix.isatty(0), posix.isatty(2))
     if call.mode in ("inert", "interactive"):
-        os.execv(bash, ["bash", *args])
+        posix.execv(bash, ["bash", *args])
     if call.mode == "invalid":
         return _refuse_unreadable(f"interlock-sh {' '.join(args)}: {call.error}")
     stdin_fd = None
@@ -210,7 +220,7 @@ def _main(bash: str, args: list[str]) -> int:
         if problem is not None:
             return _refuse_unreadable(problem)
         if text is None:
-            os.execv(bash, ["bash", *args])
+            posix.execv(bash, ["bash", *args])
         code = text
     return _judged_run(bash, args, call, code, stdin_fd)
 
@@ -223,16 +233,17 @@ def _judged_run(
     cwd = _cwd()
     try:
         req = _request(call, code)
-        reply, where = link.begin(req)
+        reply, door = link.begin(req)
     except Exception as exc:
         refused = _bug(exc, cwd)
         if refused >= 0:
             return refused
-        reply, where = {"interpose": False}, None
+        reply, door = {"interpose": False}, link.Door(None)
     say(str(reply.get("messages") or ""))
     if reply.get("exit_code") == 126:
+        door.close()
         return 126
-    env = dict(os.environ)
+    env = dict(hotos.environ())
     env[constants.ENV_WRAPPED] = "1"
     if reply.get("run"):
         env[constants.ENV_RUN] = str(reply["run"])
@@ -245,24 +256,57 @@ def _judged_run(
     except OSError as exc:  # no bash to run: as a shell says for a command it cannot find
         say(f"interlock: error: cannot run {bash}: {exc.strerror}; set INTERLOCK_BASH to bash")
         status, tail = 127 << 8, None
-    if where is not None and reply.get("attempt") is not None:
-        signalled = os.WIFSIGNALED(status)
-        done = {
-            "attempt": reply["attempt"],
-            "exit": None if signalled else os.waitstatus_to_exitcode(status),
-            "signal": os.WTERMSIG(status) if signalled else None,
-            "duration": round(time.monotonic() - started, 6),
-            "tail": tail.text() if tail is not None else None,
-        }
-        try:
-            say(str(link.complete(where, cwd, done).get("messages") or ""))
-        except Exception as exc:  # the command ran; only its record is missing
-            say(
-                f"interlock: warning: could not record how the command ended ({exc}); "
-                "`interlock log` shows it as unresolved"
-            )
+    if door.where is not None and reply.get("attempt") is not None:
+        _complete(door, cwd, reply, status, time.monotonic() - started, tail)
+    door.close()
     return child.exit_like(status)
 
 
+def _complete(
+    door: link.Door,
+    cwd: str,
+    reply: dict[str, object],
+    status: int,
+    duration: float,
+    tail: child.Tail | None,
+) -> None:
+    from interlock.run import link
+
+    signalled = posix.WIFSIGNALED(status)
+    done = {
+        "attempt": reply["attempt"],
+        "exit": None if signalled else posix.waitstatus_to_exitcode(status),
+        "signal": posix.WTERMSIG(status) if signalled else None,
+        "duration": round(duration, 6),
+        "tail": tail.text() if tail is not None else None,
+    }
+    try:
+        quiet = reply.get("quiet") is True
+        say(str(link.complete(door, cwd, done, quiet).get("messages") or ""))
+    except Exception as exc:  # the command ran; only its record is missing
+        say(
+            f"interlock: warning: could not record how the command ended ({exc}); "
+            "`interlock log` shows it as unresolved"
+        )
+
+
+def launch() -> None:
+    """The launchers' entry point: run `main()` and exit with its status. Python's own
+    finalisation (module teardown, garbage collection: ~1 ms) is skipped when nothing needs
+    it: no exit handler registered and nothing left in sys.stdout or sys.stderr's buffers
+    (they are flushed first). The inline path, which loads the engine, exits normally."""
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    import atexit
+
+    if atexit._ncallbacks() == 0 and "site" not in sys.modules:
+        posix._exit(code & 0xFF)
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # `python -I -S -m interlock.run.wrapper -c CMD`, as the launcher
-    sys.exit(main())
+    launch()

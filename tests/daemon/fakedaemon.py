@@ -21,6 +21,11 @@ import time
 
 REPLIES = {
     "allow": b'{"ok": true, "stdout": "", "stderr": "", "exit_code": 0}\n',
+    # a well-formed answer to the wrapper's `attempt`: allowed, nothing to say, no run
+    "attempt-allow": (
+        b'{"ok": true, "verdict": "allow", "exit_code": 0, "would_block": false, "messages": "",'
+        b' "attempt": null, "run": null, "interpose": false, "mode": "off", "quiet": true}\n'
+    ),
     "garbage": b"this is not json\n",
     "truncated": b'{"ok": true, "stdout": "", "std',
     "list": b"[1, 2, 3]\n",

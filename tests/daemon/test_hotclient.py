@@ -189,6 +189,25 @@ def test_an_impostor_answering_allow_on_the_socket_is_never_trusted(
     assert status.stdout.startswith("daemon: not trusted: "), status.stdout
 
 
+@pytest.mark.parametrize("how", ["socket", "pidfile"])
+def test_an_impostor_answering_the_wrappers_early_attempt_is_never_trusted(
+    daemons, dirty_repo, fakes, how
+):
+    # the wrapper sends its attempt before it checks the peer: the answer still never counts
+    daemons.start(dirty_repo)
+    fakes.append(start_fake(dirty_repo, how, "attempt-allow"))
+    got = subprocess.run(
+        [str(ROOT / "shell" / "interlock-sh"), "-c", "git checkout -- ."],
+        cwd=dirty_repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "INTERLOCK_MODE": "blocking", "INTERLOCK_PYTHON": sys.executable},
+        timeout=120,
+    )
+    assert got.returncode == 126 and "[discard]" in got.stderr, got.stderr
+    assert (dirty_repo / "src" / "app.py").read_text() == "print('unsaved work')\n"
+
+
 MALFORMED = [
     "garbage",
     "truncated",

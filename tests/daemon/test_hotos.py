@@ -58,6 +58,7 @@ def test_path_predicates_and_parts_answer_as_os_path(maze):
         assert hotos.exists(path) == os.path.exists(path), path
         assert hotos.lexists(path) == os.path.lexists(path), path
         assert hotos.isdir(path) == os.path.isdir(path), path
+        assert hotos.isfile(path) == os.path.isfile(path), path
         assert hotos.dirname(path) == os.path.dirname(path), path
         assert hotos.basename(path) == os.path.basename(path), path
         assert hotos.split(path) == os.path.split(path), path

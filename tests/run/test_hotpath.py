@@ -20,22 +20,19 @@ from interlock.state import file_lock, repo_state_dir
 ROOT = Path(__file__).resolve().parents[2]
 
 # What a warm `interlock-sh -c true` may import beyond what `python -I -S -c pass` has loaded:
-# the wrapper and its parts, and the minimal client of the hot doors. No json, socket,
-# pathlib, typing, re, enum, subprocess, select (only when a validator's output is copied).
+# the wrapper and its parts, and the minimal client of the hot doors. No os (posix and hotos
+# do), json, socket, pathlib, typing, re, enum, subprocess, select (only when a validator's
+# output is copied), and no hotlife (only to start or replace a daemon).
 WARM_IMPORTS = {
     "__future__",
-    "_collections_abc",
     "_json",
     "_socket",
-    "_stat",
     "fcntl",
-    "genericpath",
     "interlock",
     "interlock.constants",
     "interlock.daemon",
     "interlock.daemon.hotclient",
     "interlock.daemon.hotos",
-    "interlock.daemon.hotlife",
     "interlock.daemon.hotwhere",
     "interlock.run",
     "interlock.run.agent",
@@ -43,10 +40,6 @@ WARM_IMPORTS = {
     "interlock.run.child",
     "interlock.run.link",
     "interlock.run.wrapper",
-    "os",
-    "os.path",
-    "posixpath",
-    "stat",
 }
 
 # Runs the wrapper as the installed launcher does (python -I -S, an explicit path), with the

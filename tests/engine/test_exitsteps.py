@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import os
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from interlock.engine.exitflow import Masking, validator_masking
+from interlock.engine.exitflow import NOT_RUN, Masking, validator_masking
+from interlock.engine.walk import trace
 from interlock.shell.parse import parse
 
 
@@ -50,3 +52,47 @@ UNMASKED_IN_BASH = [
 def test_a_line_called_unmasked_fails_in_bash_when_pytest_fails(line, bash_status):
     assert maskings(line) == [None]
     assert bash_status(line) != 0
+
+
+def _calls(depth: int) -> str:
+    """`f1` calls `f2` ... calls `f<depth>`, which runs pytest."""
+    chain = "; ".join(f"f{k}() {{ f{k + 1}; }}" for k in range(1, depth))
+    return f"{chain}; f{depth}() {{ pytest; }}; f1"
+
+
+def test_function_calls_are_followed_sixteen_deep_and_deeper_is_the_guarded_answer():
+    assert maskings(_calls(16)) == [None]
+    # past the limit the call is not followed: pytest may not run, never "unmasked"
+    assert maskings(_calls(17)) == [Masking(NOT_RUN, forged=False)]
+
+
+@pytest.mark.parametrize(
+    ("via", "program"),
+    [
+        (("/usr/bin/tmux new-session",), "tmux"),  # named by its path
+        (("sudo", "/usr/local/bin/screen -dmS job"), "screen"),  # not the outermost wrapper
+        (("at",), "at"),  # a bare name with no arguments
+    ],
+)
+def test_a_validator_run_by_a_detaching_program_is_hidden_however_it_is_named(via, program):
+    result = parse("pytest")
+    walked = trace(result)
+    (step,) = walked.steps.values()
+    assert step.invocation is not None
+    step.invocation = replace(step.invocation, via=via)
+    walked.invocations[0] = step.invocation
+    ((_, masking),) = validator_masking(result, lambda inv: inv.name == "pytest", walked)
+    reason = f"it runs detached under `{program}`, whose exit status never comes back"
+    assert masking == Masking(reason, forged=False)
+
+
+def test_a_wrapper_whose_name_only_contains_a_detaching_program_is_not_one():
+    result = parse("pytest")
+    walked = trace(result)
+    (step,) = walked.steps.values()
+    assert step.invocation is not None
+    step.invocation = replace(step.invocation, via=("/opt/tmux/bin/run",))
+    walked.invocations[0] = step.invocation
+    assert validator_masking(result, lambda inv: inv.name == "pytest", walked) == [
+        (step.invocation, None)
+    ]

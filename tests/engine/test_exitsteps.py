@@ -45,6 +45,12 @@ UNMASKED_IN_BASH = [
     "trap 'echo failed' ERR; pytest; exit $?",
     "trap 'true' ERR; pytest; exit $?",
     "trap 'true' ERR; pytest | tee /dev/null; exit ${PIPESTATUS[0]}",
+    # `set -e` is off only inside a condition: after it, a failure ends the shell again
+    "set -e; if true; then :; fi; pytest; echo done",
+    "set -e; true && true; pytest; echo done",
+    "set -e; while false; do :; done; pytest; echo done",
+    # a test that may fail fails with 1, as `[` does: `$?` is then at most 1
+    "[ -f x ]; [ $? -le 1 ] || exit 0; pytest",
 ]
 
 
@@ -96,3 +102,32 @@ def test_a_wrapper_whose_name_only_contains_a_detaching_program_is_not_one():
     assert validator_masking(result, lambda inv: inv.name == "pytest", walked) == [
         (step.invocation, None)
     ]
+
+
+HIDDEN_IN_BASH = [
+    ("echo `pytest`", "its output is captured by `$(...)` inside another command"),
+    ("diff <(pytest) /dev/null", "it runs in a process substitution"),
+    ("cat < <(pytest)", "it runs inside a redirection or heredoc"),
+    # a substitution does not inherit `set -e`: the `; echo x` inside it drops the status
+    ("set -e; cat < <(pytest; echo x)", "a later `; echo x` sets the exit status"),
+]
+
+
+@pytest.mark.parametrize(("line", "reason"), HIDDEN_IN_BASH)
+def test_a_substitution_hides_the_status_and_bash_agrees(line, reason, bash_status):
+    assert maskings(line) == [Masking(reason, forged=False)]
+    assert bash_status(line) == 0
+
+
+FORGED_IN_BASH = [
+    # hidden in a redirection first: what turns the status into a success still forges it
+    "echo $(pytest) || true",
+    "cat < <(pytest) || true",
+    "cat <<EOF || true\n$(pytest)\nEOF",
+]
+
+
+@pytest.mark.parametrize("line", FORGED_IN_BASH)
+def test_a_forge_after_a_redirection_that_hides_the_status_is_named(line, bash_status):
+    assert maskings(line) == [Masking("`|| true` swallows its failure", forged=True)]
+    assert bash_status(line) == 0

@@ -51,6 +51,7 @@ UNMASKED_IN_BASH = [
     "set -e; while false; do :; done; pytest; echo done",
     # a test that may fail fails with 1, as `[` does: `$?` is then at most 1
     "[ -f x ]; [ $? -le 1 ] || exit 0; pytest",
+    "false; [ $? -eq 1 ] || exit 0; pytest",  # `false` fails with 1
 ]
 
 
@@ -131,3 +132,16 @@ FORGED_IN_BASH = [
 def test_a_forge_after_a_redirection_that_hides_the_status_is_named(line, bash_status):
     assert maskings(line) == [Masking("`|| true` swallows its failure", forged=True)]
     assert bash_status(line) == 0
+
+
+@pytest.mark.parametrize(
+    "line", ["builtin trap 'exit 0' EXIT; pytest", "command trap 'exit 0' EXIT; pytest"]
+)
+def test_a_trap_set_through_builtin_or_command_still_forges_the_exit(line, bash_status):
+    assert maskings(line) == [Masking("a `trap 'exit 0' EXIT` exits with 0", forged=True)]
+    assert bash_status(line) == 0
+
+
+def test_continue_skips_the_rest_of_the_loop_body():
+    line = "for x in a b; do continue; pytest; done"
+    assert maskings(line) == [Masking(NOT_RUN, forged=False)]

@@ -52,6 +52,11 @@ UNMASKED_IN_BASH = [
     # a test that may fail fails with 1, as `[` does: `$?` is then at most 1
     "[ -f x ]; [ $? -le 1 ] || exit 0; pytest",
     "false; [ $? -eq 1 ] || exit 0; pytest",  # `false` fails with 1
+    "f() { pytest; local rc=$?; return $rc; }; f",  # `local` keeps the status too
+    "f() { pytest; declare rc=$?; return $rc; }; f",
+    "f() { pytest; typeset rc=$?; return $rc; }; f",
+    "f() { pytest; export rc=$?; return $rc; }; f",
+    "f() { pytest; readonly rc=$?; return $rc; }; f",
 ]
 
 

@@ -55,6 +55,8 @@ FORGED_IN_BASH = [
     ("pytest; { true; }", later("{ true; }")),
     ("pytest; { echo; true; }", later("{ echo; true; }")),
     ("pytest; ( echo; exit 0 )", later("( echo; exit 0 )")),
+    ("pytest; command true", later("command true")),  # through a transparent wrapper
+    ("pytest; env /bin/true", later("env /bin/true")),
     ("pytest; true $x", later("true $x")),  # an unknown argument of `true` is still `true`
     ("f() { pytest; (return 0); }; f", later("(return 0)")),
     ("if pytest; then :; elif true; then :; fi", "the `elif` branch taken when it fails succeeds"),
@@ -77,6 +79,7 @@ HIDDEN_IN_BASH = [
     ("pytest; true && echo x", later("true && echo x")),
     ("pytest; ( echo )", later("( echo )")),
     ("pytest; echo | cat", later("echo | cat")),
+    ("pytest; echo 0", later("echo 0")),  # a `0` argument makes only `exit`/`return` forge
     # `$?` after `&` is 0, whatever the command before the job left
     ("false; pytest & exit $?", "it runs in the background (`&`)"),
 ]

@@ -150,3 +150,10 @@ def test_a_trap_set_through_builtin_or_command_still_forges_the_exit(line, bash_
 def test_continue_skips_the_rest_of_the_loop_body():
     line = "for x in a b; do continue; pytest; done"
     assert maskings(line) == [Masking(NOT_RUN, forged=False)]
+
+
+def test_the_call_depth_counts_nested_calls_not_calls_made_one_after_another():
+    sequential = "h() { :; }; " + "h; " * 17 + "g() { pytest; }; g"
+    assert maskings(sequential) == [None]
+    # a returned call gives its depth back, no more: the chain past the limit stays guarded
+    assert maskings("h() { :; }; h; h; " + _calls(17)) == [Masking(NOT_RUN, forged=False)]

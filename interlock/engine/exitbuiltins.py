@@ -145,8 +145,7 @@ def trap_spec(args: Sequence[Word]) -> TrapSpec | None:
         return None
     first = words[0].literal()
     if first == "-" or (len(words) == 1 and first is not None):
-        targets = words[1:] if first == "-" else words
-        return TrapSpec(None, _signals(targets))
+        return TrapSpec(None, _signals(words))  # `-` names no signal: no need to skip it
     body = first if first is not None else scan_word(words[0].text, 0).template_text
     return TrapSpec(body, _signals(words[1:]))
 

@@ -34,7 +34,7 @@ def _sets_status(items: tuple[Node, ...]) -> bool:
     if isinstance(last, CommandList):
         return _sets_status(last.items)
     if isinstance(last, Compound) and last.kind in ("subshell", "group"):
-        return bool(last.parts) and _sets_status(last.parts[-1:])
+        return _sets_status(last.parts)
     if not isinstance(last, SimpleCommand):
         return False
     words = [w.literal() for w in last.words]
@@ -42,15 +42,16 @@ def _sets_status(items: tuple[Node, ...]) -> bool:
         words = words[1:]
     if not words or words[0] is None:
         return False
-    name = words[0].rsplit("/", 1)[-1].lstrip("\\")
+    name = words[0].rpartition("/")[2].lstrip("\\")
     return name in _STATUS_SETTERS or (name in ("exit", "return") and words[1:] == ["0"])
 
 
 def _repeats(node: Compound) -> bool:
     """Can a `for` loop run its body more than once? (`for x in a b`, a glob, `$LIST`, `"$@"`)"""
-    if not node.words:
-        return True
-    return len(node.words) > 1 or any(w.literal() is None or w.has_glob for w in node.words)
+    if len(node.words) != 1:
+        return True  # a list of words, or none (`for x; do`: over "$@")
+    [word] = node.words
+    return word.literal() is None or word.has_glob
 
 
 class Evaluator(StepReader):
@@ -99,7 +100,7 @@ class Evaluator(StepReader):
                     status = job
                 sh.last = status
             else:
-                status = self.sequenced(previous, items, ops, start, sh, key)
+                status = self.sequenced(previous, items, ops, sh, key)
             start = k + 1
         return status
 
@@ -108,11 +109,11 @@ class Evaluator(StepReader):
         previous: Status,
         items: tuple[Node, ...],
         ops: tuple[str, ...],
-        start: int,
         sh: Shell,
         key: StepKey,
     ) -> Status:
-        """A `;`-separated chain after `previous`: its status replaces previous's."""
+        """A `;`-separated chain after `previous`: its status replaces previous's. (The first
+        chain of a list comes after OK, which no construct can drop.)"""
         text = items[0].text + "".join(
             f" {op} {item.text}" for op, item in zip(ops, items[1:], strict=False)
         )
@@ -121,22 +122,20 @@ class Evaluator(StepReader):
         try:
             status = self.chain(items, ops, sh, key)
         except (Break, Continue) as done:
-            if start > 0 and self.hide(previous, reason):
+            if self.hide(previous, reason):
                 raise type(done)(previous) from None
             raise
         except Exit:
-            if start > 0:  # `exit`/`return` name the status explicitly
-                self.masked(previous, reason, forged=True)
+            self.masked(previous, reason, forged=True)  # `exit`/`return` name the status
             raise
-        if start == 0 or not previous.failed_by_validator:
-            return status
-        if _sets_status(items):
-            self.masked(previous, reason, forged=True)
-        elif self.note is not noted and self.note is not None and self.note.forged:
-            pass  # the chain itself forged a success from the status (`rc=$?; ... || echo`)
-        elif self.hide(previous, reason) and status.code == 0:
-            status = previous
-            sh.last = previous
+        if previous.failed_by_validator:
+            if _sets_status(items):
+                self.masked(previous, reason, forged=True)
+            elif self.note is not noted and self.note is not None and self.note.forged:
+                pass  # the chain itself forged a success from the status (`rc=$?; ... || echo`)
+            elif self.hide(previous, reason) and status.code == 0:
+                status = previous
+                sh.last = previous
         return status
 
     def chain(
@@ -152,7 +151,7 @@ class Evaluator(StepReader):
             try:
                 new = self.run(item, sh, key) if last else self.quiet(item, sh, key)
             except Exit as done:
-                if k > 0 and done.status.code == 0:
+                if done.status.code == 0:  # the first item's `status` is OK: nothing to drop
                     self.masked(status, swallow, forged=True)
                 raise
             if k > 0 and ops[k - 1] == "||" and new.code == 0:
@@ -172,7 +171,8 @@ class Evaluator(StepReader):
         self.suppress += 1
         try:
             if len(node.commands) == 1:
-                statuses.append(self.run(node.commands[0], sh, key))
+                [only] = node.commands
+                statuses.append(self.run(only, sh, key))
             else:
                 statuses.extend(self.subshell(cmd, sh, key) for cmd in node.commands)
         finally:
@@ -225,7 +225,7 @@ class Evaluator(StepReader):
 
     def if_(self, node: Compound, sh: Shell, key: StepKey) -> Status:
         parts = node.parts
-        pairs = (len(parts) - (1 if node.has_else else 0)) // 2
+        pairs = len(parts) // 2  # an `else` body is the odd part out
         failed: Status | None = None
         for k in range(pairs):
             cond = self.quiet(parts[2 * k], sh, key)

@@ -283,9 +283,12 @@ class StepReader(ABC):
                 sh.traps[signal] = trap
 
     def run_trap(self, trap: Trap, sh: Shell, status: Status, signal: str) -> Status:
-        """Run a trap body with `$?` = status; an `exit` in it ends the shell (raises Exit)."""
+        """Run a trap body with `$?` = status; an `exit` in it ends the shell (raises Exit).
+        bash gives `$?` and PIPESTATUS back after the body: `trap 'echo x' ERR; pytest;
+        exit $?` exits with pytest's status, not echo's."""
         if trap.result.root is None:
             return status
+        saved = sh.pipestatus
         sh.last = status
         self.in_trap = True
         try:
@@ -296,6 +299,7 @@ class StepReader(ABC):
             raise Exit(done.status) from None
         finally:
             self.in_trap = False
+        sh.last, sh.pipestatus = status, saved
         return status
 
     def on_exit(self, sh: Shell, status: Status) -> Status:

@@ -60,6 +60,9 @@ UNMASKED_IN_BASH = [
     "f() { pytest; typeset rc=$?; return $rc; }; f",
     "f() { pytest; export rc=$?; return $rc; }; f",
     "f() { pytest; readonly rc=$?; return $rc; }; f",
+    # a function named like a builtin is found first, as bash does (it was called forged)
+    "true() { false; }; pytest || true",
+    ":() { return 3; }; pytest || :",
 ]
 
 

@@ -15,6 +15,7 @@ equivalents). See README.md in this directory for how to review a survivor.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
 import os
 import shutil
@@ -22,6 +23,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from types import FrameType
 
@@ -268,8 +270,12 @@ def run(
         chosen = pick(args, module, sources[module], found[module])
         print(f"\nmutation: {module}: {len(chosen)} of {len(found[module])} mutant(s)", flush=True)
         jobs = plan(args, module, sources[module], chosen, explicit, tmap)
-        if not control(workers, module, jobs):
+        took = control(workers, module, jobs)
+        if took is None:
             return 1
+        if explicit is not None:  # no traced times: the deadline comes from the control run
+            budget = 30 + args.timeout_factor * took
+            jobs = [dataclasses.replace(job, budget=budget) for job in jobs]
         outcomes = run_jobs(workers, jobs, args)
         if args.survivors and not args.mutant:
             outcomes += kept_kills(found[module], chosen)
@@ -326,19 +332,20 @@ def run_jobs(workers: Workers, jobs: list[Job], args: argparse.Namespace) -> lis
     return run_all(workers, jobs, args.jobs, report)
 
 
-def control(workers: Workers, module: str, jobs: list[Job]) -> bool:
+def control(workers: Workers, module: str, jobs: list[Job]) -> float | None:
     """The module's likeliest-killer tests pass on the unmutated copy (else stop: a broken
-    baseline would count every mutant as killed)."""
+    baseline would count every mutant as killed): the seconds they took, or None."""
     tests: list[str] = []
     for job in jobs:
         tests += [t for t in job.tests[:50] if t not in tests]
     if not tests:
-        return True
+        return 0.0
+    started = time.monotonic()
     status, detail = workers.control(tests[:300], 600.0)
     if status == "survived":
-        return True
+        return time.monotonic() - started
     print(f"mutation: {module}: the tests fail without any mutant ({status}):\n{detail[-4000:]}")
-    return False
+    return None
 
 
 def kept_kills(found: list[Mutant], rerun: list[Mutant]) -> list[Outcome]:

@@ -3,7 +3,8 @@
 They are read narrowly, because the audit runs on every commit: a base revision is never
 listed whole up front. Its paths are looked up one by one in the tree (pygit2, no process)
 when asked for; the index and the worktree are the base plus what `git diff --raw` (and the
-untracked list) says changed. `changes_from(base)` tells the audit which paths to compare,
+untracked list) says changed, the index's changes read in process where libgit2 gives git's
+answer (git.staged_changes). `changes_from(base)` tells the audit which paths to compare,
 `ident()` tells whether two versions differ without reading them, and `prefetch()` reads
 what changed in one `git cat-file --batch`. Only asking for every path (`iter()`: a root
 runner config changed, a conftest ignores test paths) lists the base tree whole.
@@ -189,7 +190,7 @@ def index_set(
 ) -> GitFiles:
     """The index (or another index file): what the next commit would hold."""
     overrides: dict[str, Entry] = {}
-    for status, path, _, new in git.diff_raw(loc, ["--cached", rev], index_file):
+    for status, path, _, new in git.staged_changes(loc, rev, index_file):
         overrides[path] = _GONE if status == "D" else ("blob", new)
     return GitFiles(loc, base=base, overrides=overrides)
 
@@ -198,12 +199,13 @@ def staged_overlay(loc: RepoLocation, rev: str, worktree: GitFiles) -> GitFiles 
     """The worktree with each file whose staged version differs both from the base and from
     the file on disk replaced by the staged version: a weakened test staged and then
     reverted on disk is still seen."""
-    staged = {path for _, path, _, _ in git.diff_raw(loc, ["--cached", rev])}
+    staged = {path for _, path, _, _ in git.staged_changes(loc, rev)}
     if staged:
         # Staged means the index differs from HEAD too: against a snapshot base (a run's
         # baseline holding unstaged work), an index that merely still holds HEAD's version
         # of a file changed before the run was never staged by anyone.
-        staged &= {path for _, path, _, _ in git.diff_raw(loc, ["--cached"])}
+        head = head_commit(loc) or git.EMPTY_TREE_OID  # as `git diff --cached` on an unborn HEAD
+        staged &= {path for _, path, _, _ in git.staged_changes(loc, head)}
     if not staged:
         return None
     unstaged = {path: oid for _, path, oid, _ in git.diff_raw(loc, []) if oid.strip("0")}
@@ -227,7 +229,7 @@ def tree_overlay(loc: RepoLocation, base: GitFiles, tree: str) -> GitFiles:
 
 def staged_over_tree(loc: RepoLocation, rev: str, worktree: GitFiles) -> GitFiles | None:
     """staged_overlay() for a worktree given as a tree: reads the index, not the files."""
-    staged = {p: new for status, p, _, new in git.diff_raw(loc, ["--cached", rev]) if status != "D"}
+    staged = {p: new for status, p, _, new in git.staged_changes(loc, rev) if status != "D"}
     overrides: dict[str, Entry] = {}
     for path, oid in staged.items():
         now = worktree.entry(path)

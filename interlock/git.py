@@ -456,20 +456,23 @@ _ZERO_OID = "0" * 40
 
 
 def staged_changes(
-    loc: RepoLocation, rev: str, index_file: str | None = None
+    loc: RepoLocation,
+    rev: str,
+    index_file: str | None = None,
+    repo: pygit2.Repository | None = None,
 ) -> list[tuple[str, str, str, str]]:
     """`git diff --raw --cached REV` (diff_raw's form): what the index (or `index_file`)
     changes from the tree of REV. Read in process when pygit2 gives git's answer exactly,
     else by git: every commit's pre-commit hook asks this, and the git process was most of
     the daemon's audit."""
-    found = _staged_in_process(loc, rev, index_file)
+    found = _staged_in_process(loc, rev, index_file, repo)
     if found is not None:
         return found
     return diff_raw(loc, ["--cached", rev], index_file)
 
 
 def _staged_in_process(
-    loc: RepoLocation, rev: str, index_file: str | None
+    loc: RepoLocation, rev: str, index_file: str | None, repo: pygit2.Repository | None = None
 ) -> list[tuple[str, str, str, str]] | None:
     """The index-to-tree diff by libgit2, or None where its answer could differ from git's:
     an index other than version 2 (3 and 4 carry intent-to-add and skip-worktree entries,
@@ -483,7 +486,7 @@ def _staged_in_process(
         with open(path, "rb") as index_head:
             if index_head.read(8) != b"DIRC\0\0\0\2":
                 return None
-        repo = open_repo(loc)
+        repo = repo or open_repo(loc)
         index = pygit2.Index(path) if index_file else repo.index
         if index.conflicts is not None:
             return None

@@ -16,7 +16,9 @@ from interlock.audit import audit_staged
 from interlock.git import RepoLocation, require_repo
 
 APP = "def total(lines):\n    return sum(q * p for _, q, p in lines)\n"
-STRONG = "from app import total\n\n\ndef test_total():\n    assert total([('pen', 2, 1.5)]) == 3.0\n"
+STRONG = (
+    "from app import total\n\n\ndef test_total():\n    assert total([('pen', 2, 1.5)]) == 3.0\n"
+)
 WEAK = "from app import total\n\n\ndef test_total():\n    assert total([('pen', 2, 1.5)])\n"
 
 

@@ -453,6 +453,11 @@ def diff_raw(
 
 _GITLINK = 0o160000
 _ZERO_OID = "0" * 40
+# libgit2 walks every tree of the base where git skips unchanged ones (its cache-tree): past
+# about 3,000 entries git's process is cheaper than reading in process (measured: 500 entries
+# 1.6 ms in process against 3.0 ms for git; 8,000 entries 7.7 against 3.8; 100,000 entries 80
+# against 16). An index file of this size holds ~1,000-2,000 entries.
+_IN_PROCESS_INDEX_BYTES = 128 * 1024
 
 
 def staged_changes(
@@ -474,7 +479,8 @@ def staged_changes(
 def _staged_in_process(
     loc: RepoLocation, rev: str, index_file: str | None, repo: pygit2.Repository | None = None
 ) -> list[tuple[str, str, str, str]] | None:
-    """The index-to-tree diff by libgit2, or None where its answer could differ from git's:
+    """The index-to-tree diff by libgit2, or None where git is cheaper (a large index) or
+    where libgit2's answer could differ from git's:
     an index other than version 2 (3 and 4 carry intent-to-add and skip-worktree entries,
     which git's diff treats specially: sparse checkouts, sparse indexes, `git add -N`), a
     split index (libgit2 refuses its `link` extension), unmerged entries, a gitlink on either side (git ignores submodules here),
@@ -485,6 +491,8 @@ def _staged_in_process(
     try:
         with open(path, "rb") as index_head:
             if index_head.read(8) != b"DIRC\0\0\0\2":
+                return None
+            if os.fstat(index_head.fileno()).st_size > _IN_PROCESS_INDEX_BYTES:
                 return None
         repo = repo or open_repo(loc)
         index = pygit2.Index(path) if index_file else repo.index

@@ -141,6 +141,15 @@ def test_an_index_in_version_4_is_left_to_git(repo):
     assert len(assert_by_git(repo, head(repo))) == 1
 
 
+def test_a_large_index_is_left_to_git_which_skips_unchanged_trees(repo):
+    (repo / "many").mkdir()
+    for i in range(600):  # long names: an index past the in-process limit in few files
+        (repo / "many" / f"{i:04d}{'x' * 200}.py").write_text(f"{i}\n")
+    run_git(repo, "add", "many")
+    assert os.path.getsize(repo / ".git" / "index") > git._IN_PROCESS_INDEX_BYTES
+    assert len(assert_by_git(repo, head(repo))) == 600
+
+
 def test_a_split_index_is_left_to_git_and_its_return_to_one_file_is_read_in_process(repo):
     run_git(repo, "update-index", "--split-index")
     (repo / "app.py").write_text("x = 7\n")

@@ -24,6 +24,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -84,13 +85,17 @@ def install_revision(ref: str) -> tuple[str, Path]:
     archive = subprocess.run(["git", "archive", sha], cwd=ROOT, check=True, capture_output=True)
     subprocess.run(["tar", "-x", "-C", str(home / "src")], input=archive.stdout, check=True)
     print(f"installing {ref} ({sha}) into {home} ...", flush=True)
-    env = {
-        **os.environ,
-        "INTERLOCK_VENV": str(home / "venv"),
-        "INTERLOCK_BIN": str(home / "bin"),
-        "HOME": str(home / "home"),
-    }
-    subprocess.run([str(home / "src" / "install.sh")], cwd=home, env=env, check=True)
+    # install.sh protects the repository it is started in: start it outside any repository
+    # (inside this checkout it would install hooks into the repository every worktree shares)
+    with tempfile.TemporaryDirectory(prefix="bench-install-") as outside:
+        env = {
+            **os.environ,
+            "INTERLOCK_VENV": str(home / "venv"),
+            "INTERLOCK_BIN": str(home / "bin"),
+            "HOME": str(home / "home"),
+            "GIT_CEILING_DIRECTORIES": str(Path(outside).parent),
+        }
+        subprocess.run([str(home / "src" / "install.sh")], cwd=outside, env=env, check=True)
     return sha, launcher
 
 

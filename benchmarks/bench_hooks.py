@@ -1,7 +1,7 @@
 """What interlock's git hooks add to git: commit, push and a rewind, against the same git
 command in an identical repository without hooks, interleaved in the same run, medians.
 
-    .venv/bin/python benchmarks/bench_hooks.py [--repeat 21] [--files 200]
+    .venv/bin/python benchmarks/bench_hooks.py [--repeat 21] [--files 200] [--against REF]
 
 Measured on a normal install (benchmarks/common.py), hooks installed by its `interlock`:
 - `git commit` of a one-line change to a source file (the audit finds nothing), with the
@@ -11,19 +11,26 @@ Measured on a normal install (benchmarks/common.py), hooks installed by its `int
 Targets: commit <= +25 ms, push <= +25 ms, rewind <= +10 ms over the bare command. Each also
 in CPU time: git and every process it started (hooks, the Python they run), plus what the warm
 daemon spent meanwhile.
+
+--against REF also installs git revision REF of this repository (its own install.sh, into
+benchmarks/.work/against-SHA) and times its warm commit in the same interleaved rounds: a
+before/after comparison of a change, both measured under the same load.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import (  # noqa: E402
+    ROOT,
     WORK,
     DaemonCpu,
     Sample,
@@ -60,6 +67,38 @@ def make_repo(root: Path, name: str, files: int) -> tuple[Path, Path]:
     return repo, remote
 
 
+def install_revision(ref: str) -> tuple[str, Path]:
+    """(short sha, the `interlock` launcher) of git revision `ref` installed on its own."""
+    sha = subprocess.run(
+        ["git", "rev-parse", "--verify", f"{ref}^{{commit}}"],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()[:12]
+    home = WORK / f"against-{sha}"
+    launcher = home / "bin" / "interlock"
+    if launcher.exists():
+        return sha, launcher
+    shutil.rmtree(home, ignore_errors=True)
+    (home / "src").mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", sha], cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(["tar", "-x", "-C", str(home / "src")], input=archive.stdout, check=True)
+    print(f"installing {ref} ({sha}) into {home} ...", flush=True)
+    # install.sh protects the repository it is started in: start it outside any repository
+    # (inside this checkout it would install hooks into the repository every worktree shares)
+    with tempfile.TemporaryDirectory(prefix="bench-install-") as outside:
+        env = {
+            **os.environ,
+            "INTERLOCK_VENV": str(home / "venv"),
+            "INTERLOCK_BIN": str(home / "bin"),
+            "HOME": str(home / "home"),
+            "GIT_CEILING_DIRECTORIES": str(Path(outside).parent),
+        }
+        subprocess.run([str(home / "src" / "install.sh")], cwd=outside, env=env, check=True)
+    return sha, launcher
+
+
 class Steps:
     """Timed git commands on one repository; `env` says whether a daemon may answer."""
 
@@ -90,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--repeat", type=int, default=21)
     parser.add_argument("--files", type=int, default=200, help="source and test files per repo")
+    parser.add_argument("--against", metavar="REF", help="also time REF's install (a before)")
     args = parser.parse_args(argv)
     python, launcher = installed()
     root = WORK / "hooks"
@@ -100,23 +140,35 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.run([str(launcher), "install"], cwd=hooked, env=ENV, check=True, capture_output=True)
     cold_env = bench_env(INTERLOCK_NO_DAEMON="1")
     bare, warm, cold = Steps(plain, ENV), Steps(hooked, ENV), Steps(hooked, cold_env)
+    steps = {"commit bare": bare.commit, "commit warm": warm.commit}
+    daemons = [(launcher, hooked)]
+    if args.against:
+        sha, old_launcher = install_revision(args.against)
+        before, _ = make_repo(root, "before", args.files)
+        subprocess.run([str(old_launcher), "install"], cwd=before, env=ENV, check=True)
+        steps[f"commit warm {sha}"] = Steps(before, ENV).commit
+        daemons.append((old_launcher, before))
+    steps.update(
+        {
+            "commit cold": cold.commit,
+            "push bare": bare.push,
+            "push warm": warm.push,
+            "rewind bare": bare.rewind,
+            "rewind hooked": warm.rewind,
+        }
+    )
     print(f"repositories of {args.files * 2} files; interleaved, medians of {args.repeat}")
-    subprocess.run([str(launcher), "daemon", "start"], cwd=hooked, env=ENV, capture_output=True)
-    try:
-        got = measure(
-            {
-                "commit bare": bare.commit,
-                "commit warm": warm.commit,
-                "commit cold": cold.commit,
-                "push bare": bare.push,
-                "push warm": warm.push,
-                "rewind bare": bare.rewind,
-                "rewind hooked": warm.rewind,
-            },
-            args.repeat,
+    for daemon_launcher, repo in daemons:
+        subprocess.run(
+            [str(daemon_launcher), "daemon", "start"], cwd=repo, env=ENV, capture_output=True
         )
+    try:
+        got = measure(steps, args.repeat)
     finally:
-        subprocess.run([str(launcher), "daemon", "stop"], cwd=hooked, env=ENV, capture_output=True)
+        for daemon_launcher, repo in daemons:
+            subprocess.run(
+                [str(daemon_launcher), "daemon", "stop"], cwd=repo, env=ENV, capture_output=True
+            )
     print("                   wall (median)   cpu (median)")
     for name, (wall, cpu) in got.items():
         print(f"  {name:<16} {wall:7.1f} ms     {cpu:7.1f} ms")

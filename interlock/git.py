@@ -451,6 +451,74 @@ def diff_raw(
     return entries
 
 
+_GITLINK = 0o160000
+_ZERO_OID = "0" * 40
+# libgit2 walks every tree of the base where git skips unchanged ones (its cache-tree): past
+# about 3,000 entries git's process is cheaper than reading in process (measured: 500 entries
+# 1.6 ms in process against 3.0 ms for git; 8,000 entries 7.7 against 3.8; 100,000 entries 80
+# against 16). An index file of this size holds ~1,000-2,000 entries.
+_IN_PROCESS_INDEX_BYTES = 128 * 1024
+
+
+def staged_changes(
+    loc: RepoLocation,
+    rev: str,
+    index_file: str | None = None,
+    repo: pygit2.Repository | None = None,
+) -> list[tuple[str, str, str, str]]:
+    """`git diff --raw --cached REV` (diff_raw's form): what the index (or `index_file`)
+    changes from the tree of REV. Read in process when pygit2 gives git's answer exactly,
+    else by git: every commit's pre-commit hook asks this, and the git process was most of
+    the daemon's audit."""
+    found = _staged_in_process(loc, rev, index_file, repo)
+    if found is not None:
+        return found
+    return diff_raw(loc, ["--cached", rev], index_file)
+
+
+def _staged_in_process(
+    loc: RepoLocation, rev: str, index_file: str | None, repo: pygit2.Repository | None = None
+) -> list[tuple[str, str, str, str]] | None:
+    """The index-to-tree diff by libgit2, or None where git is cheaper (a large index) or
+    where libgit2's answer could differ from git's:
+    an index other than version 2 (3 and 4 carry intent-to-add and skip-worktree entries,
+    which git's diff treats specially: sparse checkouts, sparse indexes, `git add -N`), a
+    split index (libgit2 refuses its `link` extension), unmerged entries, a gitlink on either side (git ignores submodules here),
+    an object format or an index libgit2 cannot read."""
+    import pygit2
+
+    path = index_file or os.fspath(loc.git_dir / "index")
+    try:
+        with open(path, "rb") as index_head:
+            if index_head.read(8) != b"DIRC\0\0\0\2":
+                return None
+            if os.fstat(index_head.fileno()).st_size > _IN_PROCESS_INDEX_BYTES:
+                return None
+        repo = repo or open_repo(loc)
+        index = pygit2.Index(path) if index_file else repo.index
+        if index.conflicts is not None:
+            return None
+        tree = repo[rev].peel(pygit2.Tree)
+        flags = pygit2.enums.DiffOption.INCLUDE_TYPECHANGE
+        deltas = list(tree.diff_to_index(index, flags).deltas)
+    except (OSError, KeyError, ValueError, pygit2.GitError):
+        return None
+    entries = []
+    for delta in deltas:
+        old, new = delta.old_file, delta.new_file
+        if _GITLINK in (old.mode, new.mode):
+            return None
+        entries.append(
+            (
+                delta.status_char(),
+                os.fsdecode(new.raw_path if delta.status_char() != "D" else old.raw_path),
+                str(old.id) if delta.status_char() != "A" else _ZERO_OID,
+                str(new.id) if delta.status_char() != "D" else _ZERO_OID,
+            )
+        )
+    return entries
+
+
 def untracked_paths(loc: RepoLocation) -> list[str]:
     """Untracked files git does not ignore."""
     _, out, _ = run(

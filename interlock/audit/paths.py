@@ -143,7 +143,38 @@ def glob_match(path: str, pattern: str) -> bool:
 
 
 def is_protected(path: str, protected: Sequence[str]) -> bool:
+    """Does any protected glob match? One regular expression for all of them (every commit
+    checks each changed path against the ~30 globs), the same answer as glob_match on each."""
+    if isinstance(protected, tuple):
+        try:
+            combined = _protected_regexes(protected)
+        except re.error:  # a glob that is no regular expression: each is tried in turn below
+            combined = None
+        if combined is not None:
+            names, paths = combined
+            if names is not None and names.match(posixpath.basename(path)):
+                return True
+            return paths is not None and paths.match(path) is not None
     return any(glob_match(path, pattern) for pattern in protected)
+
+
+@functools.lru_cache(maxsize=64)
+def _protected_regexes(
+    protected: tuple[str, ...],
+) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None]:
+    """(globs matched against the base name, globs matched against the whole path), each an
+    alternation of glob_match's own expressions."""
+    names: list[str] = []
+    paths: list[str] = []
+    for pattern in protected:
+        pattern = pattern.strip().lstrip("/")
+        if pattern:
+            side = names if "/" not in pattern.rstrip("/") else paths
+            side.append(f"(?:{_glob_regex(pattern).pattern})")
+    return (
+        re.compile("|".join(names)) if names else None,
+        re.compile("|".join(paths)) if paths else None,
+    )
 
 
 def ext(path: str) -> str:

@@ -126,10 +126,11 @@ def audit_staged(loc: RepoLocation, index_file: str | None = None) -> AuditRepor
     index_file: the index git is committing when it is not the worktree's own
     (GIT_INDEX_FILE in a hook during `git commit -a` or `git commit PATH`).
     """
-    head = head_commit(loc)
+    repo = git.open_repo(loc)  # one repository object for the whole audit
+    head = head_commit(loc, repo)
     rev = head or git.EMPTY_TREE_OID
     label = "HEAD" if head else "HEAD (no commits yet)"
-    before = tree_set(loc, rev)
+    before = tree_set(loc, rev, repo)
     after = index_set(loc, rev, before, index_file)
     if not changed_paths(before, after):
         return make_report([], label)

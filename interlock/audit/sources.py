@@ -3,7 +3,8 @@
 They are read narrowly, because the audit runs on every commit: a base revision is never
 listed whole up front. Its paths are looked up one by one in the tree (pygit2, no process)
 when asked for; the index and the worktree are the base plus what `git diff --raw` (and the
-untracked list) says changed. `changes_from(base)` tells the audit which paths to compare,
+untracked list) says changed, the index's changes read in process where libgit2 gives git's
+answer (git.staged_changes). `changes_from(base)` tells the audit which paths to compare,
 `ident()` tells whether two versions differ without reading them, and `prefetch()` reads
 what changed in one `git cat-file --batch`. Only asking for every path (`iter()`: a root
 runner config changed, a conftest ignores test paths) lists the base tree whole.
@@ -42,13 +43,14 @@ class GitFiles(Mapping[str, bytes]):
         rev: str | None = None,
         base: GitFiles | None = None,
         overrides: dict[str, Entry] | None = None,
+        repo: pygit2.Repository | None = None,
     ) -> None:
         self.loc, self.rev, self.base = loc, rev, base
         self.overrides = overrides or {}
         self._found: dict[str, Entry | None] = {}
         self._all: list[str] | None = None
         self._cache: dict[str, bytes] = {}
-        self._repo: pygit2.Repository | None = None
+        self._repo = repo
         self._tree: str | None = None
 
     def entry(self, path: str) -> Entry | None:
@@ -62,8 +64,10 @@ class GitFiles(Mapping[str, bytes]):
         return self._found[path]
 
     def repo(self) -> pygit2.Repository:
+        """One repository object for a set and the sets built on it (each open reads the
+        config and the refs again)."""
         if self._repo is None:
-            self._repo = git.open_repo(self.loc)
+            self._repo = self.base.repo() if self.base is not None else git.open_repo(self.loc)
         return self._repo
 
     def tree_id(self) -> str | None:
@@ -97,7 +101,8 @@ class GitFiles(Mapping[str, bytes]):
 
     def prefetch(self, paths: Iterable[str]) -> None:
         wanted = {p: e for p in paths if p not in self._cache and (e := self.entry(p))}
-        blobs = read_blobs(self.loc, sorted({e[1] for e in wanted.values() if e[0] == "blob"}))
+        oids = sorted({e[1] for e in wanted.values() if e[0] == "blob"})
+        blobs = read_blobs(self.loc, oids, self.repo() if oids else None)
         for path, (kind, ref) in wanted.items():
             if kind == "disk":
                 self._cache[path] = _read_disk(self.loc.worktree / ref)
@@ -135,12 +140,14 @@ class GitFiles(Mapping[str, bytes]):
 _IN_PROCESS_BLOBS = 64  # fewer blobs than this are read through pygit2, not a git process
 
 
-def read_blobs(loc: RepoLocation, oids: list[str]) -> dict[str, bytes]:
+def read_blobs(
+    loc: RepoLocation, oids: list[str], repo: pygit2.Repository | None = None
+) -> dict[str, bytes]:
     """Blob contents by id (missing ones left out): in process for a few, else one
     `git cat-file --batch` (no fork for the common commit of a few files)."""
     if len(oids) >= _IN_PROCESS_BLOBS:
         return git.cat_blobs(loc, oids)
-    repo = git.open_repo(loc)
+    repo = repo or git.open_repo(loc)
     found = {}
     for oid in oids:
         try:
@@ -150,9 +157,9 @@ def read_blobs(loc: RepoLocation, oids: list[str]) -> dict[str, bytes]:
     return found
 
 
-def head_commit(loc: RepoLocation) -> str | None:
+def head_commit(loc: RepoLocation, repo: pygit2.Repository | None = None) -> str | None:
     """The commit HEAD points at, or None on an unborn branch (read in process)."""
-    repo = git.open_repo(loc)
+    repo = repo or git.open_repo(loc)
     if repo.head_is_unborn:
         return None
     return str(repo.head.target)
@@ -167,9 +174,9 @@ def _read_disk(path: Path) -> bytes:
         return b""
 
 
-def tree_set(loc: RepoLocation, rev: str) -> GitFiles:
+def tree_set(loc: RepoLocation, rev: str, repo: pygit2.Repository | None = None) -> GitFiles:
     """The files of a commit, tree or snapshot (looked up on demand)."""
-    return GitFiles(loc, rev=rev)
+    return GitFiles(loc, rev=rev, repo=repo)
 
 
 def worktree_set(loc: RepoLocation, rev: str, base: GitFiles) -> GitFiles:
@@ -189,7 +196,7 @@ def index_set(
 ) -> GitFiles:
     """The index (or another index file): what the next commit would hold."""
     overrides: dict[str, Entry] = {}
-    for status, path, _, new in git.diff_raw(loc, ["--cached", rev], index_file):
+    for status, path, _, new in git.staged_changes(loc, rev, index_file, base.repo()):
         overrides[path] = _GONE if status == "D" else ("blob", new)
     return GitFiles(loc, base=base, overrides=overrides)
 
@@ -198,12 +205,13 @@ def staged_overlay(loc: RepoLocation, rev: str, worktree: GitFiles) -> GitFiles 
     """The worktree with each file whose staged version differs both from the base and from
     the file on disk replaced by the staged version: a weakened test staged and then
     reverted on disk is still seen."""
-    staged = {path for _, path, _, _ in git.diff_raw(loc, ["--cached", rev])}
+    staged = {path for _, path, _, _ in git.staged_changes(loc, rev, repo=worktree.repo())}
     if staged:
         # Staged means the index differs from HEAD too: against a snapshot base (a run's
         # baseline holding unstaged work), an index that merely still holds HEAD's version
         # of a file changed before the run was never staged by anyone.
-        staged &= {path for _, path, _, _ in git.diff_raw(loc, ["--cached"])}
+        head = head_commit(loc, worktree.repo()) or git.EMPTY_TREE_OID  # as `git diff --cached`
+        staged &= {path for _, path, _, _ in git.staged_changes(loc, head, repo=worktree.repo())}
     if not staged:
         return None
     unstaged = {path: oid for _, path, oid, _ in git.diff_raw(loc, []) if oid.strip("0")}
@@ -227,7 +235,8 @@ def tree_overlay(loc: RepoLocation, base: GitFiles, tree: str) -> GitFiles:
 
 def staged_over_tree(loc: RepoLocation, rev: str, worktree: GitFiles) -> GitFiles | None:
     """staged_overlay() for a worktree given as a tree: reads the index, not the files."""
-    staged = {p: new for status, p, _, new in git.diff_raw(loc, ["--cached", rev]) if status != "D"}
+    changes = git.staged_changes(loc, rev, repo=worktree.repo())
+    staged = {p: new for status, p, _, new in changes if status != "D"}
     overrides: dict[str, Entry] = {}
     for path, oid in staged.items():
         now = worktree.entry(path)

@@ -17,12 +17,14 @@ when green snapshots exist and none of them holds the tree being committed.
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from interlock import exitcodes, journal, output
+from interlock.constants import ENV_RUN
 from interlock.git import RepoLocation, no_git_env, run
 
 if TYPE_CHECKING:
@@ -57,17 +59,18 @@ def check_commit(
         output.write_err(render_tampered(tampered, block))
     for finding in review:
         output.message("self-authored", f"worth a look: {finding.location()}: {finding.detail}")
-    verified = _verification(loc, run_id, index_file, hook_pid)
-    data: dict[str, Any] = {
-        "hook": "pre-commit",
-        "mode": mode,
-        "verdict": "block" if block else ("warn" if pending or verified is False else "allow"),
-        "would_block": bool(tampered),
-        "findings": [{"id": ids[id(f)], **f.to_json()} for f in pending],
-        "approved": sorted(set(ids.values()) & approved),
-        "verified": verified,
-    }
-    journal.record(loc, "hook", data, run=run_id)
+    with journal.opened(loc) as runs:  # one connection for the verification and the record
+        verified = _verification(loc, runs, run_id, index_file, hook_pid)
+        data: dict[str, Any] = {
+            "hook": "pre-commit",
+            "mode": mode,
+            "verdict": "block" if block else ("warn" if pending or verified is False else "allow"),
+            "would_block": bool(tampered),
+            "findings": [{"id": ids[id(f)], **f.to_json()} for f in pending],
+            "approved": sorted(set(ids.values()) & approved),
+            "verified": verified,
+        }
+        journal.append_event(runs, "hook", data, run_id or os.environ.get(ENV_RUN))
     return exitcodes.ERROR if block else exitcodes.OK
 
 
@@ -187,17 +190,19 @@ def is_verified(
 
 
 def _verification(
-    loc: RepoLocation, run_id: str | None, index_file: str | None, hook_pid: int | None = None
+    loc: RepoLocation,
+    runs: Journal,
+    run_id: str | None,
+    index_file: str | None,
+    hook_pid: int | None = None,
 ) -> bool | None:
     """Say whether the commit was verified (see the module docstring); True, False, or None
     when there is nothing to compare with."""
-    from interlock.journal import opened
     from interlock.run import records
 
-    with opened(loc) as runs:
-        run = records.get_run(runs, run_id) if run_id else _agents_run(runs, hook_pid)
-        if run is not None and run.is_open:
-            return _tier_check(loc, runs, run, index_file)
+    run = records.get_run(runs, run_id) if run_id else _agents_run(runs, hook_pid)
+    if run is not None and run.is_open:
+        return _tier_check(loc, runs, run, index_file)
     verified = is_verified(loc, run_id=run_id, index_file=index_file)
     if verified is False:
         output.message(

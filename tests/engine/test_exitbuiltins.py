@@ -4,10 +4,6 @@ exit-status flow (issue 14). A claim about a whole line is also run in bash with
 
 from __future__ import annotations
 
-import os
-import subprocess
-from pathlib import Path
-
 import pytest
 
 from interlock.engine.exitbuiltins import TrapSpec, trap_spec
@@ -26,23 +22,6 @@ def spec(line: str) -> TrapSpec | None:
     assert root is not None
     return trap_spec(root.words[1:])  # type: ignore[attr-defined]
 
-
-@pytest.fixture(scope="module")
-def bash_status(tmp_path_factory: pytest.TempPathFactory):
-    """`bash_status(line)`: the exit status bash gives the line when `pytest` fails."""
-    home = tmp_path_factory.mktemp("failing")
-    exe = home / "pytest"
-    exe.write_text("#!/bin/sh\nexit 1\n")
-    exe.chmod(0o755)
-    env = {"PATH": f"{home}:{os.environ['PATH']}", "HOME": str(home)}
-
-    def run(line: str) -> int:
-        proc = subprocess.run(
-            ["bash", "-c", line], env=env, cwd=Path(home), capture_output=True, timeout=20
-        )
-        return proc.returncode
-
-    return run
 
 
 def test_a_trap_reset_names_its_signals_and_no_body():

@@ -4,10 +4,7 @@ is also run in bash with a failing `pytest`."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -20,23 +17,6 @@ def maskings(text: str) -> list[Masking | None]:
     found = validator_masking(parse(text), lambda inv: inv.name in ("pytest", "make"))
     return [masking for _, masking in found]
 
-
-@pytest.fixture(scope="module")
-def bash_status(tmp_path_factory: pytest.TempPathFactory):
-    """`bash_status(line)`: the exit status bash gives the line when `pytest` fails."""
-    home = tmp_path_factory.mktemp("failing")
-    exe = home / "pytest"
-    exe.write_text("#!/bin/sh\nexit 1\n")
-    exe.chmod(0o755)
-    env = {"PATH": f"{home}:{os.environ['PATH']}", "HOME": str(home)}
-
-    def run(line: str) -> int:
-        proc = subprocess.run(
-            ["bash", "-c", line], env=env, cwd=Path(home), capture_output=True, timeout=20
-        )
-        return proc.returncode
-
-    return run
 
 
 UNMASKED_IN_BASH = [

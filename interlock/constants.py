@@ -85,3 +85,22 @@ def build_stamp() -> str:
     except OSError:
         stamp = 0
     return f"{VERSION}:{stamp}"
+
+
+# The variables git exports to hooks: a git or a daemon started from a hook must not inherit
+# them (interlock.git, the hot doors, the cold snapshot's early git status).
+GIT_HOOK_ENV = frozenset(
+    {
+        "GIT_DIR",
+        "GIT_INDEX_FILE",
+        "GIT_WORK_TREE",
+        "GIT_PREFIX",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_COMMON_DIR",
+        "GIT_QUARANTINE_PATH",
+        "GIT_EDITOR",
+        "GIT_REFLOG_ACTION",
+        "GIT_EXEC_PATH",
+    }
+)

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from interlock import constants
 from interlock.errors import GitError, NotARepoError
 
 TYPE_CHECKING = False  # not `typing`: discover() is on every command's path
@@ -19,20 +20,7 @@ if TYPE_CHECKING:
 
     import pygit2
 
-# Variables git exports to hooks; another git started from a hook must not inherit them.
-_GIT_HOOK_ENV = (
-    "GIT_DIR",
-    "GIT_INDEX_FILE",
-    "GIT_WORK_TREE",
-    "GIT_PREFIX",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_QUARANTINE_PATH",
-    "GIT_EDITOR",
-    "GIT_REFLOG_ACTION",
-    "GIT_EXEC_PATH",
-)
+_GIT_HOOK_ENV = constants.GIT_HOOK_ENV
 
 
 def no_git_env(extra: dict[str, str] | None = None) -> dict[str, str]:

@@ -115,7 +115,6 @@ DEADLINES = {
 }
 POLL = 0.1  # seconds between looks at the daemon's process state while waiting
 MAX_REPLY = 64 << 20
-# The variables git sets for hooks (as interlock.git._GIT_HOOK_ENV): never passed to a daemon.
 # --- JSON without the json module (which imports re) ---
 
 

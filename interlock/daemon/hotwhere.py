@@ -19,20 +19,7 @@ if TYPE_CHECKING:
     import _socket
     from collections.abc import Mapping
 
-# The variables git sets for hooks (as interlock.git._GIT_HOOK_ENV): never passed to a daemon.
-GIT_HOOK_ENV = (
-    "GIT_DIR",
-    "GIT_INDEX_FILE",
-    "GIT_WORK_TREE",
-    "GIT_PREFIX",
-    "GIT_OBJECT_DIRECTORY",
-    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-    "GIT_COMMON_DIR",
-    "GIT_QUARANTINE_PATH",
-    "GIT_REFLOG_ACTION",
-    "GIT_EDITOR",
-    "GIT_EXEC_PATH",
-)
+GIT_HOOK_ENV = constants.GIT_HOOK_ENV  # never passed to a daemon
 # Variables a check reads besides INTERLOCK_*: sent along, applied for the check's duration.
 CHECK_ENV = ("HOME", "TMPDIR", "XDG_STATE_HOME")
 DEAD_STATES = ("T", "t", "Z", "X", "x")  # stopped, traced, zombie, dead

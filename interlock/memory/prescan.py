@@ -51,23 +51,7 @@ STATUS_ARGS = (
 )
 ATTRIBUTE_ARGS = ("ls-files", "-z", "--", ":(glob)**/.gitattributes")
 
-# The variables git exports to hooks (as interlock.git._GIT_HOOK_ENV; a test pins that they
-# agree): a git started here must not inherit them.
-GIT_HOOK_ENV = frozenset(
-    {
-        "GIT_DIR",
-        "GIT_INDEX_FILE",
-        "GIT_WORK_TREE",
-        "GIT_PREFIX",
-        "GIT_OBJECT_DIRECTORY",
-        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-        "GIT_COMMON_DIR",
-        "GIT_QUARANTINE_PATH",
-        "GIT_EDITOR",
-        "GIT_REFLOG_ACTION",
-        "GIT_EXEC_PATH",
-    }
-)
+GIT_HOOK_ENV = constants.GIT_HOOK_ENV  # a git started here must not inherit them
 
 
 class _Job:

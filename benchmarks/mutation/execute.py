@@ -5,6 +5,10 @@ A worker writes the mutant into its copy, forgets the module's cached bytecode, 
 and writes the original back. The worktree is never touched; on Ctrl-C or SIGTERM the running
 test processes are interrupted (so their fixtures stop the daemons they started), what is
 left is killed by pid, and the copies are removed.
+
+While the pause file (`benchmarks/.work/mutation/pause`) exists, no new mutant starts; the
+running ones finish. Touch it before a benchmark that needs a quiet machine, and remove it
+after: stopping the processes instead would run their deadlines out and count false kills.
 """
 
 from __future__ import annotations
@@ -53,7 +57,13 @@ class Job:
 class Workers:
     """A pool of copies of the tree; one mutant at a time in each."""
 
-    def __init__(self, copies: list[Path], sources: dict[str, str], verbose: bool = False) -> None:
+    def __init__(
+        self,
+        copies: list[Path],
+        sources: dict[str, str],
+        verbose: bool = False,
+        pause: Path | None = None,
+    ) -> None:
         self.free: queue.Queue[Path] = queue.Queue()
         for copy in copies:
             self.free.put(copy)
@@ -62,10 +72,13 @@ class Workers:
         self.stopping = threading.Event()
         self.running: dict[Path, subprocess.Popen[bytes]] = {}
         self.lock = threading.Lock()
+        self.pause = pause  # while this file exists, no new mutant starts
 
     def run(self, job: Job) -> Outcome:
         if not job.tests:
             return Outcome(job.mutant, "uncovered", 0, 0.0, "no test runs this line")
+        while self.pause is not None and self.pause.exists() and not self.stopping.is_set():
+            self.stopping.wait(1.0)
         copy = self.free.get()
         try:
             return self._run_in(copy, job, self.verbose)

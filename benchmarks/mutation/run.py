@@ -262,7 +262,7 @@ def run(
         tmap = testmap.build(
             ROOT, copies[0], names, traced, WORK / "map.json.gz", args.jobs, args.refresh_map
         )
-    workers = Workers(copies, sources, verbose=bool(args.mutant))
+    workers = Workers(copies, sources, verbose=bool(args.mutant), pause=WORK / "pause")
     recorded = ledger.load_scores(SCORES)
     rows: dict[str, ledger.Score] = {}
     failures: list[str] = []

@@ -86,6 +86,7 @@ class Score:
     killed: int
     survived: int
     equivalent: int
+    capped: int | None = None  # each mutant ran at most this many tests: a lower bound
 
     @property
     def score(self) -> float:
@@ -99,17 +100,22 @@ class Score:
             "survived": self.survived,
             "equivalent": self.equivalent,
             "score": round(self.score, 1),
+            **({"capped": self.capped} if self.capped else {}),
         }
 
 
-def score_of(outcomes: list[Outcome], entries: list[Equivalent]) -> Score:
+def score_of(
+    outcomes: list[Outcome], entries: list[Equivalent], capped: int | None = None
+) -> Score:
     """Killed and timed-out mutants count as killed; a listed equivalent that survived counts
-    as equivalent; everything else (survived, uncovered, error) counts as survived."""
+    as equivalent; everything else (survived, uncovered, error) counts as survived. `capped`:
+    the run gave each mutant at most that many tests (the score is a lower bound)."""
     killed = sum(1 for o in outcomes if o.killed)
     equivalent = sum(
         1 for o in outcomes if not o.killed and equivalent_for(o.mutant, entries) is not None
     )
-    return Score(len(outcomes), killed, len(outcomes) - killed - equivalent, equivalent)
+    survived = len(outcomes) - killed - equivalent
+    return Score(len(outcomes), killed, survived, equivalent, capped)
 
 
 def load_scores(path: Path) -> dict[str, dict[str, float | int]]:

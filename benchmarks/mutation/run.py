@@ -97,6 +97,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     p.add_argument("--all", action="store_true", help="every module in the scope")
     p.add_argument("--tests", nargs="+", metavar="TEST", help="run every mutant against these")
     p.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
+    p.add_argument(
+        "--cap",
+        type=int,
+        metavar="N",
+        help="run each mutant against at most its first N tests (a quick first pass; the score "
+        "is then a lower bound, and --survivors reruns them in full)",
+    )
     p.add_argument("--timeout-factor", type=float, default=3.0, help="deadline x traced time")
     p.add_argument("--check", action="store_true", help="exit 1 below the record or 90%%")
     p.add_argument("--record", action="store_true", help="write the scores to scores.json")
@@ -199,6 +206,8 @@ def table(rows: dict[str, ledger.Score], recorded: dict[str, dict[str, float | i
             f"{module:{width}}  {s.tried:5}  {s.killed:6}  {s.survived:8}  {s.equivalent:10}"
             f"  {s.score:5.1f}%  {was}"
         )
+        if s.capped:
+            print(f"  (a lower bound: each mutant ran at most {s.capped} of its tests)")
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -284,7 +293,7 @@ def run(
         stale_entries(module, found[module], entries)
         if args.mutant:
             continue
-        rows[module] = ledger.score_of(outcomes, entries)
+        rows[module] = ledger.score_of(outcomes, entries, capped=args.cap)
         problem = ledger.check(module, rows[module], recorded.get(module))
         if problem:
             failures.append(problem)
@@ -317,7 +326,7 @@ def plan(
             continue
         assert tmap is not None
         picked = tmap.tests_for(module, mutant.lines, bool(early & set(mutant.lines)))
-        tests = order_tests(module, picked, tmap.durations)
+        tests = order_tests(module, picked, tmap.durations)[: args.cap or None]
         budget = 30 + args.timeout_factor * sum(tmap.durations.get(t, 1.0) for t in tests)
         jobs.append(Job(mutant, tests, budget))
     return jobs

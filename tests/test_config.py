@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,7 @@ from interlock.config import (
     Config,
     Key,
     RawSource,
+    config_to_json,
     load_config,
     resolve,
     show_value,
@@ -515,3 +518,94 @@ def test_interlock_config_validate_passes_a_good_file_and_no_file(git_repo, inte
     write(git_repo, "pyproject.toml", '[tool.interlock]\nmode = "blocking"\nmax_turns = 1\n')
     result = interlock(git_repo, "config", "validate")
     assert (result.returncode, result.stderr) == (0, "")
+
+
+def test_importing_the_config_resolver_imports_neither_typing_nor_pathlib():
+    # every command reads the config: its annotations' imports stay behind TYPE_CHECKING
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        f"import sys; sys.path.insert(0, {str(root)!r}); from interlock import config\n"
+        "print(config.load_config(None, environ={}).mode)\n"
+        "print([m for m in ('typing', 'pathlib') if m in sys.modules])"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code], capture_output=True, text=True, check=True
+    )
+    # the same defaults as here, where the tests have imported typing long ago
+    assert proc.stdout == f"{load_config(None, environ={}).mode}\n[]\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        ("3", 3),
+        ("1", 1),
+        ('"3"', 3),
+        ('"3b"', 3),
+        ('"3 B"', 3),
+        ('"3k"', 3 * 1024),
+        ('"3kb"', 3000),
+        ('"3 KiB"', 3 * 1024),
+        ('"3m"', 3 << 20),
+        ('"3MB"', 3_000_000),
+        ('"3 mib"', 3 << 20),
+        ('"3g"', 3 << 30),
+        ('"3gb"', 3_000_000_000),
+        ('"3GiB"', 3 << 30),
+        ('"1.5k"', 1536),
+        ('"0.001"', 1),  # a positive size never rounds down to nothing
+    ],
+)
+def test_a_size_takes_every_unit_in_bytes_decimal_and_binary(tmp_path, raw, expected):
+    write(tmp_path, ".interlock.toml", f"recorder_max_file_size = {raw}\n")
+    config = load_config(tmp_path, environ={})
+    assert (config.recorder_max_file_size, config.warnings) == (expected, ())
+    assert config.sources["recorder_max_file_size"] == ".interlock.toml"
+
+
+@pytest.mark.parametrize("raw", ["0", "-3", '"-3k"', '"0kb"', '"3 parsecs"', '"k"', "true", "3.5"])
+def test_a_size_that_is_not_positive_or_has_no_known_unit_takes_the_default(tmp_path, raw):
+    write(tmp_path, ".interlock.toml", f"recorder_max_bytes = {raw}\n")
+    config = load_config(tmp_path, environ={})
+    assert config.recorder_max_bytes == 1 << 30
+    assert config.sources["recorder_max_bytes"] == "default"
+    assert [w for w in config.warnings if "recorder_max_bytes" in w]
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("1", 1.0), ("0.5", 0.5), ("30", 30.0)])
+def test_recorder_keep_days_takes_any_positive_number_as_a_float(tmp_path, raw, expected):
+    write(tmp_path, ".interlock.toml", f"recorder_keep_days = {raw}\n")
+    config = load_config(tmp_path, environ={})
+    assert (config.recorder_keep_days, config.warnings) == (expected, ())
+    assert isinstance(config.recorder_keep_days, float)
+
+
+@pytest.mark.parametrize("raw", ["0", "-1", "0.0", '"7"', "true", "[7]"])
+def test_recorder_keep_days_that_is_not_a_positive_number_takes_the_default(tmp_path, raw):
+    write(tmp_path, ".interlock.toml", f"recorder_keep_days = {raw}\n")
+    config = load_config(tmp_path, environ={})
+    assert (config.recorder_keep_days, config.sources["recorder_keep_days"]) == (7.0, "default")
+    assert config.warnings == (
+        f".interlock.toml: recorder_keep_days = {load_raw(raw)!r} is not a positive number of "
+        "days; using the default (7.0)",
+    )
+
+
+def load_raw(raw: str):
+    import tomllib
+
+    return tomllib.loads(f"x = {raw}")["x"]
+
+
+def test_a_run_stores_a_key_that_takes_none_as_null_and_its_tables_as_copies(tmp_path):
+    write(tmp_path, ".interlock.toml", 'max_turns = 0\n[metrics]\ntodo = "grep -c TODO x"\n')
+    config = load_config(tmp_path, environ={})
+    data = config_to_json(config)
+    # None itself where the key reads it back as None, else the first word that it reads so
+    assert (data["monotone_metric"], data["flat_attempts"]) == (None, None)
+    assert (data["max_turns"], data["progress_stall_threshold"]) == ("unbounded", "off")
+    json.dumps(data)
+    # the stored form is the run's to change (merged with a stricter live run's): never the
+    # config's own tables
+    data["metrics"]["rm"] = "rm -rf /"
+    assert dict(config.metrics) == {"todo": "grep -c TODO x"}

@@ -38,6 +38,13 @@ FORGED_IN_BASH = [
     ("for f in $(pytest); do :; done || echo failed", "`|| echo failed` swallows its failure"),
     ("case $(pytest) in *) :;; esac || true", "`|| true` swallows its failure"),
     ("for x in a b; do pytest; continue; done || true", "`|| true` swallows its failure"),
+    # a strict reading lets a hidden failure through `if`, a loop or `&`: what turns it into a
+    # success afterwards forges it
+    ("if pytest; then :; fi || true", "`|| true` swallows its failure"),
+    ("while pytest; do :; done || true", "`|| true` swallows its failure"),
+    ("pytest & true", later("true")),
+    # a simple command sets PIPESTATUS to its own status: here echo's 0, not pytest's 1
+    ("pytest | tee /dev/null; echo; exit ${PIPESTATUS[0]}", later("exit ${PIPESTATUS[0]}")),
 ]
 
 
@@ -47,6 +54,7 @@ def test_a_construct_that_forges_success_is_named_and_bash_agrees(line, reason, 
     assert bash_status(line) == 0
 
 
+CAPTURED = "its output is captured by `$(...)` inside another command"
 HIDDEN_IN_BASH = [
     # a chain whose last command only happens to succeed hides the status, it does not forge
     ("pytest; true && echo x", later("true && echo x")),
@@ -55,6 +63,11 @@ HIDDEN_IN_BASH = [
     ("pytest; echo 0", later("echo 0")),  # a `0` argument makes only `exit`/`return` forge
     # `$?` after `&` is 0, whatever the command before the job left
     ("false; pytest & exit $?", "it runs in the background (`&`)"),
+    # `exit $?` passes on echo's status: echo hid pytest's, `exit` forged nothing
+    ("pytest; echo done; exit $?", later("echo done")),
+    # a loop's or a `case`'s words run in a substitution: their status is not the compound's
+    ("for f in $(pytest); do :; done", CAPTURED),
+    ("case $(pytest) in *) echo;; esac", CAPTURED),
 ]
 
 
@@ -76,6 +89,10 @@ UNMASKED_IN_BASH = [
     "for x in a b; do pytest; rc=$?; break; done; exit $rc",  # `break` ends the loop
     # a loop's later iteration may pass; after the loop the validator fails again
     "f() { pytest; }; for x in a b; do f; done; f",
+    "if false; then exit 0; elif true; then pytest; else exit 0; fi",  # the elif's own body
+    # a negated pipeline of one command runs in this shell: its options and variables stay
+    "! set -o pipefail; pytest | tee /dev/null",
+    "! { pytest; rc=$?; }; exit $rc",
 ]
 
 

@@ -43,6 +43,7 @@ UNMASKED_IN_BASH = [
     # a function named like a builtin is found first, as bash does (it was called forged)
     "true() { false; }; pytest || true",
     ":() { return 3; }; pytest || :",
+    "pytest; exit $? 0",  # `exit` reads its first argument
 ]
 
 
@@ -143,3 +144,10 @@ def test_the_call_depth_counts_nested_calls_not_calls_made_one_after_another():
     assert maskings(sequential) == [None]
     # a returned call gives its depth back, no more: the chain past the limit stays guarded
     assert maskings("h() { :; }; h; h; " + _calls(17)) == [Masking(NOT_RUN, forged=False)]
+
+
+def test_a_test_with_a_stray_closing_bracket_may_go_either_way_as_bash_rejects_it(bash_status):
+    # only `[` drops a last `]`: `test 1 -eq 1 ]` has four arguments, and bash fails it
+    line = "false; test $? -eq 1 ] || exit 0; pytest"
+    assert maskings(line) == [Masking(NOT_RUN, forged=False)]
+    assert bash_status(line) == 0

@@ -1,13 +1,15 @@
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from interlock.engine.check import evaluate
 from interlock.engine.facts import collect_facts, parse_porcelain
 from interlock.engine.findings import Finding, Targets
-from interlock.engine.precision import Judge, is_temp_path
+from interlock.engine.precision import Judge, _glob_hits, _overlaps, describe, is_temp_path
 from interlock.git import discover
 
 
@@ -223,3 +225,119 @@ def test_linked_worktree_facts_are_its_own(git_repo, tmp_path):
 def test_odd_file_names_are_matched(git_repo, name):
     (git_repo / name).write_text("x")
     assert judge(git_repo, finding("all", name)).lost == (name,)
+
+
+def test_describe_names_the_count_the_one_directory_and_at_most_three_paths():
+    assert describe(["sub/a.py"]) == "1 file under sub/ (sub/a.py)"
+    four = ["sub/a.py", "sub/b.py", "sub/c.py", "sub/d.py"]
+    assert describe(four) == "4 files under sub/ (sub/a.py, sub/b.py, sub/c.py, ...)"
+    assert describe(["a.py", "b.py"]) == "2 files (a.py, b.py)"  # the root is no "under ./"
+    # a described entry is not a path: no directory is named for it
+    mixed = ["sub/a.py", "sub/b (git's own data)"]
+    assert describe(mixed) == "2 files (sub/a.py, sub/b (git's own data))"
+
+
+def test_a_target_inside_a_collapsed_directory_entry_overlaps_it_but_not_inside_a_file():
+    assert _overlaps("build/", "build/x.o")
+    assert not _overlaps("a.py", "a.py/x")
+    assert _glob_hits("src/", "src/*.py")  # an untracked directory the glob reaches into
+    assert not _glob_hits("src", "src/*.py")
+
+
+OUTSIDE = "/nonexistent-interlock-dir"  # outside any worktree and any temp dir
+
+
+def test_a_file_a_command_creates_outside_any_worktree_loses_nothing_until_it_exists(git_repo):
+    created = finding("files", f"{OUTSIDE}/out.txt", creates=True)
+    assert judge(git_repo, created).lost == ()
+    removed = finding("files", f"{OUTSIDE}/out.txt")  # rm -rf: whatever is there is gone
+    assert judge(git_repo, removed).lost == (f"{OUTSIDE}/out.txt (outside any worktree)",)
+
+
+def test_a_glob_outside_any_worktree_is_lost_work_with_no_path_to_save(git_repo):
+    judged = judge(git_repo, finding("files", f"{OUTSIDE}/*.txt", creates=True))
+    assert judged.lost == (f"{OUTSIDE}/*.txt (outside any worktree)",)
+    assert judged.paths == ()  # a glob names no file a snapshot could copy
+
+
+def test_a_lease_pushed_from_outside_any_repository_drops_nothing(tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    lease = finding("remote", rule="git.push-force-lease", cwd=None, lease=True)
+    assert Judge(str(elsewhere)).judge(lease) == Judge(str(elsewhere)).judge(lease)
+    assert Judge(str(elsewhere)).judge(lease).lost == ()
+
+
+def test_a_lease_names_the_remote_and_the_refs_it_pushes(git_repo, tmp_path):
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(git_repo, "remote", "add", "origin", str(remote))
+    git(git_repo, "commit", "-q", "--allow-empty", "-m", "ahead")
+    git(git_repo, "push", "-q", "origin", "main")
+    git(git_repo, "reset", "-q", "--hard", "HEAD~1")
+    tip = git(git_repo, "rev-parse", "origin/main").strip()[:12]
+    lease = finding("remote", rule="git.push-force-lease", lease=True, refs=("origin", "main"))
+    dropped = f"1 commit on origin/main (at {tip}) that the pushed commit does not contain"
+    assert judge(git_repo, lease).lost == (dropped,)
+    other = finding("remote", rule="git.push-force-lease", lease=True, refs=("origin", "x"))
+    assert judge(git_repo, other).lost == ()
+
+
+def test_a_known_target_is_summarised_without_the_run_time_caveat(git_repo):
+    (git_repo / "notes.txt").write_text("mine\n")
+    judged = judge(git_repo, finding("files", "notes.txt"))
+    assert (judged.lost, judged.summary) == (("notes.txt",), "1 file (notes.txt)")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        judged.summary = ""  # type: ignore[misc]
+
+
+def test_the_judge_uses_the_facts_it_is_given_instead_of_reading_the_tree(git_repo):
+    facts = dataclasses.replace(
+        collect_facts(discover(git_repo)), untracked=frozenset({"ghost.txt"})
+    )
+    judged = Judge(str(git_repo), facts=facts).judge(finding("untracked", whole_tree=True))
+    assert judged.lost == ("ghost.txt",)
+
+
+def test_the_configured_recorder_cap_marks_a_larger_target_unrecoverable(git_repo):
+    (git_repo / ".interlock.toml").write_text("recorder_max_file_size = 10\n")
+    (git_repo / "big.bin").write_bytes(b"x" * 11)
+    (git_repo / "small.bin").write_bytes(b"x" * 10)
+    judged = judge(git_repo, finding("files", "big.bin", "small.bin"))
+    assert judged.unrecoverable == (str(git_repo.resolve() / "big.bin"),)
+
+
+def test_a_drop_of_the_lines_own_stash_spares_older_ones_and_a_clear_takes_them(git_repo):
+    (git_repo / "src" / "app.py").write_text("older\n")
+    git(git_repo, "stash", "-q")  # a stash from before this line
+    (git_repo / "src" / "app.py").write_text("edited\n")
+    [drop] = evaluate("git stash && git stash drop", str(git_repo), mode="blocking").result.findings
+    assert drop.reason.endswith("unsaved here: 1 file under src/ (src/app.py)")
+    [clear] = evaluate(
+        "git stash && git stash clear", str(git_repo), mode="blocking"
+    ).result.findings
+    assert clear.reason.endswith("unsaved here: 1 file under src/ (src/app.py); the stash")
+
+
+def test_a_reset_or_branch_delete_of_a_ref_that_does_not_exist_loses_no_commits(git_repo):
+    reset = finding("commits", rule="git.reset-hard", refs=("no-such-ref",))
+    assert judge(git_repo, reset).lost == ()
+    delete = finding("commits", rule="git.branch-force-delete", refs=("no-such-branch",))
+    assert judge(git_repo, delete).lost == ()
+
+
+def test_a_stash_built_on_a_deleted_branch_does_not_count_as_keeping_its_commits(git_repo):
+    git(git_repo, "checkout", "-q", "-b", "feature")
+    git(git_repo, "commit", "-q", "--allow-empty", "-m", "only here")
+    tip = git(git_repo, "rev-parse", "HEAD").strip()[:12]
+    (git_repo / "README.md").write_text("wip\n")
+    git(git_repo, "stash", "-q")  # its parent is the feature's tip
+    git(git_repo, "checkout", "-q", "main")
+    delete = finding("commits", rule="git.branch-force-delete", refs=("feature",))
+    assert judge(git_repo, delete).lost == (f"commit {tip}",)
+
+
+def test_a_pathspec_outside_the_worktree_is_named_as_such(git_repo):
+    outside = str(git_repo.resolve().parent / "elsewhere")
+    f = finding("unstaged", "../elsewhere", rule="git.checkout-discard")
+    assert judge(git_repo, f).lost == (f"{outside} (outside the worktree)",)

@@ -341,3 +341,17 @@ def test_a_pathspec_outside_the_worktree_is_named_as_such(git_repo):
     outside = str(git_repo.resolve().parent / "elsewhere")
     f = finding("unstaged", "../elsewhere", rule="git.checkout-discard")
     assert judge(git_repo, f).lost == (f"{outside} (outside the worktree)",)
+
+
+def test_a_reset_on_an_unborn_branch_leaves_no_commits_behind(git_repo):
+    git(git_repo, "checkout", "-q", "--orphan", "fresh")
+    reset = finding("commits", rule="git.reset-hard", refs=("main",))
+    assert judge(git_repo, reset).lost == ()
+
+
+def test_a_one_file_command_on_a_directory_or_a_new_file_loses_nothing(git_repo):
+    (git_repo / "new").mkdir()
+    (git_repo / "new" / "notes.txt").write_text("mine\n")  # git shows `?? new/`
+    assert judge(git_repo, finding("files", "src", single=True)).lost == ()
+    assert judge(git_repo, finding("files", "new/created.txt", single=True)).lost == ()
+    assert judge(git_repo, finding("files", "new/notes.txt", single=True)).lost == ("new/",)

@@ -125,6 +125,20 @@ def load_scores(path: Path) -> dict[str, dict[str, float | int]]:
     return data
 
 
+def merge_scores(
+    recorded: dict[str, dict[str, float | int]], rows: dict[str, Score]
+) -> dict[str, dict[str, float | int]]:
+    """The record with this run's scores in it; a capped score (a lower bound) never replaces
+    a recorded exact one."""
+    merged = dict(recorded)
+    for module, score in rows.items():
+        old = recorded.get(module)
+        if score.capped and old is not None and "capped" not in old:
+            continue
+        merged[module] = score.to_json()
+    return merged
+
+
 def save_scores(path: Path, scores: dict[str, dict[str, float | int]]) -> None:
     path.write_text(json.dumps(dict(sorted(scores.items())), indent=2) + "\n", encoding="utf-8")
 

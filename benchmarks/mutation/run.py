@@ -126,6 +126,10 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             p.error(f"{module}: no such file under {ROOT}")
     if args.jobs < 1:
         p.error("--jobs must be at least 1")
+    if args.cap is not None and args.cap < 1:
+        p.error("--cap must be at least 1")
+    if args.cap and args.check:
+        p.error("--cap gives a lower bound, which cannot fail or pass --check; drop one")
     return args
 
 
@@ -288,7 +292,8 @@ def run(
         outcomes = run_jobs(workers, jobs, args)
         if args.survivors and not args.mutant:
             outcomes += kept_kills(found[module], chosen)
-        ledger.save_results(results_path(module), sources[module], outcomes)
+        if not args.mutant:  # a few mutants' outcomes must not replace the module's last run
+            ledger.save_results(results_path(module), sources[module], outcomes)
         list_survivors(outcomes, entries)
         stale_entries(module, found[module], entries)
         if args.mutant:
@@ -300,7 +305,7 @@ def run(
     if rows:
         table(rows, recorded)
     if args.record and rows:
-        ledger.save_scores(SCORES, {**recorded, **{m: s.to_json() for m, s in rows.items()}})
+        ledger.save_scores(SCORES, ledger.merge_scores(recorded, rows))
         print(f"mutation: recorded in {SCORES.relative_to(ROOT)}")
     if args.check:
         for problem in failures:

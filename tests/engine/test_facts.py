@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-import subprocess
 
 import pytest
 
@@ -15,24 +14,18 @@ from interlock.errors import GitError
 from interlock.git import discover
 
 
-def sh(repo, *args: str) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=repo, check=True, capture_output=True, text=True
-    ).stdout.strip()
-
-
 @pytest.fixture
-def busy_repo(git_repo):
+def busy_repo(git_repo, git):
     """Every kind of unsaved work: a staged-only change, an unstaged one, a staged rename, an
     untracked one-letter file, a hand-made ignored file and an ignored build directory."""
     (git_repo / ".gitignore").write_text("notes.txt\nbuild/\n")
     (git_repo / "old.txt").write_text("old\n")
-    sh(git_repo, "add", "-A")
-    sh(git_repo, "commit", "-q", "-m", "more")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "more")
     (git_repo / "README.md").write_text("# staged\n")
-    sh(git_repo, "add", "README.md")
+    git(git_repo, "add", "README.md")
     (git_repo / "src" / "app.py").write_text("print('unstaged')\n")
-    sh(git_repo, "mv", "old.txt", "new.txt")
+    git(git_repo, "mv", "old.txt", "new.txt")
     (git_repo / "a").write_text("untracked\n")
     (git_repo / "notes.txt").write_text("mine\n")
     (git_repo / "build").mkdir()
@@ -86,31 +79,31 @@ def test_facts_that_git_cannot_read_raise_and_never_read_as_a_clean_tree(git_rep
         collect_facts(loc)
 
 
-def test_a_lease_on_a_ref_without_a_remote_tracking_tip_drops_nothing(git_repo, tmp_path):
+def test_a_lease_on_a_ref_without_a_remote_tracking_tip_drops_nothing(git_repo, tmp_path, git):
     remote = tmp_path / "remote.git"
-    sh(tmp_path, "init", "-q", "--bare", str(remote))
-    sh(git_repo, "remote", "add", "origin", str(remote))
-    sh(git_repo, "push", "-q", "origin", "main")
+    git(tmp_path, "init", "-q", "--bare", str(remote))
+    git(git_repo, "remote", "add", "origin", str(remote))
+    git(git_repo, "push", "-q", "origin", "main")
     loc = discover(git_repo)
     assert lease_drops(loc, "origin", ("main:newbranch",)) == []
     # a URL has no remote-tracking branches: git refuses the bare lease, nothing is dropped
     assert lease_drops(loc, str(remote), ("main",)) == []
-    sh(git_repo, "commit", "-q", "--allow-empty", "-m", "ahead")
-    sh(git_repo, "push", "-q", "origin", "main")
-    sh(git_repo, "reset", "-q", "--hard", "HEAD~1")
+    git(git_repo, "commit", "-q", "--allow-empty", "-m", "ahead")
+    git(git_repo, "push", "-q", "origin", "main")
+    git(git_repo, "reset", "-q", "--hard", "HEAD~1")
     assert lease_drops(loc, "origin", ("main",)) == [
         "1 commit on origin/main (at "
-        f"{sh(git_repo, 'rev-parse', 'origin/main')[:12]}) that the pushed commit does not "
+        f"{git(git_repo, 'rev-parse', 'origin/main').stdout[:12]}) that the pushed commit does not "
         "contain"
     ]
 
 
-def test_aliases_are_read_by_lowercased_name_and_nothing_else(git_repo, tmp_path):
-    sh(git_repo, "config", "alias.CO", "checkout")
-    sh(git_repo, "config", "user.name", "someone")
+def test_aliases_are_read_by_lowercased_name_and_nothing_else(git_repo, tmp_path, git):
+    git(git_repo, "config", "alias.CO", "checkout")
+    git(git_repo, "config", "user.name", "someone")
     assert read_aliases(str(git_repo)) == {"co": "checkout"}
     assert read_aliases(str(tmp_path / "missing")) == {}
-    sh(git_repo, "config", "--unset", "alias.CO")
+    git(git_repo, "config", "--unset", "alias.CO")
     assert read_aliases(str(git_repo)) == {}
 
 

@@ -176,6 +176,19 @@ def test_the_score_leaves_listed_survivors_out_and_counts_timeouts_as_kills():
     )
 
 
+def test_a_capped_lower_bound_never_replaces_an_exact_record_but_updates_a_capped_one():
+    exact = {"tried": 10, "killed": 10, "survived": 0, "equivalent": 0, "score": 100.0}
+    capped = ledger.Score(10, 7, 3, 0, capped=200)
+    recorded = {"a.py": exact, "b.py": {**exact, "capped": 200}}
+    merged = ledger.merge_scores(recorded, {"a.py": capped, "b.py": capped, "c.py": capped})
+    assert merged["a.py"] == exact
+    assert merged["b.py"] == merged["c.py"] == {**capped.to_json()}
+    assert merged["c.py"]["capped"] == 200 and merged["c.py"]["score"] == 70.0
+    uncapped = ledger.Score(10, 9, 1, 0)
+    assert ledger.merge_scores(recorded, {"b.py": uncapped})["b.py"] == uncapped.to_json()
+    assert "capped" not in uncapped.to_json()
+
+
 def test_module_level_code_is_import_time_and_function_bodies_are_not():
     early = import_time_lines(SAMPLE)
     assert {9, 12, 28}.issubset(early)  # LIMIT, the def lines

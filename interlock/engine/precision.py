@@ -406,7 +406,7 @@ class Judge:
             else:  # a git pathspec: `:/` and `:(top)` reach from the root, not from base
                 absolute = pathspec_target(target, base, root)
             rel = os.path.relpath(absolute, root)
-            if rel.startswith(".."):
+            if rel == os.pardir or rel.startswith(os.pardir + os.sep):  # not `..foo`
                 lost.append((f"{absolute} (outside the worktree)", None))
                 continue
             rel = "" if rel == "." else rel

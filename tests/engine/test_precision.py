@@ -343,6 +343,17 @@ def test_a_pathspec_outside_the_worktree_is_named_as_such(git_repo):
     assert judge(git_repo, f).lost == (f"{outside} (outside the worktree)",)
 
 
+def test_a_file_whose_name_starts_with_two_dots_is_inside_the_worktree(git_repo):
+    (git_repo / "..foo").write_text("committed\n")
+    git(git_repo, "add", "..foo")
+    git(git_repo, "commit", "-qm", "dots")
+    (git_repo / "..foo").write_text("edited\n")
+    edited = finding("unstaged", "..foo", rule="git.checkout-discard")
+    assert judge(git_repo, edited).lost == ("..foo",)
+    missing = finding("unstaged", "..bar", rule="git.checkout-discard")
+    assert judge(git_repo, missing).lost == ()
+
+
 def test_a_reset_on_an_unborn_branch_leaves_no_commits_behind(git_repo):
     git(git_repo, "checkout", "-q", "--orphan", "fresh")
     reset = finding("commits", rule="git.reset-hard", refs=("main",))

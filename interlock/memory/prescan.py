@@ -7,10 +7,12 @@
     early.close()                               # always: ends what was not used
 
 A cold `interlock snapshot` process (no daemon) spends most of its wall time in one
-`git status` over the whole worktree, and ~50 ms of CPU importing pygit2 and the memory. On a
+`git status` over the whole worktree, and ~45 ms of CPU importing the memory. On a
 machine with two cores the two can overlap: the launcher calls `start` first, with nothing
-loaded but this module (stdlib `os` and `fcntl`, interlock.constants), and `git status` works
-while Python imports. What the snapshot records does not change: the same two commands
+loaded but this module (stdlib `os` and `fcntl`, interlock.constants, interlock.gitreader),
+and `git status` works while Python imports. The snapshot reads objects and writes its ref
+through git's processes started here too (interlock.gitreader: `cat-file --batch-command`,
+`update-ref --stdin`, `config`), so the process never imports pygit2 (~75 ms of CPU). What the snapshot records does not change: the same two commands
 (STATUS_ARGS, ATTRIBUTE_ARGS, which interlock.memory.scan runs itself otherwise) with the same
 environment as interlock.git.run gives them (no variables git sets for hooks), and the
 snapshot lock (interlock.memory.leftovers) taken before they start, so no other snapshot or
@@ -31,6 +33,7 @@ import stat
 import time
 
 from interlock import constants
+from interlock.gitreader import GitReader
 
 TYPE_CHECKING = False  # not `typing`: this module is loaded before anything else
 if TYPE_CHECKING:
@@ -119,6 +122,7 @@ class Prescan:
         self.worktree, self.git_dir, self.lock_fd = worktree, git_dir, lock_fd
         self.started = time.perf_counter()  # the snapshot's time counts from here
         self.jobs: dict[str, _Job] = {}
+        self.reader: GitReader | None = None  # git's processes reading for the snapshot
         self.lock_adopted = False
 
     def serves(self, loc: RepoLocation) -> bool:
@@ -147,6 +151,9 @@ class Prescan:
         for job in self.jobs.values():
             job.close()
         self.jobs.clear()
+        if self.reader is not None:
+            self.reader.close()
+            self.reader = None
         if not self.lock_adopted:
             self.lock_adopted = True
             try:
@@ -197,6 +204,7 @@ def start(worktree: str, git_dir: str) -> Prescan | None:
         env = git_env()
         early.jobs["status"] = _Job(STATUS_ARGS, worktree, env)
         early.jobs["attributes"] = _Job(ATTRIBUTE_ARGS, worktree, env)
+        early.reader = GitReader.start(worktree, env)  # None: the snapshot reads by pygit2
     except OSError:  # git not found, no memory: the snapshot runs them itself and says why
         early.close()
         return None

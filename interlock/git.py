@@ -307,7 +307,7 @@ def index_has(repo: pygit2.Repository, path: bytes) -> bool:
 
 class PygitAccess:
     """A pygit2 repository behind the small reading interface interlock.memory.store calls
-    RepoAccess; interlock.gitreader.GitReader is the other one (git's own processes, for a
+    RepoAccess; interlock.plumbing.GitReader is the other one (git's own processes, for a
     cold snapshot process that must not pay for importing pygit2)."""
 
     batched = False  # answers cost microseconds: ask one at a time

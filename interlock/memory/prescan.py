@@ -9,9 +9,9 @@
 A cold `interlock snapshot` process (no daemon) spends most of its wall time in one
 `git status` over the whole worktree, and ~45 ms of CPU importing the memory. On a
 machine with two cores the two can overlap: the launcher calls `start` first, with nothing
-loaded but this module (stdlib `os` and `fcntl`, interlock.constants, interlock.gitreader),
+loaded but this module (stdlib `os` and `fcntl`, interlock.constants, interlock.plumbing),
 and `git status` works while Python imports. The snapshot reads objects and writes its ref
-through git's processes started here too (interlock.gitreader: `cat-file --batch-command`,
+through git's processes started here too (interlock.plumbing: `cat-file --batch-command`,
 `update-ref --stdin`, `config`), so the process never imports pygit2 (~75 ms of CPU). What the snapshot records does not change: the same two commands
 (STATUS_ARGS, ATTRIBUTE_ARGS, which interlock.memory.scan runs itself otherwise) with the same
 environment as interlock.git.run gives them (no variables git sets for hooks), and the
@@ -33,7 +33,7 @@ import stat
 import time
 
 from interlock import constants
-from interlock.gitreader import GitReader
+from interlock.plumbing import GitReader
 
 TYPE_CHECKING = False  # not `typing`: this module is loaded before anything else
 if TYPE_CHECKING:

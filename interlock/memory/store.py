@@ -13,7 +13,7 @@ trees: one tree of a 10k-file directory weighs as much as thousands of small one
 `clear_cache()` empties it (the daemon does when idle).
 
 Reading goes through a RepoAccess: a pygit2 repository (interlock.git.PygitAccess: the
-daemon and every other command) or git's own processes (interlock.gitreader.GitReader: a cold
+daemon and every other command) or git's own processes (interlock.plumbing.GitReader: a cold
 `interlock snapshot` process, which must not pay for importing pygit2). The second answers
 in round trips, so with it (`batched`) the store asks for many objects at once: blobs are
 hashed and held until a batch of them is checked against the repository (at UNCHECKED_BYTES
@@ -22,12 +22,10 @@ or at flush), and `read_trees` fetches every tree of one level of a walk togethe
 
 from __future__ import annotations
 
-import threading
+import _thread  # not threading (~2 ms to import): a lock is all the cache needs
 from collections import OrderedDict
-from typing import TYPE_CHECKING
 
 from interlock.git import PygitAccess
-from interlock.gitreader import GitReader
 from interlock.memory.pack import ChangedWhileRead, PackBatch, write_file_blob
 from interlock.objectformat import (
     BLOB,
@@ -40,7 +38,9 @@ from interlock.objectformat import (
     object_id,
     parse_tree_raw,
 )
+from interlock.plumbing import GitReader
 
+TYPE_CHECKING = False  # not `typing` (~3 ms to import): a cold snapshot process loads this
 if TYPE_CHECKING:
     import pygit2
 
@@ -53,7 +53,7 @@ _ENTRY_OVERHEAD = 240  # bytes of dict slot, tuples, mode int and id str per cac
 _cache: OrderedDict[str, tuple[TreeEntries, dict[bytes, tuple[bytes, bytes]] | None]] = (
     OrderedDict()
 )
-_cache_lock = threading.Lock()
+_cache_lock = _thread.allocate_lock()
 _cache_weight: dict[str, int] = {}
 _cache_total = [0]
 UNCHECKED_BYTES = 8 << 20  # blobs held before asking a batched reader which ones it lacks

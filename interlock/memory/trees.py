@@ -4,19 +4,22 @@ flatten one, look up one path.
 Paths are bytes, worktree-relative, `/`-separated. Only the directories an edit or a
 difference passes through are read, so the cost follows the change, not the repository:
 two subtrees with the same id are equal without looking inside. With a batched reader
-(interlock.gitreader), `prefetch_along` and `flatten` read one level of trees in one batch.
+(interlock.plumbing), `prefetch_along` and `flatten` read one level of trees in one batch.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
 
 from interlock.memory.store import ObjectStore, as_store
 from interlock.objectformat import TREE_MODE, Entry, TreeEntries
 
+TYPE_CHECKING = False  # not `typing` (~3 ms to import): a cold snapshot process loads this
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     import pygit2
 
     from interlock.memory.store import RepoAccess
@@ -26,16 +29,27 @@ if TYPE_CHECKING:
 Edits = Mapping[bytes, Entry | None]
 
 
-class Change(NamedTuple):
-    """One path that differs: old and new entries (None: absent). Never a tree entry."""
+if TYPE_CHECKING:
 
-    path: bytes
-    old: Entry | None
-    new: Entry | None
+    class Change(NamedTuple):
+        """One path that differs: old and new entries (None: absent). Never a tree entry."""
+
+        path: bytes
+        old: Entry | None
+        new: Entry | None
+
+else:  # the same class, without importing typing
+    Change = namedtuple("Change", ("path", "old", "new"))
+    Change.__doc__ = (
+        "One path that differs: old and new entries (None: absent). Never a tree entry."
+    )
 
 
 @dataclass
 class _Node:
+    """One directory or path of the edits (a docstring: dataclasses would ask inspect for
+    one, and a cold snapshot defers inspect)."""
+
     reset: bool = False  # start from an empty directory instead of the base's
     leaf: Entry | None = None
     has_leaf: bool = False

@@ -267,6 +267,16 @@ class GitReader:
         self.loc = loc
         return self
 
+    @property
+    def broken(self) -> bool:
+        """Whether a process failed (the snapshot was then taken through pygit2)."""
+        return self.cat.broken
+
+    @property
+    def opened_pygit2(self) -> bool:
+        """Whether something this reader does not answer itself was asked of pygit2."""
+        return self._repo is not None
+
     def _settings(self) -> dict[str, str]:
         if self._config is None:
             code, out, err = self.config_proc.wait()

@@ -231,7 +231,10 @@ class GitReader:
         self._procs: list[Proc] = []
         self.cat = CatFile(worktree, env)
         self._procs.append(self.cat.proc)
-        self.cat.proc.write(b"contents HEAD\nflush\n")  # answered while Python imports
+        try:
+            self.cat.proc.write(b"contents HEAD\nflush\n")  # answered while Python imports
+        except OSError:  # it ended already (a git without --batch-command): pygit2 reads
+            self.cat.broken = True
         self._head_waiting = True
         self.config_proc = Proc(list(CONFIG_ARGS), worktree, env, stdin=False, stdout_pipe=False)
         self._procs.append(self.config_proc)
@@ -301,6 +304,8 @@ class GitReader:
     def _take_head(self) -> None:
         if not self._head_waiting:
             return
+        if self.cat.broken:
+            raise ReaderBroken("the cat-file process failed earlier")
         self._head_waiting = False
         try:
             answer = self.cat._answer(True)
@@ -338,7 +343,8 @@ class GitReader:
     def head(self) -> tuple[str | None, str | None]:
         """(HEAD's commit id, its tree id), both None on an unborn branch; read once."""
         self._take_head()
-        assert self._head is not None
+        if self._head is None:
+            raise ReaderBroken("HEAD could not be read")
         return self._head
 
     def has(self, oid: str) -> bool:

@@ -25,13 +25,12 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import os
 import struct
 import zlib
 from pathlib import Path
 
-from interlock.objectformat import BLOB, object_id
+from interlock.objectformat import BLOB, object_id, sha1
 
 TYPE_CHECKING = False  # not `typing`: a cold snapshot process loads this
 if TYPE_CHECKING:
@@ -107,7 +106,7 @@ class PackBatch:
         if not self._entries:
             return None
         pack = b"PACK" + struct.pack(">II", 2, len(self._entries)) + bytes(self._body)
-        trailer = hashlib.sha1(pack).digest()
+        trailer = sha1(pack).digest()
         name = "pack-" + trailer.hex()
         pack_dir = self.objects_dir / "pack"
         pack_dir.mkdir(parents=True, exist_ok=True)
@@ -157,7 +156,7 @@ def _index(entries: dict[str, tuple[int, int]], trailer: bytes) -> bytes:
     idx += b"".join(struct.pack(">I", entries[oid][0]) for oid in oids)
     idx += b"".join(struct.pack(">I", entries[oid][1]) for oid in oids)
     idx += trailer
-    return bytes(idx + hashlib.sha1(idx).digest())
+    return bytes(idx + sha1(idx).digest())
 
 
 def _write_new(path: Path, data: bytes) -> None:
@@ -221,6 +220,8 @@ def write_file_blob(objects_dir: Path, path: bytes) -> str:
 def _stream_entry(src: BinaryIO, out: BinaryIO, path: bytes) -> tuple[str, int, bytes]:
     """Write a whole pack holding src's bytes as one blob: (blob id, entry crc32, trailer)."""
     size = os.fstat(src.fileno()).st_size
+    import hashlib  # a large file: OpenSSL's SHA-1 (see interlock.objectformat.sha1)
+
     pack_sum, blob_sum = hashlib.sha1(), hashlib.sha1(b"blob %d\0" % size)
     crc = 0
     packer = zlib.compressobj(1)

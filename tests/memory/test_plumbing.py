@@ -352,6 +352,28 @@ def test_many_objects_are_asked_in_batches_and_answered_in_order(git_repo: Path,
         reader.close()
 
 
+def test_small_data_is_hashed_without_openssl_to_the_same_digest() -> None:
+    code = (
+        "import hashlib as h, os, sys\n"
+        "del sys.modules['hashlib']\n"
+        "from interlock import objectformat as o\n"
+        "for n in (0, 1, 100, 65536, 200000, 100000):\n"
+        "    d = os.urandom(n)\n"
+        "    assert o.sha1(d).hexdigest() == h.sha1(d).hexdigest(), n\n"
+        "    print(n, 'hashlib' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    # 256 KB by Python's own SHA-1, then OpenSSL's once that much was hashed
+    assert proc.stdout.split("\n")[:6] == [
+        "0 False",
+        "1 False",
+        "100 False",
+        "65536 False",
+        "200000 True",
+        "100000 True",
+    ]
+
+
 def test_iso_time_writes_what_datetime_writes() -> None:
     rnd = random.Random(3)
     stamps = [0.0, 1.0000005, 1.9999995, 1796112901.9999996, 1700000000.4999995]
@@ -369,7 +391,7 @@ def test_a_cold_snapshot_process_never_imports_pygit2(git_repo: Path, interlock)
         "import sys\n"
         "from interlock.__main__ import main\n"
         "code = main(['snapshot', '--json'])\n"
-        "heavy = sorted(m for m in ('pygit2', 'typing', 'logging', 'tempfile', 'datetime')"
+        "heavy = sorted(m for m in ('pygit2', 'typing', 'logging', 'tempfile', 'datetime', 'hashlib')"
         " if m in sys.modules)\n"
         "sys.stderr.write(f'exit={code} loaded={heavy}\\n')\n"
     )

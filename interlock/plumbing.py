@@ -238,8 +238,14 @@ class GitReader:
         self._head_waiting = True
         self.config_proc = Proc(list(CONFIG_ARGS), worktree, env, stdin=False, stdout_pipe=False)
         self._procs.append(self.config_proc)
+        # No hooks (`core.hooksPath=/dev/null`): pygit2 runs none for a snapshot's ref, and a
+        # reference-transaction hook (interlock's own among them) has no business with it.
         self.ref_proc = Proc(
-            ["update-ref", "--stdin", "-z"], worktree, env, stdin=True, stdout_pipe=False
+            ["-c", "core.hooksPath=/dev/null", "update-ref", "--stdin", "-z"],
+            worktree,
+            env,
+            stdin=True,
+            stdout_pipe=False,
         )
         self._procs.append(self.ref_proc)
         self._config: dict[str, str] | None = None

@@ -409,3 +409,18 @@ def test_a_cold_snapshot_process_never_imports_pygit2(git_repo: Path, interlock)
     printed = interlock(git_repo, "snapshot")
     assert printed.returncode == 0 and printed.stdout.startswith("interlock: snapshot ")
     assert "(manual): 1 file differs from HEAD" in printed.stdout
+
+
+def test_the_snapshot_ref_runs_no_reference_transaction_hook_as_pygit2_runs_none(
+    git_repo: Path, git: Git
+) -> None:
+    seen = git_repo.parent / "hook-ran"
+    hook = git_repo / ".git" / "hooks" / "reference-transaction"
+    hook.write_text(f"#!/bin/sh\ncat >> '{seen}'\n")
+    hook.chmod(0o755)
+    git(git_repo, "update-ref", "refs/heads/probe", "HEAD")  # the hook itself works
+    assert "refs/heads/probe" in seen.read_text()
+    seen.unlink()
+    (git_repo / "README.md").write_text("# changed\n")
+    _both_ways(git_repo, git)
+    assert not seen.exists()

@@ -331,15 +331,22 @@ class GitReader:
         self._head = (oid, commit[0])
 
     def _unborn(self) -> tuple[None, None]:
-        """HEAD names no object: an unborn branch when HEAD is a symbolic ref; anything else
-        (a detached HEAD at a missing commit) is for pygit2 to report as it does."""
+        """HEAD names no object: an unborn branch when HEAD is a symbolic ref to a branch that
+        does not exist; anything else (a detached HEAD or a branch at a missing commit) is for
+        pygit2 to report as it does."""
         assert self.loc is not None
         try:
             text = (self.loc.git_dir / "HEAD").read_bytes()
+            packed_refs = self.loc.common_dir / "packed-refs"
+            packed = packed_refs.read_bytes() if packed_refs.exists() else b""
         except OSError as exc:
             raise ReaderBroken(f"cannot read HEAD: {exc}") from exc
         if not text.startswith(b"ref: "):
             raise ReaderBroken("HEAD names a missing commit")
+        ref = text[5:].strip()
+        loose = [d / os.fsdecode(ref) for d in (self.loc.git_dir, self.loc.common_dir)]
+        if any(p.exists() for p in loose) or b" " + ref + b"\n" in packed:
+            raise ReaderBroken("HEAD's branch names a missing commit")
         return None, None
 
     def _ask(self, command: str, names: list[str]) -> list[tuple[str, int, bytes | int] | None]:

@@ -424,3 +424,21 @@ def test_the_snapshot_ref_runs_no_reference_transaction_hook_as_pygit2_runs_none
     (git_repo / "README.md").write_text("# changed\n")
     _both_ways(git_repo, git)
     assert not seen.exists()
+
+
+def test_a_branch_at_a_missing_commit_is_not_taken_for_an_unborn_one(
+    git_repo: Path, git: Git
+) -> None:
+    loc = _loc(git_repo)
+    take_snapshot(loc)
+    git(git_repo, "pack-refs", "--all")
+    packed = git_repo / ".git" / "packed-refs"
+    head = git(git_repo, "rev-parse", "HEAD").stdout.strip()
+    packed.write_text(packed.read_text().replace(head, "1" * 40))  # a broken repository
+    reader = GitReader.start(str(loc.worktree), prescan.git_env())
+    assert reader is not None and reader.use(loc) is reader
+    try:
+        with pytest.raises(ReaderBroken, match="missing commit"):
+            reader.head()  # pygit2 then reports it as it always did
+    finally:
+        reader.close()

@@ -14,11 +14,12 @@ Python imports the rest, so they are ready when asked:
   followed (GIT_NO_REPLACE_OBJECTS=1): pygit2 does not follow them, and a snapshot must store
   what the object ids name.
 - `git update-ref --stdin -z`: the snapshot's ref, written the way git writes refs (loose or
-  packed, reflogs by git's rules), fed once the pack is flushed; the ref is the commit point.
+  packed, reflogs by git's rules; no hooks, as pygit2 runs none), fed once the pack is
+  flushed; the ref is the commit point.
 - `git config -z --get-regexp`: the settings the scan reads (core.autocrlf,
   core.attributesFile) and the object format.
-It satisfies the same small interface as interlock.git.PygitAccess (interlock.memory.store
-calls it RepoAccess). What it cannot answer exactly as pygit2 does (ignore rules for a path,
+It satisfies the same small interface as interlock.repoaccess.PygitAccess
+(interlock.memory.store calls it RepoAccess). What it cannot answer exactly as pygit2 does (ignore rules for a path,
 the submodules libgit2 lists) is asked of pygit2, opened only then. Whatever goes wrong with a
 process (an older git without --batch-command, a process that died, an answer that does not
 parse) raises ReaderBroken, and the snapshot starts again through pygit2: never a wrong or

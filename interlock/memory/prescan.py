@@ -7,13 +7,14 @@
     early.close()                               # always: ends what was not used
 
 A cold `interlock snapshot` process (no daemon) spends most of its wall time in one
-`git status` over the whole worktree, and ~45 ms of CPU importing the memory. On a
+`git status` over the whole worktree, and ~25 ms of CPU importing the memory. On a
 machine with two cores the two can overlap: the launcher calls `start` first, with nothing
 loaded but this module (stdlib `os` and `fcntl`, interlock.constants, interlock.plumbing),
 and `git status` works while Python imports. The snapshot reads objects and writes its ref
 through git's processes started here too (interlock.plumbing: `cat-file --batch-command`,
-`update-ref --stdin`, `config`), so the process never imports pygit2 (~75 ms of CPU). What the snapshot records does not change: the same two commands
-(STATUS_ARGS, ATTRIBUTE_ARGS, which interlock.memory.scan runs itself otherwise) with the same
+`update-ref --stdin`, `config`), so the process never imports pygit2 (~75 ms of CPU).
+What the snapshot records does not change: the same two commands (STATUS_ARGS,
+ATTRIBUTE_ARGS, which interlock.memory.scan runs itself otherwise) with the same
 environment as interlock.git.run gives them (no variables git sets for hooks), and the
 snapshot lock (interlock.memory.leftovers) taken before they start, so no other snapshot or
 restore can run between what they read and the snapshot's ref.

@@ -45,7 +45,6 @@ from interlock import constants, output
 from interlock.errors import InterlockError, write_failure
 from interlock.git import (
     Entry,
-    PygitAccess,
     RepoLocation,
     commit_by_prefix,
     has_object,
@@ -61,6 +60,7 @@ from interlock.memory.store import ObjectStore, as_access
 from interlock.memory.trees import Change, apply_edits, diff_trees, flatten, prefetch_along
 from interlock.plumbing import ReaderBroken
 from interlock.regenerable import REGENERABLE_DIRS, REGENERABLE_FILES, is_regenerable
+from interlock.repoaccess import PygitAccess
 from interlock.state import repo_state_dir
 
 TYPE_CHECKING = False  # not `typing` (~3 ms to import): a cold snapshot process loads this

@@ -12,7 +12,7 @@ The cache is bounded by an estimate of the bytes it holds (CACHE_BYTES), not by 
 trees: one tree of a 10k-file directory weighs as much as thousands of small ones.
 `clear_cache()` empties it (the daemon does when idle).
 
-Reading goes through a RepoAccess: a pygit2 repository (interlock.git.PygitAccess: the
+Reading goes through a RepoAccess: a pygit2 repository (interlock.repoaccess.PygitAccess: the
 daemon and every other command) or git's own processes (interlock.plumbing.GitReader: a cold
 `interlock snapshot` process, which must not pay for importing pygit2). The second answers
 in round trips, so with it (`batched`) the store asks for many objects at once: blobs are
@@ -25,7 +25,6 @@ from __future__ import annotations
 import _thread  # not threading (~2 ms to import): a lock is all the cache needs
 from collections import OrderedDict
 
-from interlock.git import PygitAccess
 from interlock.memory.pack import ChangedWhileRead, PackBatch, write_file_blob
 from interlock.objectformat import (
     BLOB,
@@ -39,6 +38,7 @@ from interlock.objectformat import (
     parse_tree_raw,
 )
 from interlock.plumbing import GitReader
+from interlock.repoaccess import PygitAccess
 
 TYPE_CHECKING = False  # not `typing` (~3 ms to import): a cold snapshot process loads this
 if TYPE_CHECKING:

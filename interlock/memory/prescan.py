@@ -225,8 +225,12 @@ def _remember_attributes(git_dir: str, key: bytes, out: bytes) -> None:
         return
     path = os.path.join(git_dir, constants.STATE_DIR_NAME, ATTRIBUTES_CACHE)
     temp = f"{path}.{os.getpid()}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+        fd = os.open(temp, flags, 0o600)  # never through a file planted at that name
+    except OSError:
+        return
+    try:
         try:
             data = memoryview(key + b"\n" + out)
             while data:

@@ -319,3 +319,20 @@ def test_a_snapshot_that_reused_the_listing_still_sees_a_filter_rule(git_repo: P
         snapshot_tree_files(loc, fed)[b"docs/page.txt"][1]
         == git(git_repo, "hash-object", "--no-filters", "docs/page.txt").stdout.strip()
     )
+
+
+def test_the_listing_cache_is_never_written_through_a_file_planted_at_its_temp_name(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    loc = _loc(git_repo)
+    take_snapshot(loc)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    key = prescan.index_key(str(loc.git_dir))
+    assert key is not None
+    cache = loc.state_dir / prescan.ATTRIBUTES_CACHE
+    planted = Path(f"{cache}.{os.getpid()}.tmp")
+    planted.symlink_to(victim)
+    prescan._remember_attributes(str(loc.git_dir), key, b"")
+    assert victim.read_text() == "precious\n"
+    assert planted.is_symlink() and not cache.exists()

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing`: a cold snapshot process loads this
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def snapshot_report(info: Mapping[str, Any], changed: int, ms: float, as_json: bool) -> str:

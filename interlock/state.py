@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -51,6 +50,8 @@ def repo_state_dir(loc: RepoLocation) -> Path:
 
 def atomic_write(path: Path, data: bytes, mode: int = 0o644) -> None:
     """Write via a temp file in the same directory, fsync, chmod, rename."""
+    import tempfile  # here: a cold snapshot loads this module, and tempfile costs ~5 ms
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:

@@ -36,6 +36,7 @@ def snapshot(
     run = os.environ.get(constants.ENV_RUN) or None
     info = take_snapshot(loc, kind=kind, message=message, run=run, prescan=prescan)
     ms = round((time.perf_counter() - started) * 1000, 1)
-    changed = changed_vs_head(loc, info)
+    reader = prescan.reader.use(loc) if prescan is not None and prescan.reader else None
+    changed = changed_vs_head(loc, info, reader)
     output.write_out(snapshot_report(info.to_json(), changed, ms, as_json).removesuffix("\n"))
     return exitcodes.OK

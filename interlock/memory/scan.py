@@ -19,21 +19,22 @@ import os
 import re
 import stat
 from collections.abc import Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from interlock import constants
 from interlock.errors import InterlockError, write_failure
-from interlock.git import RepoLocation, index_has, is_ignored, run, submodule_paths
+from interlock.git import RepoLocation, run
 from interlock.memory.prescan import ATTRIBUTE_ARGS, STATUS_ARGS, Prescan
-from interlock.memory.store import ObjectStore
+from interlock.memory.store import ObjectStore, as_access
 from interlock.memory.trees import ancestors, flatten, lookup, outermost
 from interlock.objectformat import EXEC_MODE, FILE_MODE, GITLINK_MODE, LINK_MODE, Entry
 from interlock.regenerable import is_regenerable
 
+TYPE_CHECKING = False  # not `typing` (~3 ms to import): a cold snapshot process loads this
 if TYPE_CHECKING:
     import pygit2
+
+    from interlock.memory.store import RepoAccess
 
 SKIP_SUBMODULE = "submodules"
 SKIP_OVERSIZE = "oversize"
@@ -71,6 +72,8 @@ def to_relative(loc: RepoLocation, path: str | bytes, cwd: str | bytes | None = 
 
 @dataclass
 class _Budget:
+    """What is left to read of one ignored directory."""
+
     top: bytes
     left: int
 
@@ -80,7 +83,7 @@ class Scanner:
     an incremental one) and the paths skipped, by reason."""
 
     def __init__(self, store: ObjectStore, loc: RepoLocation, base: str | None) -> None:
-        self.store, self.repo, self.loc, self.base = store, store.repo, loc, base
+        self.store, self.git, self.loc, self.base = store, store.git, loc, base
         self.root = os.fsencode(loc.worktree)
         self.edits: dict[bytes, Entry | None] = {}
         self.skipped: dict[str, set[str]] = {}
@@ -92,8 +95,12 @@ class Scanner:
     def _skip(self, reason: str, rel: bytes) -> None:
         self.skipped.setdefault(reason, set()).add(display_path(rel))
 
+    @property
+    def repo(self) -> pygit2.Repository:
+        return self.store.repo
+
     def is_tracked(self, rel: bytes) -> bool:
-        return index_has(self.repo, rel)
+        return self.git.index_has(rel)
 
     def _is_nested_repo(self, rel: bytes) -> bool:
         if rel not in self._nested:
@@ -150,7 +157,7 @@ class Scanner:
             self._skip(SKIP_SPECIAL, rel)
             return
         if ignored is None:
-            ignored = False if tracked else is_ignored(self.repo, self.loc, rel)
+            ignored = False if tracked else self.git.is_ignored(self.loc, rel)
         limit = self._limit(rel, st.st_size, ignored, tracked)
         if limit == -1:
             self.edits[rel] = None
@@ -192,7 +199,7 @@ class Scanner:
         elif ignored:
             if not is_regenerable(os.fsdecode(rel)):
                 self.read_dir(rel, True, budget)
-        elif is_ignored(self.repo, self.loc, rel + b"/"):
+        elif self.git.is_ignored(self.loc, rel + b"/"):
             if not is_regenerable(os.fsdecode(rel)):
                 self.read_dir(rel, True)
         else:
@@ -283,11 +290,11 @@ def _paths(out: bytes) -> list[bytes]:
     return [p for p in out.split(b"\0") if p]
 
 
-def _attribute_sources(loc: RepoLocation, repo: pygit2.Repository) -> list[bytes]:
+def _attribute_sources(loc: RepoLocation, git: RepoAccess) -> list[bytes]:
     paths = [os.fsencode(loc.common_dir / "info" / "attributes")]
-    config = repo.config
-    if "core.attributesFile" in config:
-        paths.append(os.fsencode(os.path.expanduser(str(config["core.attributesFile"]))))
+    configured = git.config("core.attributesFile")
+    if configured is not None:
+        paths.append(os.fsencode(os.path.expanduser(configured)))
     else:
         base = os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config")
         paths.append(os.fsencode(os.path.join(base, "git", "attributes")))
@@ -295,16 +302,20 @@ def _attribute_sources(loc: RepoLocation, repo: pygit2.Repository) -> list[bytes
 
 
 def has_byte_filters(
-    repo: pygit2.Repository, loc: RepoLocation, tracked: list[bytes], listed: Iterable[bytes]
+    source: pygit2.Repository | RepoAccess,
+    loc: RepoLocation,
+    tracked: list[bytes],
+    listed: Iterable[bytes],
 ) -> bool:
     """Whether git may store bytes other than those on disk (core.autocrlf, eol/text/filter
     attributes in the tracked or listed .gitattributes): then files that status calls clean
     must still be hashed from disk."""
-    config = repo.config
-    if "core.autocrlf" in config and str(config["core.autocrlf"]).lower() not in ("false", "0"):
+    git = as_access(source)
+    autocrlf = git.config("core.autocrlf")
+    if autocrlf is not None and autocrlf.lower() not in ("false", "0"):
         return True
     root = os.fsencode(loc.worktree)
-    candidates = _attribute_sources(loc, repo)
+    candidates = _attribute_sources(loc, git)
     candidates += [root + b"/" + p for p in tracked]
     candidates += [root + b"/" + p for p in listed if p.rsplit(b"/", 1)[-1] == b".gitattributes"]
     for path in candidates:
@@ -327,17 +338,19 @@ def scan_cold(
         listed = parse_status(prescan.output("status"))
         tracked = _paths(prescan.output("attributes"))
     else:
+        from concurrent.futures import ThreadPoolExecutor  # (a cold process has a prescan)
+
         with ThreadPoolExecutor(max_workers=1) as pool:  # both git commands at once
             attributes = pool.submit(tracked_attribute_files, loc)
             listed = parse_status(worktree_status(loc))
             tracked = attributes.result()
-    if has_byte_filters(store.repo, loc, tracked, (p for _, p in listed)):
+    if has_byte_filters(store.git, loc, tracked, (p for _, p in listed)):
         for rel, entry in flatten(store, head_tree).items():
             if entry[0] != GITLINK_MODE:
                 scanner.read_tracked(rel)
     for code, rel in listed:
         scanner.read_listed(code, rel)
-    for path in submodule_paths(store.repo, loc):
+    for path in store.git.submodule_paths(loc):
         scanner.skipped.setdefault(SKIP_SUBMODULE, set()).add(path)
     return scanner
 

@@ -40,7 +40,6 @@ import os
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from interlock import constants, output
 from interlock.errors import InterlockError, write_failure
@@ -52,19 +51,23 @@ from interlock.git import (
     list_refs,
     open_repo,
     read_commit,
-    set_ref,
 )
 from interlock.memory.catalog import KINDS, SnapshotInfo, info_from_commit, ref_name
 from interlock.memory.leftovers import LockHolder, clear_interrupted, describe_interrupted
 from interlock.memory.prescan import Prescan
 from interlock.memory.scan import Scanner, display_path, scan_cold, scan_incremental, to_relative
-from interlock.memory.store import ObjectStore
-from interlock.memory.trees import Change, apply_edits, diff_trees, flatten
+from interlock.memory.store import ObjectStore, as_access
+from interlock.memory.trees import Change, apply_edits, diff_trees, flatten, prefetch_along
+from interlock.plumbing import ReaderBroken
 from interlock.regenerable import REGENERABLE_DIRS, REGENERABLE_FILES, is_regenerable
+from interlock.repoaccess import PygitAccess
 from interlock.state import repo_state_dir
 
+TYPE_CHECKING = False  # not `typing` (~3 ms to import): a cold snapshot process loads this
 if TYPE_CHECKING:
     import pygit2
+
+    from interlock.memory.store import RepoAccess
 
 __all__ = [
     "KINDS",
@@ -131,13 +134,9 @@ def snapshot_lock(
         holder.release()
 
 
-def head_commit(repo: pygit2.Repository) -> tuple[str | None, str | None]:
+def head_commit(source: pygit2.Repository | RepoAccess) -> tuple[str | None, str | None]:
     """(HEAD commit id, its tree id), both None on an unborn branch."""
-    if repo.head_is_unborn:
-        return None, None
-    head = str(repo.head.target)
-    commit = read_commit(repo, head)
-    return head, commit[0] if commit else None
+    return as_access(source).head()
 
 
 def _needs_cold(changed: list[bytes]) -> bool:
@@ -145,7 +144,7 @@ def _needs_cold(changed: list[bytes]) -> bool:
 
 
 def scan_worktree(
-    repo: pygit2.Repository,
+    repo: pygit2.Repository | RepoAccess,
     loc: RepoLocation,
     changed: list[bytes] | None = None,
     base_tree: str | None = None,
@@ -159,8 +158,9 @@ def scan_worktree(
     own = store is None
     store = store or ObjectStore(repo)
     if changed is None or _needs_cold(changed):
-        head_tree = head_commit(repo)[1]
+        head_tree = store.git.head()[1]
         scanner = scan_cold(store, loc, head_tree, prescan)
+        prefetch_along(store, head_tree, scanner.edits)
         tree = apply_edits(store, head_tree, scanner.edits)
     else:
         scanner = scan_incremental(store, loc, base_tree or apply_edits(store, None, {}), changed)
@@ -192,7 +192,7 @@ def record_snapshot(
 ) -> SnapshotInfo:
     """Write the commit for tree with metadata and every queued object, then the ref (the
     commit point)."""
-    head, _ = head_commit(store.repo)
+    head, _ = store.git.head()
     when = time.time()
     meta = {**meta, "time": when, "head": head, "worktree": loc.worktree_id}
     meta["version"] = constants.VERSION
@@ -204,7 +204,7 @@ def record_snapshot(
     oid = store.commit(tree, [head] if head else [], body, when)
     store.flush()
     name = ref_name(loc.worktree_id, kind, oid)
-    set_ref(store.repo, name, oid)
+    store.git.set_ref(name, oid)
     return info_from_commit(name, oid, tree, body)
 
 
@@ -256,12 +256,17 @@ def take_snapshot(
     if prescan is not None and (changed is not None or not prescan.serves(loc)):
         raise ValueError("a prescan serves a cold snapshot of the worktree it was started for")
     paths = None if changed is None else [to_relative(loc, p) for p in changed]
-    repo = open_repo(loc)
     meta: dict[str, object] = {"kind": kind, "message": message, "run": run, "command": command}
     held = prescan.adopt_lock() if prescan is not None else None
     with snapshot_lock(loc, f"a {kind} snapshot", held):
         try:
-            return _take(repo, loc, paths, base, meta, scope, prescan)
+            reader = prescan.reader.use(loc) if prescan and prescan.reader else None
+            if reader is not None:
+                try:
+                    return _take(reader, loc, paths, base, dict(meta), scope, prescan)
+                except ReaderBroken:  # git's processes failed (an older git, a dead process):
+                    prescan = None  # the snapshot is taken again from the start, by pygit2
+            return _take(PygitAccess(open_repo(loc)), loc, paths, base, meta, scope, prescan)
         except Exception as exc:  # a write that failed for lack of room says so; else as is
             failure = write_failure(exc, "take the snapshot", _NOTHING_TAKEN, loc.common_dir)
             if failure is None:
@@ -273,7 +278,7 @@ _NOTHING_TAKEN = "no snapshot was taken, and nothing in the worktree changed"
 
 
 def _take(
-    repo: pygit2.Repository,
+    git: RepoAccess,
     loc: RepoLocation,
     paths: list[bytes] | None,
     base: str | None,
@@ -281,12 +286,12 @@ def _take(
     scope: Iterable[str] | None,
     prescan: Prescan | None = None,
 ) -> SnapshotInfo:
-    base_info = None if base is None else _base_snapshot(repo, loc, base)
+    base_info = None if base is None else _base_snapshot(git.repo, loc, base)
     if base_info is None:
         paths = None
-    store = ObjectStore(repo)
+    store = ObjectStore(git)
     base_tree = base_info.tree if base_info else None
-    tree, scanner = scan_worktree(repo, loc, paths, base_tree, store, prescan)
+    tree, scanner = scan_worktree(git, loc, paths, base_tree, store, prescan)
     cold = paths is None or _needs_cold(paths)
     meta["how"] = "cold" if cold else "incremental"
     meta["base"] = None if cold or base_info is None else base_info.oid
@@ -385,11 +390,20 @@ def diff_snapshot(loc: RepoLocation, snap: SnapshotInfo | str) -> list[Change]:
     return diff_trees(store, info.tree, scan_worktree(repo, loc, store=store)[0])
 
 
-def changed_vs_head(loc: RepoLocation, info: SnapshotInfo) -> int:
-    """How many files of the snapshot differ from the HEAD it was taken on."""
-    repo = open_repo(loc)
+def changed_vs_head(loc: RepoLocation, info: SnapshotInfo, reader: RepoAccess | None = None) -> int:
+    """How many files of the snapshot differ from the HEAD it was taken on. `reader`: the
+    access the snapshot was taken through (a cold process's GitReader), else pygit2's."""
+    if reader is not None:
+        try:
+            return _changed_vs_head(reader, info)
+        except ReaderBroken:
+            pass  # counted by pygit2 instead
+    return _changed_vs_head(PygitAccess(open_repo(loc)), info)
+
+
+def _changed_vs_head(git: RepoAccess, info: SnapshotInfo) -> int:
     head_tree = None
     if info.head:
-        commit = read_commit(repo, info.head)
+        commit = git.commit(info.head)
         head_tree = commit[0] if commit else None
-    return len(diff_trees(repo, head_tree, info.tree))
+    return len(diff_trees(git, head_tree, info.tree))

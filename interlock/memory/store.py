@@ -11,21 +11,20 @@ keeps the daemon's back-to-back incremental snapshots from re-parsing the same d
 The cache is bounded by an estimate of the bytes it holds (CACHE_BYTES), not by a count of
 trees: one tree of a 10k-file directory weighs as much as thousands of small ones.
 `clear_cache()` empties it (the daemon does when idle).
+
+Reading goes through a RepoAccess: a pygit2 repository (interlock.repoaccess.PygitAccess: the
+daemon and every other command) or git's own processes (interlock.plumbing.GitReader: a cold
+`interlock snapshot` process, which must not pay for importing pygit2). The second answers
+in round trips, so with it (`batched`) the store asks for many objects at once: blobs are
+hashed and held until a batch of them is checked against the repository (at UNCHECKED_BYTES
+or at flush), and `read_trees` fetches every tree of one level of a walk together.
 """
 
 from __future__ import annotations
 
-import threading
+import _thread  # not threading (~2 ms to import): a lock is all the cache needs
 from collections import OrderedDict
-from typing import TYPE_CHECKING
 
-from interlock.git import (
-    has_object,
-    hash_file,
-    objects_dir,
-    read_blob,
-    read_object,
-)
 from interlock.memory.pack import ChangedWhileRead, PackBatch, write_file_blob
 from interlock.objectformat import (
     BLOB,
@@ -38,9 +37,14 @@ from interlock.objectformat import (
     object_id,
     parse_tree_raw,
 )
+from interlock.plumbing import GitReader
+from interlock.repoaccess import PygitAccess
 
+TYPE_CHECKING = False  # not `typing` (~3 ms to import): a cold snapshot process loads this
 if TYPE_CHECKING:
     import pygit2
+
+    RepoAccess = PygitAccess | GitReader
 
 CACHE_BYTES = 24 << 20
 _ENTRY_OVERHEAD = 240  # bytes of dict slot, tuples, mode int and id str per cached entry
@@ -49,9 +53,11 @@ _ENTRY_OVERHEAD = 240  # bytes of dict slot, tuples, mode int and id str per cac
 _cache: OrderedDict[str, tuple[TreeEntries, dict[bytes, tuple[bytes, bytes]] | None]] = (
     OrderedDict()
 )
-_cache_lock = threading.Lock()
+_cache_lock = _thread.allocate_lock()
 _cache_weight: dict[str, int] = {}
 _cache_total = [0]
+UNCHECKED_BYTES = 8 << 20  # blobs held before asking a batched reader which ones it lacks
+UNCHECKED_COUNT = 2000
 
 
 def _weight(entries: TreeEntries, formatted: dict[bytes, tuple[bytes, bytes]] | None) -> int:
@@ -95,21 +101,54 @@ def _cached(oid: str) -> tuple[TreeEntries, dict[bytes, tuple[bytes, bytes]] | N
         return found
 
 
+def as_access(source: pygit2.Repository | RepoAccess) -> RepoAccess:
+    """The reading interface for a pygit2 repository, or the access itself."""
+    if isinstance(source, PygitAccess | GitReader):
+        return source
+    return PygitAccess(source)
+
+
 class ObjectStore:
     """Reads objects from a repository and queues new ones for one pack."""
 
-    def __init__(self, repo: pygit2.Repository) -> None:
-        self.repo = repo
-        self._batch = PackBatch(objects_dir(repo))
+    def __init__(self, source: pygit2.Repository | RepoAccess) -> None:
+        self.git = as_access(source)
+        self._batch = PackBatch(self.git.objects_dir())
+        self._unchecked: dict[str, bytes] = {}  # blobs not yet checked (batched reader)
+        self._unchecked_bytes = 0
+
+    @property
+    def repo(self) -> pygit2.Repository:
+        """The pygit2 repository (for a GitReader: opened on first use)."""
+        return self.git.repo
 
     def has(self, oid: str) -> bool:
-        return oid in self._batch or has_object(self.repo, oid)
+        return oid in self._batch or oid in self._unchecked or self.git.has(oid)
 
     def blob(self, data: bytes) -> str:
         oid = object_id(BLOB, data)
-        if not self.has(oid):
-            self._batch.add(BLOB, data, oid)
+        if oid in self._batch or oid in self._unchecked:
+            return oid
+        if not self.git.batched:
+            if not self.git.has(oid):
+                self._batch.add(BLOB, data, oid)
+            return oid
+        self._unchecked[oid] = data
+        self._unchecked_bytes += len(data)
+        if self._unchecked_bytes >= UNCHECKED_BYTES or len(self._unchecked) >= UNCHECKED_COUNT:
+            self._settle()
         return oid
+
+    def _settle(self) -> None:
+        """Queue the held blobs the repository lacks (one batch of questions)."""
+        if not self._unchecked:
+            return
+        missing = self.git.missing(list(self._unchecked))
+        for oid, data in self._unchecked.items():
+            if oid in missing:
+                self._batch.add(BLOB, data, oid)
+        self._unchecked.clear()
+        self._unchecked_bytes = 0
 
     def queue_blob(self, data: bytes, oid: str | None = None) -> str:
         """Queue a blob without asking the repository first (see interlock/memory/recread.py:
@@ -121,7 +160,7 @@ class ObjectStore:
         """A large file: hashed from disk, and streamed into a pack of its own only when
         missing (never held in memory). The id returned is that of the bytes stored, even if
         the file changed between the hash and the copy."""
-        oid = hash_file(path)
+        oid = self.git.hash_file(path)
         if self.has(oid):
             return oid
         for attempt in range(3):
@@ -160,23 +199,42 @@ class ObjectStore:
         known = _cached(oid)
         if known is not None:
             return known[0]
-        entries, formatted = parse_tree_raw(read_object(self.repo, oid, TREE))
+        entries, formatted = parse_tree_raw(self.git.read(oid, TREE))
         _remember(oid, entries, formatted)
         return entries
 
+    def read_trees(self, oids: list[str]) -> dict[str, TreeEntries]:
+        """Many trees' entries; a batched reader fetches those not cached in one batch."""
+        found: dict[str, TreeEntries] = {}
+        wanted: list[str] = []
+        for oid in dict.fromkeys(oids):
+            known = _cached(oid)
+            if known is not None:
+                found[oid] = known[0]
+            else:
+                wanted.append(oid)
+        if wanted and not self.git.batched:
+            return {**found, **{oid: self.read_tree(oid) for oid in wanted}}
+        for oid, data in self.git.read_many(wanted, TREE).items():
+            entries, formatted = parse_tree_raw(data)
+            _remember(oid, entries, formatted)
+            found[oid] = entries
+        return found
+
     def read_blob(self, oid: str) -> bytes:
         """A blob's bytes (from the repository: flush() first if it may be queued)."""
-        return read_blob(self.repo, oid)
+        return self.git.read(oid, BLOB)
 
     @property
     def pending_bytes(self) -> int:
-        return self._batch.pending_bytes
+        return self._batch.pending_bytes + self._unchecked_bytes
 
     def flush(self) -> None:
         """Write the queued objects (one pack); reading them from the repository works after."""
+        self._settle()
         self._batch.flush()
 
 
-def as_store(source: ObjectStore | pygit2.Repository) -> ObjectStore:
+def as_store(source: ObjectStore | pygit2.Repository | RepoAccess) -> ObjectStore:
     """An ObjectStore for a repository (read-only use), or the store itself."""
     return source if isinstance(source, ObjectStore) else ObjectStore(source)

@@ -3,36 +3,53 @@ flatten one, look up one path.
 
 Paths are bytes, worktree-relative, `/`-separated. Only the directories an edit or a
 difference passes through are read, so the cost follows the change, not the repository:
-two subtrees with the same id are equal without looking inside.
+two subtrees with the same id are equal without looking inside. With a batched reader
+(interlock.plumbing), `prefetch_along` and `flatten` read one level of trees in one batch.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, NamedTuple
 
 from interlock.memory.store import ObjectStore, as_store
 from interlock.objectformat import TREE_MODE, Entry, TreeEntries
 
+TYPE_CHECKING = False  # not `typing` (~3 ms to import): a cold snapshot process loads this
 if TYPE_CHECKING:
+    from typing import NamedTuple
+
     import pygit2
+
+    from interlock.memory.store import RepoAccess
 
 # path -> new entry, or None: remove whatever is at path (a file or a whole subtree). Edits
 # below a removed path start from an empty directory.
 Edits = Mapping[bytes, Entry | None]
 
 
-class Change(NamedTuple):
-    """One path that differs: old and new entries (None: absent). Never a tree entry."""
+if TYPE_CHECKING:
 
-    path: bytes
-    old: Entry | None
-    new: Entry | None
+    class Change(NamedTuple):
+        """One path that differs: old and new entries (None: absent). Never a tree entry."""
+
+        path: bytes
+        old: Entry | None
+        new: Entry | None
+
+else:  # the same class, without importing typing
+    Change = namedtuple("Change", ("path", "old", "new"))
+    Change.__doc__ = (
+        "One path that differs: old and new entries (None: absent). Never a tree entry."
+    )
 
 
 @dataclass
 class _Node:
+    """One directory or path of the edits (a docstring: dataclasses would ask inspect for
+    one, and a cold snapshot defers inspect)."""
+
     reset: bool = False  # start from an empty directory instead of the base's
     leaf: Entry | None = None
     has_leaf: bool = False
@@ -91,7 +108,9 @@ def apply_edits(store: ObjectStore, base: str | None, edits: Edits) -> str:
     return result[1] if result else store.tree({})
 
 
-def lookup(source: ObjectStore | pygit2.Repository, tree: str | None, path: bytes) -> Entry | None:
+def lookup(
+    source: ObjectStore | pygit2.Repository | RepoAccess, tree: str | None, path: bytes
+) -> Entry | None:
     """The entry at path in tree (a tree entry for a directory), or None."""
     if tree is None:
         return None
@@ -104,19 +123,66 @@ def lookup(source: ObjectStore | pygit2.Repository, tree: str | None, path: byte
     return entry
 
 
+def prefetch_along(store: ObjectStore, tree: str | None, paths: Iterable[bytes]) -> None:
+    """Read, one level at a time, the trees of `tree` that lead to `paths` (what apply_edits
+    and lookup will read), so a batched reader answers them in a few round trips."""
+    if tree is None or not store.git.batched:
+        return
+    below: dict[bytes, set[bytes]] = {}  # directory -> the child directories on the way
+    for path in paths:
+        parent = b""
+        for part in path.split(b"/")[:-1]:
+            child = parent + b"/" + part if parent else part
+            below.setdefault(parent, set()).add(child)
+            parent = child
+    level = {b"": tree}
+    while level:
+        read = store.read_trees(list(level.values()))
+        next_level: dict[bytes, str] = {}
+        for directory, oid in level.items():
+            for child in below.get(directory, ()):
+                entry = read[oid].get(child.rsplit(b"/", 1)[-1])
+                if entry is not None and entry[0] == TREE_MODE:
+                    next_level[child] = entry[1]
+        level = next_level
+
+
 def flatten(
-    source: ObjectStore | pygit2.Repository, tree: str | None, prefix: bytes = b""
+    source: ObjectStore | pygit2.Repository | RepoAccess, tree: str | None, prefix: bytes = b""
 ) -> dict[bytes, Entry]:
     """Every non-tree entry below tree, by full path (prefix + name)."""
     found: dict[bytes, Entry] = {}
     if tree is None:
         return found
     store = as_store(source)
+    if store.git.batched:
+        return _flatten_batched(store, tree, prefix)
     for name, entry in store.read_tree(tree).items():
         if entry[0] == TREE_MODE:
             found.update(flatten(store, entry[1], prefix + name + b"/"))
         else:
             found[prefix + name] = entry
+    return found
+
+
+def _flatten_batched(store: ObjectStore, tree: str, prefix: bytes) -> dict[bytes, Entry]:
+    """flatten's result (in the same order) with each level's trees read in one batch."""
+    read: dict[str, TreeEntries] = {}
+    level = [tree]
+    while level:
+        read.update(store.read_trees(level))
+        level = [e[1] for oid in level for e in read[oid].values() if e[0] == TREE_MODE]
+        level = [oid for oid in dict.fromkeys(level) if oid not in read]
+    found: dict[bytes, Entry] = {}
+
+    def walk(oid: str, at: bytes) -> None:
+        for name, entry in read[oid].items():
+            if entry[0] == TREE_MODE:
+                walk(entry[1], at + name + b"/")
+            else:
+                found[at + name] = entry
+
+    walk(tree, prefix)
     return found
 
 
@@ -145,7 +211,10 @@ def _diff_entry(
 
 
 def diff_trees(
-    source: ObjectStore | pygit2.Repository, old: str | None, new: str | None, prefix: bytes = b""
+    source: ObjectStore | pygit2.Repository | RepoAccess,
+    old: str | None,
+    new: str | None,
+    prefix: bytes = b"",
 ) -> list[Change]:
     """Every path whose entry differs between two trees (None: empty), sorted by path."""
     if old == new:
@@ -176,7 +245,7 @@ def ancestors(path: bytes) -> list[bytes]:
 
 
 def diff_scoped(
-    source: ObjectStore | pygit2.Repository,
+    source: ObjectStore | pygit2.Repository | RepoAccess,
     old: str | None,
     new: str | None,
     scope: Iterable[bytes],

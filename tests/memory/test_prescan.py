@@ -247,3 +247,92 @@ def test_the_launcher_takes_a_cold_snapshot_without_loading_click(busy_repo: Pat
     )
     assert proc.stderr.strip().endswith("exit=0 click=False")
     assert json.loads(proc.stdout)["how"] == "cold"
+
+
+def _attributes_via_prescan(loc: RepoLocation) -> tuple[bytes, bool]:
+    """(the tracked .gitattributes listing a prescan gives, whether it ran git for it)."""
+    early = _start(loc)
+    try:
+        ran = "attributes" in early.jobs
+        return early.output("attributes"), ran
+    finally:
+        early.close()
+
+
+def test_the_tracked_attributes_listing_is_reused_while_the_index_is_unchanged(
+    git_repo: Path, git
+) -> None:
+    loc = _loc(git_repo)
+    (git_repo / "sub").mkdir()
+    (git_repo / "sub" / ".gitattributes").write_text("*.txt text\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "attributes")
+    take_snapshot(loc)
+    first, ran_first = _attributes_via_prescan(loc)
+    again, ran_again = _attributes_via_prescan(loc)
+    assert ran_first and not ran_again
+    assert first == again == b"sub/.gitattributes\0"
+    (git_repo / "docs").mkdir()
+    (git_repo / "docs" / ".gitattributes").write_text("*.md eol=crlf\n")
+    git(git_repo, "add", "docs/.gitattributes")  # a new index: listed again by git
+    changed, ran_changed = _attributes_via_prescan(loc)
+    assert ran_changed
+    assert changed == b"docs/.gitattributes\0sub/.gitattributes\0"
+    git(git_repo, "rm", "-q", "--cached", "sub/.gitattributes")
+    assert _attributes_via_prescan(loc) == (b"docs/.gitattributes\0", True)
+
+
+def test_a_cached_listing_for_another_index_or_a_damaged_one_is_not_used(
+    git_repo: Path, git
+) -> None:
+    loc = _loc(git_repo)
+    take_snapshot(loc)
+    _attributes_via_prescan(loc)  # writes the cache
+    cache = loc.state_dir / prescan.ATTRIBUTES_CACHE
+    key, _, listing = cache.read_bytes().partition(b"\n")
+    assert key == prescan.index_key(str(loc.git_dir)) and listing == b""
+    cache.write_bytes(b"0" * 40 + key[40:] + b"\nfake/.gitattributes\0")
+    assert _attributes_via_prescan(loc) == (b"", True)
+    cache.write_bytes(key + b"\nfake/.gitattr")  # cut short
+    assert _attributes_via_prescan(loc) == (b"", True)
+    assert cache.read_bytes() == key + b"\n"
+
+
+def test_a_snapshot_that_reused_the_listing_still_sees_a_filter_rule(git_repo: Path, git) -> None:
+    loc = _loc(git_repo)
+    (git_repo / "docs").mkdir()
+    (git_repo / "docs" / ".gitattributes").write_text("*.txt text eol=crlf\n")
+    (git_repo / "docs" / "page.txt").write_text("page\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "attributes")
+    take_snapshot(loc)
+    _attributes_via_prescan(loc)
+    (git_repo / "docs" / "page.txt").write_bytes(b"page\r\n")  # status may call it clean
+    early = _start(loc)
+    try:
+        assert "attributes" not in early.jobs
+        fed = take_snapshot(loc, prescan=early)
+    finally:
+        early.close()
+    assert fed.tree == take_snapshot(loc).tree
+    assert (
+        snapshot_tree_files(loc, fed)[b"docs/page.txt"][1]
+        == git(git_repo, "hash-object", "--no-filters", "docs/page.txt").stdout.strip()
+    )
+
+
+def test_the_listing_cache_is_never_written_through_a_file_planted_at_its_temp_name(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    loc = _loc(git_repo)
+    take_snapshot(loc)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    key = prescan.index_key(str(loc.git_dir))
+    assert key is not None
+    cache = loc.state_dir / prescan.ATTRIBUTES_CACHE
+    planted = Path(f"{cache}.{os.getpid()}.tmp")
+    planted.symlink_to(victim)
+    prescan._remember_attributes(str(loc.git_dir), key, b"")
+    assert victim.read_text() == "precious\n"
+    assert planted.is_symlink() and not cache.exists()

@@ -178,7 +178,11 @@ def _warm(req: dict[str, object], cwd: str) -> int | None:
     where = hotclient.find(cwd)
     if where is None:
         return None
-    reply = hotclient.ask(where, "agent", {**req, "build": hotclient.build_stamp()}, AGENT_DEADLINE)
+    fields = {**req, "build": hotclient.build_stamp()}
+    # Sent before the peer is verified, which then runs while the daemon judges: only the
+    # daemon this door will trust acts on it (hotclient.Channel), so an event is never
+    # journaled by a daemon whose answer is thrown away and again inline.
+    reply = hotclient.ask(where, "agent", fields, AGENT_DEADLINE, verify_first=False)
     if reply is None:
         hotclient.ensure_daemon(where)
         return None

@@ -226,9 +226,12 @@ class Channel:
 
     A channel opened with `connect(..., verify_first=False)` sends its first request before it
     verifies the peer (the peer check then runs while the daemon works on the request); a
-    reply is still used only once the peer is verified, so an impostor can never answer. Only
-    for requests that do no harm when an untrusted daemon of this worktree serves them too:
-    the wrapper's `attempt`, which the inline path then finds in the journal (`once`)."""
+    reply is still used only once the peer is verified, so an impostor can never answer. That
+    request names the daemon this client will accept (`expect_daemon`: `daemon_argv`), and
+    interlock's daemon serves it only when it passes, from its side, the checks this client
+    is making (interlock.daemon.server._reply_for): a daemon whose answer will be thrown away
+    does not act on the request, so the inline judgement that follows is the only one. (The
+    wrapper's `attempt` is safe twice over: the inline path finds it in the journal, `once`.)"""
 
     __slots__ = ("pid", "sock", "where")
 
@@ -248,6 +251,8 @@ class Channel:
             return None
         wait = deadline if deadline is not None else DEADLINES.get(op, 10.0)
         end = time.monotonic() + wait
+        if self.pid is None:  # sent before the peer is verified: only that daemon may act on it
+            fields = {**fields, "expect_daemon": daemon_argv(self.where.worktree)}
         raw = None
         if _send(sock, _payload(op, fields), end) and self._verified():
             assert self.pid is not None
@@ -341,9 +346,11 @@ def ask(
     fields: Mapping[str, object],
     deadline: float | None = None,
     connect_timeout: float = CONNECT_TIMEOUT,
+    verify_first: bool = True,
 ) -> dict[str, Any] | None:
-    """Send one request to this worktree's verified daemon; its reply, or None (see above)."""
-    channel = connect(where, connect_timeout)
+    """Send one request to this worktree's verified daemon; its reply, or None (see above).
+    verify_first=False: sent first, the peer verified while the daemon works (see Channel)."""
+    channel = connect(where, connect_timeout, verify_first)
     if channel is None:
         return None
     try:

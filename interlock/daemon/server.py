@@ -1,6 +1,7 @@
 """The daemon's socket: bind it safely, read newline-delimited JSON requests, dispatch them.
 
-One thread per connection; a connection may carry several requests in turn. Only processes
+Connections are served by a small pool of threads that wait in accept() (`Acceptors`); a
+connection may carry several requests in turn. Only processes
 of the daemon's own uid are served (SO_PEERCRED). The operations themselves live on
 `interlock.daemon.ops.Operations`; this module is protocol and safety only.
 
@@ -20,6 +21,7 @@ import socket
 import stat
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -34,6 +36,8 @@ log = logging.getLogger("interlock.daemon.server")
 
 _MAX_REQUEST = 16 << 20
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
+# Why this daemon is not the one a client expects (`expect_daemon`), or None: see _reply_for.
+Vouch = Callable[[object], "str | None"]
 
 
 class UsageProblem(Exception):
@@ -123,11 +127,28 @@ def socket_identity(path: Path) -> tuple[int, int] | None:
 # --- connections ---
 
 
-def _reply_for(handlers: dict[str, Handler], line: bytes) -> dict[str, Any]:
+def _reply_for(handlers: dict[str, Handler], line: bytes, vouch: Vouch | None) -> dict[str, Any]:
+    """The reply to one request line.
+
+    A client may send a request before it has verified that this process is the daemon it
+    trusts (interlock.daemon.hotclient.Channel: the check then runs while the daemon works);
+    such a request names the daemon the client will accept, `expect_daemon` (its command
+    line), and is served only when this daemon passes, from its side, every check the client
+    is about to make: its command line is that one, and the pid file it holds locked names
+    it (`vouch`). So a daemon whose answer the client will throw away never acts on the
+    request (never journals what the client then judges inline). A daemon of another build
+    refuses the request by its `build` stamp before acting, whatever version it is."""
     try:
         req = json.loads(line)
         if not isinstance(req, dict) or not isinstance(req.get("op"), str):
             raise UsageProblem('a request is a JSON object with an "op" string')
+        expected = req.get("expect_daemon")
+        if expected is not None:
+            problem = (
+                vouch(expected) if vouch is not None else "this daemon cannot vouch for itself"
+            )
+            if problem is not None:
+                raise UsageProblem(f"not served before the client verified the daemon: {problem}")
         handler = handlers.get(req["op"])
         if handler is None:
             raise UsageProblem(f"unknown op {req['op']!r}; known: {', '.join(sorted(handlers))}")
@@ -157,7 +178,9 @@ def field(
     return value
 
 
-def serve_connection(conn: socket.socket, handlers: dict[str, Handler]) -> None:
+def serve_connection(
+    conn: socket.socket, handlers: dict[str, Handler], vouch: Vouch | None = None
+) -> None:
     """Answer each request line on `conn` until the client closes it."""
     with conn:
         try:
@@ -169,7 +192,7 @@ def serve_connection(conn: socket.socket, handlers: dict[str, Handler]) -> None:
             while line := rfile.readline(_MAX_REQUEST):
                 if not line.endswith(b"\n"):
                     break  # oversized or truncated: drop the connection
-                reply = _reply_for(handlers, line)
+                reply = _reply_for(handlers, line, vouch)
                 try:
                     conn.sendall(json.dumps(reply).encode() + b"\n")
                 except (BrokenPipeError, ConnectionResetError):
@@ -178,13 +201,79 @@ def serve_connection(conn: socket.socket, handlers: dict[str, Handler]) -> None:
             log.info("connection ended: %s", exc)
 
 
-def accept_one(listener: socket.socket, handlers: dict[str, Handler]) -> None:
-    """Accept one waiting connection and serve it on its own thread."""
+class Acceptors:
+    """Threads that each wait in accept() on the listening socket and serve the connection
+    they get, then wait again: a request is answered by the thread the kernel woke for it.
+
+    Every hook event and wrapped command opens a connection. A main loop that selects,
+    accepts and starts a thread per connection cost its first request ~0.25 ms more than a
+    second request on the same connection (two wake-ups, a thread start). Here KEEP threads
+    wait idle; the one that takes a connection starts another first when it was the last idle
+    one, so a long request (a snapshot, the audit) never holds up the next connection, and a
+    thread that finds KEEP others idle after serving ends. A thread whose priority a request
+    lowered (a quiet completion, interlock.daemon.rundesk) ends too: its priority cannot be
+    raised back without privileges, and a thread it started would inherit it."""
+
+    KEEP = 2
+
+    def __init__(
+        self, listener: socket.socket, handlers: dict[str, Handler], vouch: Vouch | None = None
+    ) -> None:
+        self.listener = listener
+        self.handlers = handlers
+        self.vouch = vouch
+        self.idle = 0
+        self.stopped = False
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        self.listener.setblocking(True)  # accept() waits, with the GIL released
+        for _ in range(self.KEEP):
+            self._spawn()
+
+    def stop(self) -> None:
+        """Wake every waiting thread (shutdown makes a pending accept() fail) and end them."""
+        self.stopped = True
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)
+
+    def _spawn(self) -> None:
+        with self._lock:
+            self.idle += 1
+        threading.Thread(target=self._run, name="interlock-conn", daemon=True).start()
+
+    def _run(self) -> None:
+        priority = _priority()
+        while not self.stopped:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError as exc:
+                if self.stopped:
+                    break
+                log.warning("accept failed: %s", exc)  # out of descriptors, say: wait a little
+                time.sleep(0.05)
+                continue
+            with self._lock:
+                self.idle -= 1
+                last = self.idle == 0
+            if last:
+                self._spawn()
+            conn.setblocking(True)
+            serve_connection(conn, self.handlers, self.vouch)
+            # A lowered thread is not replaced here: a thread it started would inherit its
+            # priority. Another one waits (started when this one took the last idle place).
+            lowered = _priority() != priority
+            with self._lock:
+                if self.idle >= self.KEEP or lowered:
+                    return
+                self.idle += 1
+        with self._lock:
+            self.idle -= 1
+
+
+def _priority() -> int | None:
+    """This thread's nice value (None where it cannot be read)."""
     try:
-        conn, _ = listener.accept()
-    except (BlockingIOError, InterruptedError):
-        return
-    conn.setblocking(True)
-    threading.Thread(
-        target=serve_connection, args=(conn, handlers), name="interlock-conn", daemon=True
-    ).start()
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    except (OSError, AttributeError):
+        return None

@@ -87,3 +87,27 @@ def test_a_broken_journal_is_set_aside_and_the_call_still_judged(git_repo):
     )
     assert (out.returncode, out.stdout) == (0, "")
     assert out.stderr.startswith("interlock: warning: journal")
+
+
+@pytest.mark.parametrize("how", ["socket", "pidfile"])
+def test_an_impostor_answering_an_event_sent_before_the_peer_check_is_never_trusted(
+    daemons, project, hook, how
+):
+    # the door sends the event first and verifies the peer while it is judged: an impostor's
+    # allow still never counts, and the discard is judged inline, as without a daemon
+    from tests.daemon.test_hotclient import start_fake
+
+    event = {"cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+             "tool_use_id": "t", "session_id": "s", "tool_input": {"command": "git clean -fd"}}
+    want = hook(project, "claude-code", "PreToolUse", event, {"INTERLOCK_NO_DAEMON": "1"})
+    daemons.start(project)
+    fake = start_fake(project, how, "allow")
+    try:
+        got = hook(project, "claude-code", "PreToolUse", {**event, "tool_use_id": "t2"})
+    finally:
+        fake.kill()
+        fake.wait()
+    decision = got.json["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny", got.stdout
+    assert decision == want.json["hookSpecificOutput"]
+    assert (project / "notes.md").exists()

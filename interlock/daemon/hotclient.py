@@ -37,7 +37,6 @@ installed launcher) and interlock.hooks.dispatch (the git hook shims).
 
 from __future__ import annotations
 
-import _json
 import _socket
 import sys
 import time
@@ -93,7 +92,7 @@ __all__ = [
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 CONNECT_TIMEOUT = 0.25  # seconds to connect before judging inline
@@ -134,8 +133,13 @@ _NONFINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 
 def encode(value: object) -> str:
-    """JSON text for str, bool, int, float, None, lists and dicts of them."""
+    """JSON text for str, bool, int, float, None, lists and dicts of them (`_json` is loaded
+    only for a string that needs escaping: the agent hook door sends paths and names)."""
     if isinstance(value, str):
+        if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+            return '"' + value + '"'
+        import _json
+
         return str(_json.encode_basestring_ascii(value))
     if value is None:
         return "null"
@@ -165,6 +169,8 @@ def decode(raw: bytes) -> object:
     except (UnicodeDecodeError, TypeError) as exc:
         raise ValueError(f"not UTF-8 JSON text: {exc}") from None
     start = len(text) - len(text.lstrip())
+    import _json
+
     try:
         value, end = _json.make_scanner(_JsonContext())(text, start)  # type: ignore[arg-type]
     except StopIteration as exc:
@@ -263,6 +269,34 @@ class Channel:
             return None
         healthy(self.where)
         return reply
+
+    def forward(
+        self,
+        op: str,
+        fields: Mapping[str, object],
+        body: bytes,
+        deadline: float,
+        complete: Callable[[bytearray, int], int | None],
+    ) -> bytes | None:
+        """One request with a raw body (`body_bytes`, interlock.daemon.server), whose reply
+        ends where `complete` says (a frame, server.framed: the agent hook door reads it
+        without a JSON decoder); the reply's bytes, or None as for `ask`."""
+        sock = self.sock
+        if sock is None:
+            return None
+        end = time.monotonic() + deadline
+        if self.pid is None:  # as in ask: only the daemon this client trusts may act on it
+            fields = {**fields, "expect_daemon": daemon_argv(self.where.worktree)}
+        head = _payload(op, {**fields, "body_bytes": len(body), "frame": True})
+        raw = None
+        if _send(sock, head + body, end) and self._verified():
+            assert self.pid is not None
+            raw = _receive(sock, self.pid, self.where, end, complete)
+        if raw is None:
+            self.close()
+            return None
+        healthy(self.where)
+        return raw
 
     def send(self, op: str, fields: Mapping[str, object]) -> bool:
         """Send a request whose answer nobody reads (the daemon still serves it whole, after
@@ -385,8 +419,21 @@ def _send(sock: _socket.socket, payload: bytes, deadline: float) -> bool:
     return True
 
 
-def _receive(sock: _socket.socket, pid: int, where: Where, deadline: float) -> bytes | None:
-    """Read one reply line before `deadline`, watching the daemon."""
+def _line_end(buf: bytearray, start: int) -> int | None:
+    """Where one reply line ends (its newline excluded), looking from `start`; None: not yet."""
+    end = buf.find(b"\n", start)
+    return end if end >= 0 else None
+
+
+def _receive(
+    sock: _socket.socket,
+    pid: int,
+    where: Where,
+    deadline: float,
+    complete: Callable[[bytearray, int], int | None] = _line_end,
+) -> bytes | None:
+    """Read one reply (a line, or what `complete` says ends it) before `deadline`, watching
+    the daemon."""
     buf = bytearray()
     try:
         while True:
@@ -406,10 +453,11 @@ def _receive(sock: _socket.socket, pid: int, where: Where, deadline: float) -> b
                 continue
             if not chunk:
                 return None
-            end = chunk.find(b"\n")
-            if end >= 0:
-                return bytes(buf + chunk[:end])
+            start = len(buf)
             buf += chunk
+            end = complete(buf, start)
+            if end is not None:
+                return bytes(buf[:end])
             if len(buf) > MAX_REPLY:
                 return None
     except OSError:

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from interlock import constants
 from interlock.daemon.client import default_socket_path, peer_uid, socket_problem
@@ -35,6 +35,7 @@ from interlock.state import atomic_write
 log = logging.getLogger("interlock.daemon.server")
 
 _MAX_REQUEST = 16 << 20
+_MAX_BODY = (64 << 20) + 1  # an agent event's raw JSON, read whole (interlock.adapters.hot)
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 # Why this daemon is not the one a client expects (`expect_daemon`), or None: see _reply_for.
 Vouch = Callable[[object], "str | None"]
@@ -42,6 +43,11 @@ Vouch = Callable[[object], "str | None"]
 
 class UsageProblem(Exception):
     """A malformed request: unknown op, missing or mistyped field."""
+
+
+class Elsewhere(Exception):
+    """The request is another worktree's (an agent event whose `cwd` lies outside this
+    daemon's worktree): its client asks that worktree's daemon instead."""
 
 
 # --- where the socket lives ---
@@ -127,8 +133,10 @@ def socket_identity(path: Path) -> tuple[int, int] | None:
 # --- connections ---
 
 
-def _reply_for(handlers: dict[str, Handler], line: bytes, vouch: Vouch | None) -> dict[str, Any]:
-    """The reply to one request line.
+def _reply_for(
+    handlers: dict[str, Handler], req: dict[str, Any], vouch: Vouch | None
+) -> dict[str, Any]:
+    """The reply to one request.
 
     A client may send a request before it has verified that this process is the daemon it
     trusts (interlock.daemon.hotclient.Channel: the check then runs while the daemon works);
@@ -139,9 +147,6 @@ def _reply_for(handlers: dict[str, Handler], line: bytes, vouch: Vouch | None) -
     request (never journals what the client then judges inline). A daemon of another build
     refuses the request by its `build` stamp before acting, whatever version it is."""
     try:
-        req = json.loads(line)
-        if not isinstance(req, dict) or not isinstance(req.get("op"), str):
-            raise UsageProblem('a request is a JSON object with an "op" string')
         expected = req.get("expect_daemon")
         if expected is not None:
             problem = (
@@ -155,15 +160,55 @@ def _reply_for(handlers: dict[str, Handler], line: bytes, vouch: Vouch | None) -
         return {"ok": True, **handler(req)}
     except InterlockError as exc:
         return {"ok": False, "kind": "interlock", "error": str(exc), "hint": exc.hint}
-    except (UsageProblem, json.JSONDecodeError, UnicodeDecodeError) as exc:
-        return {"ok": False, "kind": "usage", "error": f"bad request: {exc}", "hint": None}
+    except Elsewhere as exc:
+        return {"ok": False, "kind": "elsewhere", "error": str(exc), "hint": None}
+    except (UsageProblem, UnicodeDecodeError) as exc:
+        return _bad(exc)
     except Exception as exc:  # a bug in an op: logged with its traceback, reported to the client
         failure = write_failure(exc, "answer the request")
         if failure is not None:  # a full or read-only disk: the client's user can act on it
             log.warning("request failed: %s", failure)
             return {"ok": False, "kind": "interlock", "error": str(failure), "hint": failure.hint}
-        log.exception("request failed: %r", line[:200])
+        log.exception("request failed: %r", {k: req[k] for k in ("op", "cwd") if k in req})
         return {"ok": False, "kind": "bug", "error": f"{type(exc).__name__}: {exc}", "hint": None}
+
+
+def _bad(exc: Exception) -> dict[str, Any]:
+    return {"ok": False, "kind": "usage", "error": f"bad request: {exc}", "hint": None}
+
+
+def _request_of(line: bytes, rfile: BinaryIO) -> dict[str, Any] | None:
+    """The request on one line, with its body read when it announces one (`body_bytes`: that
+    many raw bytes follow the line, given to the op as `body`); None when the connection
+    cannot go on (a body shorter than announced, or a length that cannot be trusted)."""
+    req = json.loads(line)
+    if not isinstance(req, dict) or not isinstance(req.get("op"), str):
+        raise UsageProblem('a request is a JSON object with an "op" string')
+    size = req.pop("body_bytes", None)
+    if size is None:
+        return req
+    if type(size) is not int or not 0 <= size <= _MAX_BODY:
+        return None
+    body = rfile.read(size)
+    if len(body) != size:
+        return None
+    req["body"] = body
+    return req
+
+
+def framed(reply: dict[str, Any]) -> bytes:
+    """A reply to a request that asked for a frame (`"frame": true`), for a client that reads
+    it without a JSON decoder (interlock.adapters.hot): one line of ASCII words, then the
+    bytes it announces. `ok EXIT NOUT NERR` and the stdout and stderr, UTF-8, when the op
+    answered with them; else `error KIND` (usage, interlock, bug, elsewhere, shape)."""
+    out, err, code = reply.get("stdout"), reply.get("stderr"), reply.get("exit_code")
+    if reply.get("ok") is not True:
+        kind = str(reply.get("kind") or "error")
+        return f"error {kind if kind.isalpha() else 'error'}\n".encode()
+    if not isinstance(out, str) or not isinstance(err, str) or type(code) is not int:
+        return b"error shape\n"
+    data = [text.encode("utf-8", "surrogateescape") for text in (out, err)]
+    return f"ok {code} {len(data[0])} {len(data[1])}\n".encode() + data[0] + data[1]
 
 
 def field(
@@ -192,9 +237,20 @@ def serve_connection(
             while line := rfile.readline(_MAX_REQUEST):
                 if not line.endswith(b"\n"):
                     break  # oversized or truncated: drop the connection
-                reply = _reply_for(handlers, line, vouch)
                 try:
-                    conn.sendall(json.dumps(reply).encode() + b"\n")
+                    req = _request_of(line, rfile)
+                except (UsageProblem, json.JSONDecodeError, UnicodeDecodeError) as exc:
+                    req, reply = {}, _bad(exc)
+                else:
+                    if req is None:
+                        break  # its body cannot be read: the stream is out of step
+                    reply = _reply_for(handlers, req, vouch)
+                if req.get("frame") is True:
+                    data = framed(reply)
+                else:
+                    data = json.dumps(reply).encode() + b"\n"
+                try:
+                    conn.sendall(data)
                 except (BrokenPipeError, ConnectionResetError):
                     return  # a request sent without waiting for its answer (a quiet complete)
         except OSError as exc:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -16,8 +18,9 @@ from interlock.adapters.hookplan import launcher_words
 
 ROOT = Path(__file__).resolve().parents[2]
 # What a warm hook event may import beyond what `python -I -S -c pass` has loaded.
+# No `_json`: the event goes to the daemon as the agent wrote it, the answer comes back framed.
 HOT_IMPORTS = {
-    "__future__", "_json", "_socket", "fcntl", "interlock", "interlock.__main__",
+    "__future__", "_socket", "fcntl", "interlock", "interlock.__main__",
     "interlock.adapters", "interlock.adapters.hot", "interlock.constants", "interlock.daemon",
     "interlock.daemon.hotclient", "interlock.daemon.hotos", "interlock.daemon.hotwhere",
 }
@@ -111,3 +114,28 @@ def test_an_impostor_answering_an_event_sent_before_the_peer_check_is_never_trus
     assert decision["permissionDecision"] == "deny", got.stdout
     assert decision == want.json["hookSpecificOutput"]
     assert (project / "notes.md").exists()
+
+
+def test_an_event_of_another_worktree_is_judged_and_journaled_there(daemons, project, tmp_path, git, hook):
+    # the hook runs in one worktree, the event's cwd lies in another: the first daemon says
+    # `elsewhere` without acting, and the door asks the event's own worktree's daemon
+    other = tmp_path / "other"
+    shutil.copytree(project, other, symlinks=True)
+    shutil.rmtree(other / ".git" / "interlock", ignore_errors=True)
+    daemons.start(project)
+    daemons.start(other)
+    event = {"cwd": str(other), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+             "tool_use_id": "x1", "session_id": "s", "tool_input": {"command": "rm notes.md"}}
+    got = hook(project, "claude-code", "PreToolUse", event)
+    assert got.json["hookSpecificOutput"]["permissionDecision"] == "deny", got.stdout
+    assert _commands(other) == ["rm notes.md"]
+    assert _commands(project) == []
+    assert (other / "notes.md").exists()
+
+
+def _commands(repo: Path) -> list[str]:
+    journal = repo / ".git" / "interlock" / "journal.db"
+    if not journal.exists():
+        return []
+    with sqlite3.connect(journal) as db:
+        return [row[0] for row in db.execute("SELECT command FROM attempts ORDER BY id")]

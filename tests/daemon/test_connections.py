@@ -93,6 +93,47 @@ def test_connections_that_say_nothing_never_hold_up_the_next_one(daemons, git_re
             sock.close()
 
 
+def test_a_request_that_asks_for_a_frame_gets_one_line_of_words_then_its_bytes(
+    daemons, git_repo
+):
+    daemons.start(git_repo)
+    with _connect(git_repo) as sock:
+        sock.sendall(b'{"op": "nope", "frame": true}\n{"op": "ping", "frame": true}\n')
+        assert _read_exactly(sock, len(b"error usage\nerror shape\n")) == (
+            b"error usage\nerror shape\n"
+        )
+    event = _agent_event(git_repo, "ls")
+    body = event.pop("payload").encode()
+    request = {**event, "hook_cwd": str(git_repo), "frame": True, "body_bytes": len(body)}
+    with _connect(git_repo) as sock:
+        sock.sendall(json.dumps(request).encode() + b"\n" + body)
+        assert _read_exactly(sock, 9) == b"ok 0 0 0\n"
+
+
+def test_a_body_shorter_than_announced_drops_the_connection_unanswered(daemons, git_repo):
+    daemons.start(git_repo)
+    event = _agent_event(git_repo, "ls")
+    body = event.pop("payload").encode()
+    request = {**event, "hook_cwd": str(git_repo), "frame": True, "body_bytes": len(body) + 5}
+    with _connect(git_repo) as sock:
+        sock.sendall(json.dumps(request).encode() + b"\n" + body)
+        sock.shutdown(socket.SHUT_WR)
+        assert sock.recv(100) == b""
+    with _connect(git_repo) as sock:
+        oversized = {**request, "body_bytes": 1 << 40}
+        sock.sendall(json.dumps(oversized).encode() + b"\n")
+        assert sock.recv(100) == b""
+
+
+def _read_exactly(sock: socket.socket, size: int) -> bytes:
+    data = b""
+    while len(data) < size:
+        chunk = sock.recv(size - len(data))
+        assert chunk, f"closed after {data!r}"
+        data += chunk
+    return data
+
+
 def _serve_in_process(tmp_path: Path, handlers: dict[str, Any]) -> tuple[Acceptors, str]:
     path = os.fspath(tmp_path / "s.sock")
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

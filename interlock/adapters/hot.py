@@ -37,8 +37,8 @@ def _read_event() -> bytes:
     chunks: list[bytes] = []
     size = 0
     while size <= MAX_EVENT:
-        try:
-            chunk = posix.read(0, 1 << 20)
+        try:  # 64 KiB (a pipe's capacity): a larger buffer is mapped and unmapped every read
+            chunk = posix.read(0, 1 << 16)
         except OSError:
             break
         if not chunk:
@@ -77,13 +77,13 @@ def _fields(agent: str, event: str) -> dict[str, object]:
     """The request's fields besides the event: the agent above the hook is named by the
     hook's parent pid; whoever judges reads the agent from /proc (interlock.run.agent) while
     this process waits, so the door does not import it."""
-    environ = hotos.environ()
+    env = hotos.environ_of(constants.ENV_PREFIX)
     return {
         "agent": agent,
         "event": event,
-        "run": environ.get(constants.ENV_RUN) or None,
+        "run": env.get(constants.ENV_RUN) or None,
         "agent_parent": posix.getppid(),
-        "env": {k: v for k, v in environ.items() if k.startswith(constants.ENV_PREFIX)},
+        "env": env,
     }
 
 
@@ -206,15 +206,18 @@ def _forward(fields: dict[str, object], raw: bytes, hook_cwd: str) -> int | str:
     if hotclient.daemon_disabled():
         return _INLINE
     where = hotclient.find(hook_cwd)
-    channel = hotclient.connect(where, verify_first=False) if where is not None else None
-    if where is None or channel is None:
+    if where is None:
         return _JSON
     fields = {**fields, "hook_cwd": hook_cwd, "build": hotclient.build_stamp()}
+    # Sent before the peer is verified, which then runs while the daemon judges: only the
+    # daemon this door will trust acts on it (hotclient.Channel), so an event is never
+    # journaled by a daemon whose answer is thrown away and again inline.
+    request = hotclient.body_request(where, "agent", fields, raw)
+    channel = hotclient.connect(where, verify_first=False)
+    if channel is None:
+        return _JSON
     try:
-        # Sent before the peer is verified, which then runs while the daemon judges: only
-        # the daemon this door will trust acts on it (hotclient.Channel), so an event is
-        # never journaled by a daemon whose answer is thrown away and again inline.
-        reply = channel.forward("agent", fields, raw, AGENT_DEADLINE, _frame_end)
+        reply = channel.forward(request, AGENT_DEADLINE, _frame_end)
     finally:
         channel.close()
     frame = _frame_of(reply) if reply is not None else None

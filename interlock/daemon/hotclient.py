@@ -70,6 +70,7 @@ __all__ = [
     "Channel",
     "Where",
     "ask",
+    "body_request",
     "build_stamp",
     "check_env",
     "connect",
@@ -271,25 +272,17 @@ class Channel:
         return reply
 
     def forward(
-        self,
-        op: str,
-        fields: Mapping[str, object],
-        body: bytes,
-        deadline: float,
-        complete: Callable[[bytearray, int], int | None],
+        self, request: bytes, deadline: float, complete: Callable[[bytearray, int], int | None]
     ) -> bytes | None:
-        """One request with a raw body (`body_bytes`, interlock.daemon.server), whose reply
-        ends where `complete` says (a frame, server.framed: the agent hook door reads it
-        without a JSON decoder); the reply's bytes, or None as for `ask`."""
+        """Send a request made by `body_request` (built before connecting, so the daemon's
+        thread finds it there when it wakes for the connection) and read its reply up to
+        where `complete` says it ends; the reply's bytes, or None as for `ask`."""
         sock = self.sock
         if sock is None:
             return None
         end = time.monotonic() + deadline
-        if self.pid is None:  # as in ask: only the daemon this client trusts may act on it
-            fields = {**fields, "expect_daemon": daemon_argv(self.where.worktree)}
-        head = _payload(op, {**fields, "body_bytes": len(body), "frame": True})
         raw = None
-        if _send(sock, head + body, end) and self._verified():
+        if _send(sock, request, end) and self._verified():
             assert self.pid is not None
             raw = _receive(sock, self.pid, self.where, end, complete)
         if raw is None:
@@ -391,6 +384,14 @@ def ask(
         return channel.ask(op, fields, deadline)
     finally:
         channel.close()
+
+
+def body_request(where: Where, op: str, fields: Mapping[str, object], body: bytes) -> bytes:
+    """A request with a raw body (`body_bytes`: interlock.daemon.server), answered in a frame
+    (server.framed: the agent hook door reads it without a JSON decoder), for a channel that
+    sends it before verifying the peer: only the daemon this client trusts may act on it."""
+    more = {"expect_daemon": daemon_argv(where.worktree), "body_bytes": len(body), "frame": True}
+    return _payload(op, {**fields, **more}) + body
 
 
 def _payload(op: str, fields: Mapping[str, object]) -> bytes:

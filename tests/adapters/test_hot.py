@@ -13,14 +13,16 @@ from pathlib import Path
 
 import pytest
 
+from interlock import launch
 from interlock.adapters import hot
 from interlock.adapters.hookplan import launcher_words
 
 ROOT = Path(__file__).resolve().parents[2]
 # What a warm hook event may import beyond what `python -I -S -c pass` has loaded.
 # No `_json`: the event goes to the daemon as the agent wrote it, the answer comes back framed.
+# No `interlock.__main__`: the launcher's entry point (interlock.launch) sends it straight here.
 HOT_IMPORTS = {
-    "__future__", "_socket", "fcntl", "interlock", "interlock.__main__",
+    "__future__", "_socket", "fcntl", "interlock", "interlock.launch",
     "interlock.adapters", "interlock.adapters.hot", "interlock.constants", "interlock.daemon",
     "interlock.daemon.hotclient", "interlock.daemon.hotos", "interlock.daemon.hotwhere",
 }
@@ -45,7 +47,7 @@ def test_a_warm_hook_event_imports_only_the_minimal_client(daemons, git_repo):
     daemons.start(git_repo)
     event = {"cwd": str(git_repo), "hook_event_name": "PreToolUse", "tool_name": "Bash",
              "tool_use_id": "t", "session_id": "s", "tool_input": {"command": "ls"}}
-    boot = f"import sys; sys.path.append({str(ROOT)!r}); from interlock.__main__ import main; sys.exit(main())"
+    boot = f"import sys; sys.path.append({str(ROOT)!r}); from interlock.launch import main; sys.exit(main())"
     floor, _ = _imported(["-I", "-S", "-c", "pass"], git_repo)
     names, out = _imported(
         ["-I", "-S", "-c", boot, "hook", "claude-code", "PreToolUse"], git_repo, json.dumps(event)
@@ -139,3 +141,35 @@ def _commands(repo: Path) -> list[str]:
         return []
     with sqlite3.connect(journal) as db:
         return [row[0] for row in db.execute("SELECT command FROM attempts ORDER BY id")]
+
+
+@pytest.mark.parametrize("args", [
+    ["hook", "claude-code", "PreToolUse"], ["hook", "codex", "Stop"], ["hook", "gemini"],
+    ["hook", "claude-code", "--help"], ["hook", "-h", "codex"], ["hook", "shell"], ["hook", "run"],
+    ["hook"], ["hook", "cursor", "x"], ["check", "hook", "codex"], [],
+])
+def test_the_launcher_sends_to_the_hook_door_exactly_what_the_entry_point_would(args):
+    from interlock.__main__ import main as entry
+
+    assert launch.AGENT_HOOKS == hot.AGENTS
+    seen: list[list[str]] = []
+    door, hot.door = hot.door, lambda argv: seen.append(argv) or 7  # type: ignore[func-returns-value]
+    try:
+        by_entry = args[:1] == ["hook"] and len(args) >= 2 and _answers(entry, args, seen)
+    finally:
+        hot.door = door
+    assert launch.is_agent_hook(args) == by_entry
+
+
+def _answers(entry: object, args: list[str], seen: list[list[str]]) -> bool:
+    """Whether interlock.__main__ hands `args` to the agent hook door (without running anything
+    else: arguments it does not send there are not run)."""
+    from interlock.adapters import shellhelper
+
+    helper, shellhelper.main = shellhelper.main, lambda argv: 5
+    try:
+        if args[1] not in hot.AGENTS:
+            return False
+        return entry(args) == 7 and seen == [args[1:]]  # type: ignore[operator]
+    finally:
+        shellhelper.main = helper

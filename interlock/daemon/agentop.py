@@ -33,8 +33,11 @@ def opened(req: dict[str, Any], worktree: str) -> dict[str, Any]:
     except ValueError:
         data = None
     cwd = event_cwd(data, here)
-    where = hotclient.find(cwd)
-    if where is None or where.worktree != worktree:
-        raise Elsewhere(f"the event's cwd {cwd!r} is not in this daemon's worktree")
+    # The door connected here because its own directory lies in this worktree: an event in
+    # that directory needs no second look (a client that lied would only misroute itself).
+    if cwd != here:
+        where = hotclient.find(cwd)
+        if where is None or where.worktree != worktree:
+            raise Elsewhere(f"the event's cwd {cwd!r} is not in this daemon's worktree")
     fields = {k: v for k, v in req.items() if k not in ("body", "hook_cwd")}
     return {**fields, "payload": body.decode("utf-8", "replace"), "cwd": cwd}

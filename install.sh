@@ -45,8 +45,8 @@ import interlock
 
 target, python = sys.argv[1], sys.executable
 top = os.path.dirname(os.path.dirname(os.path.abspath(interlock.__file__)))
-body = f"import sys\nsys.path.append({top!r})\nfrom interlock.__main__ import main\nsys.exit(main())\n"
-note = "# interlock launcher, written by install.sh: Python without site; see interlock/__main__.py\n"
+body = f"import sys\nsys.path.append({top!r})\nfrom interlock.launch import main\nsys.exit(main())\n"
+note = "# interlock launcher, written by install.sh: Python without site; see interlock/launch.py\n"
 if any(c.isspace() for c in python) or len(python) > 120:  # a #! line cannot hold it
     text = f"#!/bin/sh\n{note}exec {shlex.quote(python)} -I -S -c {shlex.quote(body)} \"$@\"\n"
 else:

@@ -133,14 +133,15 @@ def shell_added_ms(launcher: Path, cwd: Path, env: dict[str, str]) -> tuple[floa
 
 def _before_steps(before: str, env: dict[str, str]) -> dict[str, Callable[[], Sample]]:
     """The hooks of another install (`--before LAUNCHER`: e.g. the previous version, as its
-    integrate wrote them, without `exec`), on a repository and warm daemon of its own."""
+    integrate wrote them: `exec LAUNCHER hook AGENT EVENT`), on a repository and warm daemon
+    of its own."""
     other = repo("adapters-repo-before")
     subprocess.run([before, "daemon", "start"], cwd=other, env=env, check=True, capture_output=True)
     daemon = DaemonCpu(other)
     steps: dict[str, Callable[[], Sample]] = {}
     for agent in AGENTS:
         event, payload = _event(agent, other)
-        command = f"{shlex.quote(before)} hook {agent} {event}"
+        command = hook_command(agent, event, [before])
         steps[f"{agent} before"] = lambda c=command, p=payload: daemon.around(
             lambda: hook_sample(c, p, other, env)
         )
@@ -150,6 +151,7 @@ def _before_steps(before: str, env: dict[str, str]) -> dict[str, Callable[[], Sa
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", metavar="LAUNCHER", help="also time another install's hooks")
+    parser.add_argument("--repeat", type=int, default=REPEAT, help="rounds (default %(default)s)")
     args = parser.parse_args()
     python, launcher = installed()
     cwd = repo()
@@ -168,11 +170,11 @@ def main() -> int:
         )
     if args.before:
         steps.update(_before_steps(args.before, env))
-    medians = measure(steps, REPEAT)
+    medians = measure(steps, args.repeat)
     floor = medians["floor"]
     print(
         f"python -I -S -c pass (the install's python): {floor.wall:.1f} ms, "
-        f"cpu {floor.cpu:.1f} ms (medians of {REPEAT})"
+        f"cpu {floor.cpu:.1f} ms (medians of {args.repeat})"
     )
     for agent in AGENTS:
         got = medians[agent]

@@ -59,7 +59,7 @@ def launcher_words() -> list[str]:
 
     boot = (
         f"import sys; sys.path[:0] = {json.dumps(import_paths())}; "
-        "from interlock.__main__ import main; sys.exit(main())"
+        "from interlock.launch import main; sys.exit(main())"
     )
     return [sys.executable, "-I", "-S", "-c", boot]
 

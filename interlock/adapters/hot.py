@@ -37,8 +37,8 @@ def _read_event() -> bytes:
     chunks: list[bytes] = []
     size = 0
     while size <= MAX_EVENT:
-        try:
-            chunk = posix.read(0, 1 << 20)
+        try:  # 64 KiB (a pipe's capacity): a larger buffer is mapped and unmapped every read
+            chunk = posix.read(0, 1 << 16)
         except OSError:
             break
         if not chunk:
@@ -48,32 +48,40 @@ def _read_event() -> bytes:
     return b"".join(chunks)[: MAX_EVENT + 1]
 
 
-def _event_cwd(raw: bytes) -> str:
-    try:
-        data = hotclient.decode(raw)
-    except ValueError:
-        data = None
-    cwd = data.get("cwd") if isinstance(data, dict) else None
-    if isinstance(cwd, str) and cwd.startswith("/") and hotos.isdir(cwd):
-        return cwd
+def here() -> str:
+    """The hook's own directory (its PWD when that is gone, else /)."""
     try:
         return hotos.getcwd()
     except OSError:
         return hotos.getenv("PWD") or "/"
 
 
-def request(agent: str, event: str, raw: bytes, cwd: str) -> dict[str, object]:
-    """What the `agent` op (interlock.adapters.serve) is asked. The agent above the hook is
-    named by the hook's parent pid; whoever judges reads the agent from /proc
-    (interlock.run.agent) while this process waits, so the door does not import it."""
-    environ = hotos.environ()
-    env = {k: v for k, v in environ.items() if k.startswith(constants.ENV_PREFIX)}
+def event_cwd(data: object, hook_cwd: str) -> str:
+    """Where an event is judged: its `cwd` when that is an existing absolute directory, else
+    the hook's own (the daemon applies the same rule to an event forwarded raw: agentop)."""
+    cwd = data.get("cwd") if isinstance(data, dict) else None
+    if isinstance(cwd, str) and cwd.startswith("/") and hotos.isdir(cwd):
+        return cwd
+    return hook_cwd
+
+
+def _event_cwd(raw: bytes, hook_cwd: str) -> str:
+    try:
+        data = hotclient.decode(raw)
+    except ValueError:
+        data = None
+    return event_cwd(data, hook_cwd)
+
+
+def _fields(agent: str, event: str) -> dict[str, object]:
+    """The request's fields besides the event: the agent above the hook is named by the
+    hook's parent pid; whoever judges reads the agent from /proc (interlock.run.agent) while
+    this process waits, so the door does not import it."""
+    env = hotos.environ_of(constants.ENV_PREFIX)
     return {
         "agent": agent,
         "event": event,
-        "payload": raw.decode("utf-8", "replace"),
-        "cwd": cwd,
-        "run": environ.get(constants.ENV_RUN) or None,
+        "run": env.get(constants.ENV_RUN) or None,
         "agent_parent": posix.getppid(),
         "env": env,
     }
@@ -152,14 +160,27 @@ def _answer(argv: list[str]) -> tuple[int, bool]:
     agent, event = argv
     try:
         raw = _read_event()
-        cwd = _event_cwd(raw)
-        req = request(agent, event, raw, cwd)
+        hook_cwd = here()
+        fields = _fields(agent, event)
     except Exception as exc:  # never a traceback to the agent
         return _bug(agent, event, exc), False
     try:
-        code = _warm(req, cwd)
+        forwarded = _forward(fields, raw, hook_cwd)
     except Exception:  # the hot path must not decide on a bug: judge inline
-        code = None
+        forwarded = _INLINE
+    if type(forwarded) is int:
+        return forwarded, True
+    try:
+        cwd = _event_cwd(raw, hook_cwd)
+        req = {**fields, "payload": raw.decode("utf-8", "replace"), "cwd": cwd}
+    except Exception as exc:
+        return _bug(agent, event, exc), False
+    code = None
+    if forwarded == _JSON:
+        try:
+            code = _warm(req, cwd)
+        except Exception:
+            code = None
     if code is not None:
         return code, True
     try:
@@ -172,13 +193,91 @@ def _answer(argv: list[str]) -> tuple[int, bool]:
     return reply.exit_code, False
 
 
+_JSON, _INLINE = "json", "inline"  # how an event the raw forward did not settle goes on
+
+
+def _forward(fields: dict[str, object], raw: bytes, hook_cwd: str) -> int | str:
+    """The event forwarded raw to the daemon of the hook's own worktree, which finds the
+    event's cwd itself (interlock.daemon.agentop) and answers in a frame: no JSON decoded or
+    encoded here beyond a few plain names. Its exit status once printed; _JSON to go the
+    JSON path (no daemon reached here: the hook runs outside a worktree, its daemon is down,
+    or the event is another worktree's); _INLINE when the daemon reached did not answer
+    (as when `ask` fails: started again if need be) or refused."""
+    if hotclient.daemon_disabled():
+        return _INLINE
+    where = hotclient.find(hook_cwd)
+    if where is None:
+        return _JSON
+    fields = {**fields, "hook_cwd": hook_cwd, "build": hotclient.build_stamp()}
+    # Sent before the peer is verified, which then runs while the daemon judges: only the
+    # daemon this door will trust acts on it (hotclient.Channel), so an event is never
+    # journaled by a daemon whose answer is thrown away and again inline.
+    request = hotclient.body_request(where, "agent", fields, raw)
+    channel = hotclient.connect(where, verify_first=False)
+    if channel is None:
+        return _JSON
+    try:
+        reply = channel.forward(request, AGENT_DEADLINE, _frame_end)
+    finally:
+        channel.close()
+    frame = _frame_of(reply) if reply is not None else None
+    if frame is None:
+        hotclient.ensure_daemon(where)
+        return _INLINE
+    if isinstance(frame, str):
+        return _JSON if frame == "elsewhere" else _INLINE
+    code, out, err = frame
+    if code not in (0, 1, 2):
+        return _INLINE
+    for fd, data in ((1, out), (2, err)):
+        while data:
+            try:
+                data = data[posix.write(fd, data) :]
+            except OSError:  # the agent closed its end: the event was judged (and journaled)
+                break
+    return code
+
+
+def _frame_end(buf: bytearray, start: int) -> int | None:
+    """Where a framed reply (server.framed) ends, once its header line is in; None: not yet
+    (a header that is not a frame's ends it at once: _frame_of refuses it)."""
+    head = buf.find(b"\n")
+    if head < 0:
+        return None
+    words = bytes(buf[:head]).split()
+    if len(words) != 4 or words[0] != b"ok" or not all(w.isdigit() for w in words[2:]):
+        return head
+    end = head + 1 + int(words[2]) + int(words[3])
+    return end if len(buf) >= end else None
+
+
+def _frame_of(raw: bytes) -> tuple[int, bytes, bytes] | str | None:
+    head, _, rest = raw.partition(b"\n")
+    words = head.split()
+    if len(words) == 2 and words[0] == b"error" and words[1].isalpha():
+        return words[1].decode("ascii")
+    if len(words) != 4 or words[0] != b"ok" or not all(w.isdigit() for w in words[2:]):
+        return None
+    code = words[1]
+    if not (code.isdigit() or (code[:1] == b"-" and code[1:].isdigit())):
+        return None
+    split = int(words[2])
+    if len(rest) != split + int(words[3]):
+        return None
+    return int(code), rest[:split], rest[split:]
+
+
 def _warm(req: dict[str, object], cwd: str) -> int | None:
     if hotclient.daemon_disabled():
         return None
     where = hotclient.find(cwd)
     if where is None:
         return None
-    reply = hotclient.ask(where, "agent", {**req, "build": hotclient.build_stamp()}, AGENT_DEADLINE)
+    fields = {**req, "build": hotclient.build_stamp()}
+    # Sent before the peer is verified, which then runs while the daemon judges: only the
+    # daemon this door will trust acts on it (hotclient.Channel), so an event is never
+    # journaled by a daemon whose answer is thrown away and again inline.
+    reply = hotclient.ask(where, "agent", fields, AGENT_DEADLINE, verify_first=False)
     if reply is None:
         hotclient.ensure_daemon(where)
         return None

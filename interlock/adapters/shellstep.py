@@ -52,6 +52,7 @@ def begin_request(event: Event, req: dict[str, Any]) -> dict[str, Any]:
         "pid": agent[0] if agent else None,
         "pid_start": agent[1] if agent else None,
         "env": dict(req.get("env") or {}),
+        "wants_quiet": False,  # the wrapper's question (interlock.monitor.desk.is_quiet)
     }
 
 

@@ -37,7 +37,6 @@ installed launcher) and interlock.hooks.dispatch (the git hook shims).
 
 from __future__ import annotations
 
-import _json
 import _socket
 import sys
 import time
@@ -71,6 +70,7 @@ __all__ = [
     "Channel",
     "Where",
     "ask",
+    "body_request",
     "build_stamp",
     "check_env",
     "connect",
@@ -93,7 +93,7 @@ __all__ = [
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
     from typing import Any
 
 CONNECT_TIMEOUT = 0.25  # seconds to connect before judging inline
@@ -134,8 +134,13 @@ _NONFINITE = {"nan": "NaN", "inf": "Infinity", "-inf": "-Infinity"}
 
 
 def encode(value: object) -> str:
-    """JSON text for str, bool, int, float, None, lists and dicts of them."""
+    """JSON text for str, bool, int, float, None, lists and dicts of them (`_json` is loaded
+    only for a string that needs escaping: the agent hook door sends paths and names)."""
     if isinstance(value, str):
+        if value.isascii() and value.isprintable() and '"' not in value and "\\" not in value:
+            return '"' + value + '"'
+        import _json
+
         return str(_json.encode_basestring_ascii(value))
     if value is None:
         return "null"
@@ -165,6 +170,8 @@ def decode(raw: bytes) -> object:
     except (UnicodeDecodeError, TypeError) as exc:
         raise ValueError(f"not UTF-8 JSON text: {exc}") from None
     start = len(text) - len(text.lstrip())
+    import _json
+
     try:
         value, end = _json.make_scanner(_JsonContext())(text, start)  # type: ignore[arg-type]
     except StopIteration as exc:
@@ -226,9 +233,12 @@ class Channel:
 
     A channel opened with `connect(..., verify_first=False)` sends its first request before it
     verifies the peer (the peer check then runs while the daemon works on the request); a
-    reply is still used only once the peer is verified, so an impostor can never answer. Only
-    for requests that do no harm when an untrusted daemon of this worktree serves them too:
-    the wrapper's `attempt`, which the inline path then finds in the journal (`once`)."""
+    reply is still used only once the peer is verified, so an impostor can never answer. That
+    request names the daemon this client will accept (`expect_daemon`: `daemon_argv`), and
+    interlock's daemon serves it only when it passes, from its side, the checks this client
+    is making (interlock.daemon.server._reply_for): a daemon whose answer will be thrown away
+    does not act on the request, so the inline judgement that follows is the only one. (The
+    wrapper's `attempt` is safe twice over: the inline path finds it in the journal, `once`.)"""
 
     __slots__ = ("pid", "sock", "where")
 
@@ -248,6 +258,8 @@ class Channel:
             return None
         wait = deadline if deadline is not None else DEADLINES.get(op, 10.0)
         end = time.monotonic() + wait
+        if self.pid is None:  # sent before the peer is verified: only that daemon may act on it
+            fields = {**fields, "expect_daemon": daemon_argv(self.where.worktree)}
         raw = None
         if _send(sock, _payload(op, fields), end) and self._verified():
             assert self.pid is not None
@@ -258,6 +270,26 @@ class Channel:
             return None
         healthy(self.where)
         return reply
+
+    def forward(
+        self, request: bytes, deadline: float, complete: Callable[[bytearray, int], int | None]
+    ) -> bytes | None:
+        """Send a request made by `body_request` (built before connecting, so the daemon's
+        thread finds it there when it wakes for the connection) and read its reply up to
+        where `complete` says it ends; the reply's bytes, or None as for `ask`."""
+        sock = self.sock
+        if sock is None:
+            return None
+        end = time.monotonic() + deadline
+        raw = None
+        if _send(sock, request, end) and self._verified():
+            assert self.pid is not None
+            raw = _receive(sock, self.pid, self.where, end, complete)
+        if raw is None:
+            self.close()
+            return None
+        healthy(self.where)
+        return raw
 
     def send(self, op: str, fields: Mapping[str, object]) -> bool:
         """Send a request whose answer nobody reads (the daemon still serves it whole, after
@@ -341,15 +373,25 @@ def ask(
     fields: Mapping[str, object],
     deadline: float | None = None,
     connect_timeout: float = CONNECT_TIMEOUT,
+    verify_first: bool = True,
 ) -> dict[str, Any] | None:
-    """Send one request to this worktree's verified daemon; its reply, or None (see above)."""
-    channel = connect(where, connect_timeout)
+    """Send one request to this worktree's verified daemon; its reply, or None (see above).
+    verify_first=False: sent first, the peer verified while the daemon works (see Channel)."""
+    channel = connect(where, connect_timeout, verify_first)
     if channel is None:
         return None
     try:
         return channel.ask(op, fields, deadline)
     finally:
         channel.close()
+
+
+def body_request(where: Where, op: str, fields: Mapping[str, object], body: bytes) -> bytes:
+    """A request with a raw body (`body_bytes`: interlock.daemon.server), answered in a frame
+    (server.framed: the agent hook door reads it without a JSON decoder), for a channel that
+    sends it before verifying the peer: only the daemon this client trusts may act on it."""
+    more = {"expect_daemon": daemon_argv(where.worktree), "body_bytes": len(body), "frame": True}
+    return _payload(op, {**fields, **more}) + body
 
 
 def _payload(op: str, fields: Mapping[str, object]) -> bytes:
@@ -378,8 +420,21 @@ def _send(sock: _socket.socket, payload: bytes, deadline: float) -> bool:
     return True
 
 
-def _receive(sock: _socket.socket, pid: int, where: Where, deadline: float) -> bytes | None:
-    """Read one reply line before `deadline`, watching the daemon."""
+def _line_end(buf: bytearray, start: int) -> int | None:
+    """Where one reply line ends (its newline excluded), looking from `start`; None: not yet."""
+    end = buf.find(b"\n", start)
+    return end if end >= 0 else None
+
+
+def _receive(
+    sock: _socket.socket,
+    pid: int,
+    where: Where,
+    deadline: float,
+    complete: Callable[[bytearray, int], int | None] = _line_end,
+) -> bytes | None:
+    """Read one reply (a line, or what `complete` says ends it) before `deadline`, watching
+    the daemon."""
     buf = bytearray()
     try:
         while True:
@@ -399,10 +454,11 @@ def _receive(sock: _socket.socket, pid: int, where: Where, deadline: float) -> b
                 continue
             if not chunk:
                 return None
-            end = chunk.find(b"\n")
-            if end >= 0:
-                return bytes(buf + chunk[:end])
+            start = len(buf)
             buf += chunk
+            end = complete(buf, start)
+            if end is not None:
+                return bytes(buf[:end])
             if len(buf) > MAX_REPLY:
                 return None
     except OSError:

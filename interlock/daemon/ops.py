@@ -427,8 +427,10 @@ class Operations:
         """An agent's hook event (interlock.adapters.serve): the hook's stdout, stderr, exit."""
         from interlock.adapters.desk import Desk
         from interlock.adapters.serve import serve
+        from interlock.daemon.agentop import opened
 
         self._same_build(req)
+        req = opened(req, str(self.loc.worktree))  # an event forwarded as the agent wrote it
         with reqenv.applied(_request_env(req)), self.runs.worktree() as wt:
             reply = serve(Desk(wt, self._record_now, warm=True), req).to_json()
             if wt.journal.warning:

@@ -23,11 +23,11 @@ import importlib
 import logging
 import logging.handlers
 import os
-import selectors
 import signal
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
 
@@ -35,11 +35,7 @@ from interlock import constants, output
 from interlock.daemon import reqenv
 from interlock.daemon.client import pid_path
 from interlock.daemon.ops import Operations, is_check_variable
-from interlock.daemon.server import (
-    accept_one,
-    bind_socket,
-    socket_identity,
-)
+from interlock.daemon.server import Acceptors, bind_socket, socket_identity
 from interlock.errors import DaemonError
 from interlock.git import RepoLocation
 from interlock.state import repo_state_dir
@@ -225,21 +221,51 @@ def _serve(
     output.install_thread_capture()
     reqenv.install(is_check_variable)
     _install_signals(ops.stop_event)
-    handlers = ops.handlers()
+    acceptors = Acceptors(listener, ops.handlers(), _vouch(ops.loc, lock_fd))
     _start_background(ops)
-    listener.setblocking(False)
-    with selectors.DefaultSelector() as sel:
-        sel.register(listener, selectors.EVENT_READ)
+    acceptors.start()
+    try:
         next_check = time.monotonic() + _HOUSEKEEPING
-        while not ops.stop_event.is_set():
-            if sel.select(timeout=0.25):
-                accept_one(listener, handlers)
-            if time.monotonic() >= next_check:
-                next_check = time.monotonic() + _HOUSEKEEPING
-                reason = _reason_to_stop(ops, sock_path, identity, lock_fd)
-                if reason:
-                    log.info("stopping: %s", reason)
-                    ops.stop_event.set()
+        while not ops.stop_event.wait(max(0.0, next_check - time.monotonic())):
+            next_check = time.monotonic() + _HOUSEKEEPING
+            reason = _reason_to_stop(ops, sock_path, identity, lock_fd)
+            if reason:
+                log.info("stopping: %s", reason)
+                ops.stop_event.set()
+    finally:
+        acceptors.stop()
+
+
+def _own_argv() -> list[str] | None:
+    """This process's command line as a client compares it (hotwhere.is_our_daemon)."""
+    try:
+        with open("/proc/self/cmdline", "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    argv = [os.fsdecode(a) for a in raw.rstrip(b"\0").split(b"\0")]
+    return [os.path.abspath(argv[0]), *argv[1:]] if argv and argv[0] else None
+
+
+def _vouch(loc: RepoLocation, lock_fd: int) -> Callable[[object], str | None]:
+    """The checks a client makes of its peer (hotwhere.trust_problem), made by the daemon of
+    itself for a request sent before the client made them (see server._reply_for). The uid
+    needs no check: a connection of another uid is never served."""
+    own = _own_argv()
+
+    def problem(expected: object) -> str | None:
+        if own is None or expected != own:
+            return f"this daemon runs {own}, the client trusts only {expected}"
+        path = pid_path(loc)
+        try:
+            named = path.read_bytes().strip()
+        except OSError:
+            named = b""
+        if named != str(os.getpid()).encode() or not _same_file(lock_fd, path):
+            return "the pid file is not the one this daemon holds locked, or names another pid"
+        return None
+
+    return problem
 
 
 def _reason_to_stop(

@@ -125,7 +125,9 @@ def begin(wt: Worktree, req: dict[str, Any]) -> dict[str, Any]:
     if refused is not None:
         return refused
     reply = gate.begin(wt, req)
-    reply["quiet"] = is_quiet(wt, reply, req)
+    # Only the wrapper reads `quiet` (whether to wait for complete's answer); an agent's hook
+    # always has its post event answered, and says so (`wants_quiet`: the look costs ~0.1 ms).
+    reply["quiet"] = req.get("wants_quiet") is not False and is_quiet(wt, reply, req)
     if reply.get("exit_code") == exitcodes.BLOCKED and reply.get("attempt") is not None:
         more = after_command(wt, int(reply["attempt"]), None, None)
         reply["messages"] = _join(reply.get("messages"), *more)

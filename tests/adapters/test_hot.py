@@ -5,19 +5,24 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from interlock import launch
 from interlock.adapters import hot
 from interlock.adapters.hookplan import launcher_words
 
 ROOT = Path(__file__).resolve().parents[2]
 # What a warm hook event may import beyond what `python -I -S -c pass` has loaded.
+# No `_json`: the event goes to the daemon as the agent wrote it, the answer comes back framed.
+# No `interlock.__main__`: the launcher's entry point (interlock.launch) sends it straight here.
 HOT_IMPORTS = {
-    "__future__", "_json", "_socket", "fcntl", "interlock", "interlock.__main__",
+    "__future__", "_socket", "fcntl", "interlock", "interlock.launch",
     "interlock.adapters", "interlock.adapters.hot", "interlock.constants", "interlock.daemon",
     "interlock.daemon.hotclient", "interlock.daemon.hotos", "interlock.daemon.hotwhere",
 }
@@ -42,7 +47,7 @@ def test_a_warm_hook_event_imports_only_the_minimal_client(daemons, git_repo):
     daemons.start(git_repo)
     event = {"cwd": str(git_repo), "hook_event_name": "PreToolUse", "tool_name": "Bash",
              "tool_use_id": "t", "session_id": "s", "tool_input": {"command": "ls"}}
-    boot = f"import sys; sys.path.append({str(ROOT)!r}); from interlock.__main__ import main; sys.exit(main())"
+    boot = f"import sys; sys.path.append({str(ROOT)!r}); from interlock.launch import main; sys.exit(main())"
     floor, _ = _imported(["-I", "-S", "-c", "pass"], git_repo)
     names, out = _imported(
         ["-I", "-S", "-c", boot, "hook", "claude-code", "PreToolUse"], git_repo, json.dumps(event)
@@ -87,3 +92,84 @@ def test_a_broken_journal_is_set_aside_and_the_call_still_judged(git_repo):
     )
     assert (out.returncode, out.stdout) == (0, "")
     assert out.stderr.startswith("interlock: warning: journal")
+
+
+@pytest.mark.parametrize("how", ["socket", "pidfile"])
+def test_an_impostor_answering_an_event_sent_before_the_peer_check_is_never_trusted(
+    daemons, project, hook, how
+):
+    # the door sends the event first and verifies the peer while it is judged: an impostor's
+    # allow still never counts, and the discard is judged inline, as without a daemon
+    from tests.daemon.test_hotclient import start_fake
+
+    event = {"cwd": str(project), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+             "tool_use_id": "t", "session_id": "s", "tool_input": {"command": "git clean -fd"}}
+    want = hook(project, "claude-code", "PreToolUse", event, {"INTERLOCK_NO_DAEMON": "1"})
+    daemons.start(project)
+    fake = start_fake(project, how, "allow")
+    try:
+        got = hook(project, "claude-code", "PreToolUse", {**event, "tool_use_id": "t2"})
+    finally:
+        fake.kill()
+        fake.wait()
+    decision = got.json["hookSpecificOutput"]
+    assert decision["permissionDecision"] == "deny", got.stdout
+    assert decision == want.json["hookSpecificOutput"]
+    assert (project / "notes.md").exists()
+
+
+def test_an_event_of_another_worktree_is_judged_and_journaled_there(daemons, project, tmp_path, git, hook):
+    # the hook runs in one worktree, the event's cwd lies in another: the first daemon says
+    # `elsewhere` without acting, and the door asks the event's own worktree's daemon
+    other = tmp_path / "other"
+    shutil.copytree(project, other, symlinks=True)
+    shutil.rmtree(other / ".git" / "interlock", ignore_errors=True)
+    daemons.start(project)
+    daemons.start(other)
+    event = {"cwd": str(other), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+             "tool_use_id": "x1", "session_id": "s", "tool_input": {"command": "rm notes.md"}}
+    got = hook(project, "claude-code", "PreToolUse", event)
+    assert got.json["hookSpecificOutput"]["permissionDecision"] == "deny", got.stdout
+    assert _commands(other) == ["rm notes.md"]
+    assert _commands(project) == []
+    assert (other / "notes.md").exists()
+
+
+def _commands(repo: Path) -> list[str]:
+    journal = repo / ".git" / "interlock" / "journal.db"
+    if not journal.exists():
+        return []
+    with sqlite3.connect(journal) as db:
+        return [row[0] for row in db.execute("SELECT command FROM attempts ORDER BY id")]
+
+
+@pytest.mark.parametrize("args", [
+    ["hook", "claude-code", "PreToolUse"], ["hook", "codex", "Stop"], ["hook", "gemini"],
+    ["hook", "claude-code", "--help"], ["hook", "-h", "codex"], ["hook", "shell"], ["hook", "run"],
+    ["hook"], ["hook", "cursor", "x"], ["check", "hook", "codex"], [],
+])
+def test_the_launcher_sends_to_the_hook_door_exactly_what_the_entry_point_would(args):
+    from interlock.__main__ import main as entry
+
+    assert launch.AGENT_HOOKS == hot.AGENTS
+    seen: list[list[str]] = []
+    door, hot.door = hot.door, lambda argv: seen.append(argv) or 7  # type: ignore[func-returns-value]
+    try:
+        by_entry = args[:1] == ["hook"] and len(args) >= 2 and _answers(entry, args, seen)
+    finally:
+        hot.door = door
+    assert launch.is_agent_hook(args) == by_entry
+
+
+def _answers(entry: object, args: list[str], seen: list[list[str]]) -> bool:
+    """Whether interlock.__main__ hands `args` to the agent hook door (without running anything
+    else: arguments it does not send there are not run)."""
+    from interlock.adapters import shellhelper
+
+    helper, shellhelper.main = shellhelper.main, lambda argv: 5
+    try:
+        if args[1] not in hot.AGENTS:
+            return False
+        return entry(args) == 7 and seen == [args[1:]]  # type: ignore[operator]
+    finally:
+        shellhelper.main = helper

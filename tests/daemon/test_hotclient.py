@@ -339,6 +339,17 @@ def test_the_json_codec_round_trips_what_requests_carry():
             hotclient.decode(bad)
 
 
+def test_strings_encode_exactly_as_json_does_with_or_without_escaping():
+    # plain names and paths skip _json (the agent hook door never loads it); others use it
+    import json
+
+    samples = ["", "ls", "/work/my repo/a-b_c.d", "PreToolUse", "x" * 300, 'say "hi"', "a\\b",
+               "tab\there", "new\nline", "\x7f", "\x00", "é", "\udcff", "😀", "'single'", "~`!@#$%"]
+    for text in samples:
+        assert hotclient.encode(text) == json.dumps(text), text
+        assert json.loads(hotclient.encode({"k": [text]})) == {"k": [text]}
+
+
 GARBAGE_PROBE = r"""
 import random, sys
 from interlock.daemon import hotclient

@@ -87,6 +87,23 @@ def test_the_environment_and_file_names_decode_as_os_does():
     assert proc.stdout.split() == ["True", "True", "True"], proc.stderr
 
 
+def test_one_variable_or_one_prefix_decodes_as_the_whole_environment_would():
+    probe = (
+        f"import sys; sys.path.append({str(ROOT)!r}); from interlock.daemon import hotos; "
+        "got = [hotos.getenv('ODD'), hotos.getenv('NOPE', 'dflt'), hotos.environ_of('INTERLOCK_')]; "
+        "decoded_all = bool(hotos._environ); env = dict(hotos.environ()); "
+        "want = [env['ODD'], 'dflt', {k: v for k, v in env.items() if k.startswith('INTERLOCK_')}]; "
+        "print(got == want, decoded_all, sorted(got[2]))"
+    )
+    odd = {"ODD": os.fsdecode(b"\xff odd \xc3\xa9"), "INTERLOCK_MODE": "blocking",
+           "INTERLOCK_X": os.fsdecode(b"\xfe"), "NOT_INTERLOCK_Y": "no"}
+    base = {k: v for k, v in os.environ.items() if not k.startswith("INTERLOCK_")}
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe], env={**base, **odd}, capture_output=True, text=True
+    )
+    assert proc.stdout.split() == ["True", "False", "['INTERLOCK_MODE',", "'INTERLOCK_X']"], proc.stderr
+
+
 def test_a_hot_process_loads_neither_os_nor_hotlife():
     probe = (
         f"import sys; sys.path.append({str(ROOT)!r}); "

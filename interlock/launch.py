@@ -1,0 +1,36 @@
+"""The installed launcher's entry point: `interlock hook AGENT EVENT` straight to the agent
+hook door, everything else to interlock.__main__.
+
+install.sh writes the `interlock` launcher (`python -I -S`, interlock on an explicit path) to
+call `main()` here, and `interlock integrate` writes hook commands that run that launcher.
+Every tool call of an agent starts one, so the hook event does not load interlock.__main__
+(its doors' parsers and the cold paths, ~0.1 ms): this module holds only the test of the
+arguments, the one __main__ makes too (tests/adapters/test_hot.py holds them to it).
+"""
+
+from __future__ import annotations
+
+import sys
+
+AGENT_HOOKS = ("claude-code", "codex", "gemini")  # interlock.adapters.hot.AGENTS
+
+
+def is_agent_hook(args: list[str]) -> bool:
+    """`hook AGENT ...` without a help flag: the agent hook door answers it."""
+    return (
+        args[:1] == ["hook"]
+        and len(args) >= 2
+        and args[1] in AGENT_HOOKS
+        and not {"-h", "--help"} & set(args)
+    )
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if is_agent_hook(args):
+        from interlock.adapters.hot import door
+
+        return door(args[1:])
+    from interlock.__main__ import main as everything_else
+
+    return everything_else(args)

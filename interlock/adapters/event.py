@@ -25,6 +25,7 @@ SESSION_START = "session-start"  # start or join the run
 OTHER = "other"  # an event or tool interlock has nothing to say about
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+_SPLIT_LIMIT = 64 * 1024
 _EXIT_PATTERNS = (
     re.compile(r"^Exit [Cc]ode:? (-?\d+)\s*$", re.M),
     re.compile(r"exited with (?:non-zero )?(?:status )?code:? (-?\d+)", re.I),
@@ -99,6 +100,8 @@ def shell_text(command: Any) -> str:
     if isinstance(command, list) and command and all(isinstance(c, str) for c in command):
         argv: list[str] = list(command)
     elif isinstance(command, str):
+        if not _may_start_with_shell(command):
+            return command
         try:
             argv = shlex.split(command)
         except ValueError:
@@ -110,6 +113,20 @@ def shell_text(command: Any) -> str:
     if _is_shell_wrapper(argv):
         return argv[-1]
     return shlex.join(argv)
+
+
+def _may_start_with_shell(command: str) -> bool:
+    """Whether the line may be `SHELL -c SCRIPT`, worth splitting. shlex.split is quadratic in
+    a word's length (a 400 KB heredoc took 4 s), so a line whose first word names no shell is
+    not split, nor one past _SPLIT_LIMIT: the engine unwraps `bash -c` itself, so such a line
+    is judged the same, only shown whole."""
+    if len(command) > _SPLIT_LIMIT:
+        return False
+    words = command.split(None, 1)
+    if not words or words[0][0] in "'\"":
+        return bool(words)
+    name = words[0].replace("'", "").replace('"', "").replace("\\", "")
+    return name.rsplit("/", 1)[-1] in _SHELLS
 
 
 def _is_shell_wrapper(argv: list[str]) -> bool:

@@ -4,9 +4,12 @@ documented output shapes."""
 from __future__ import annotations
 
 import json
+import shlex
 import subprocess
 from pathlib import Path
 from typing import Any
+
+from interlock.adapters.event import shell_text
 
 PYTEST = "python -m pytest -q -p no:cacheprovider"
 INLINE = {"INTERLOCK_NO_DAEMON": "1"}
@@ -41,6 +44,26 @@ def test_codex_reads_an_argv_list_too(project, hook):
     pre = codex(project, "PreToolUse", tool_name="Bash", tool_use_id="call_2",
                 tool_input={"command": ["bash", "-lc", "rm notes.md"]})
     assert hook(project, "codex", "PreToolUse", pre, INLINE).json["hookSpecificOutput"]["permissionDecision"] == "deny"
+
+
+def test_codex_judges_a_long_argv_form_whole_past_the_split_limit(project, hook):
+    script = "cat > big.txt <<'EOF'\n" + "a line of generated text\n" * 4000 + "EOF\nrm notes.md"
+    pre = codex(project, "PreToolUse", tool_name="Bash", tool_use_id="call_3",
+                tool_input={"command": "bash -lc " + shlex.quote(script)})
+    specific = hook(project, "codex", "PreToolUse", pre, INLINE).json["hookSpecificOutput"]
+    assert specific["permissionDecision"] == "deny"
+    assert "rm notes.md" in specific["permissionDecisionReason"]
+
+
+def test_shell_text_splits_only_a_line_that_may_be_a_shell_given_a_script():
+    assert shell_text("bash -lc 'rm x'") == "rm x"
+    assert shell_text("'/bin/bash' -c 'rm x'") == "rm x"
+    assert shell_text('"/my dir/sh" -c "rm x"') == "rm x"
+    assert shell_text("b\\ash -c 'rm x'") == "rm x"
+    long = "bash -lc " + shlex.quote("echo " + "a" * 70_000 + "; rm x")
+    assert shell_text(long) == long
+    assert shell_text("echo 'unclosed") == "echo 'unclosed"
+    assert shell_text("") == ""
 
 
 def test_codex_credits_green_from_the_runners_summary_without_an_exit_status(project, hook, interlock):

@@ -17,10 +17,16 @@ If interlock itself fails, the agent still gets a documented answer, never a tra
 before a tool runs the call is not let through unjudged (Claude Code asks the person;
 Codex and Gemini CLI refuse it, naming the bug report), after it the hook fails as a
 non-blocking error (exit 1), and a Codex Stop still prints its required JSON.
+
+The same holds when judging takes too long. An agent that times a hook out runs the tool
+call anyway, so the door answers by itself once BUDGET seconds have passed (an alarm; well
+inside the timeout `interlock integrate` writes, hookplan.HOOK_TIMEOUT): the call is not let
+through unjudged, and the daemon's work goes on (a discard's snapshot is still taken).
 """
 
 from __future__ import annotations
 
+import _signal  # type: ignore[import-not-found]  # no stub; `signal` would load enum
 import posix
 import sys
 
@@ -31,6 +37,8 @@ AGENTS = ("claude-code", "codex", "gemini")
 MAX_EVENT = 64 << 20  # bytes of event JSON read at most (a Write of a large file)
 AGENT_DEADLINE = 120.0  # seconds the daemon may take (a discard's snapshot, the audit)
 _PRE = ("PreToolUse", "BeforeTool")
+BUDGET = 100.0  # seconds before the door answers unjudged (hookplan.HOOK_TIMEOUT is 120)
+ENV_BUDGET = "INTERLOCK_HOOK_BUDGET"  # may shorten BUDGET (tests), never lengthen it
 
 
 def _read_event() -> bytes:
@@ -88,6 +96,8 @@ def _fields(agent: str, event: str) -> dict[str, object]:
 
 
 def _write(stdout: str, stderr: str) -> None:
+    # an answer is going out: the budget's own must not follow it
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
     for fd, text in ((1, stdout), (2, stderr)):
         data = text.encode("utf-8", "replace")
         while data:
@@ -97,17 +107,10 @@ def _write(stdout: str, stderr: str) -> None:
                 break
 
 
-def _bug(agent: str, event: str, exc: BaseException) -> int:
-    try:
-        from interlock.run import link
-
-        link.load_site()
-        from interlock.bugreport import report_bug
-
-        report = report_bug(exc)
-    except Exception:
-        report = "(no report could be written)"
-    why = f"interlock: bug: the {agent} {event} hook failed ({type(exc).__name__}: {exc}); report: {report}"
+def _unjudged(agent: str, event: str, why: str) -> int:
+    """The answer for an event interlock did not judge: before a tool runs the call is not
+    let through (Claude Code asks the person, Codex and Gemini CLI refuse it); after it, a
+    non-blocking error (exit 1); a Codex Stop still prints its required JSON."""
     reason = hotclient.encode(why + "; the call was not judged")
     if event in _PRE:
         if agent == "gemini":
@@ -125,6 +128,48 @@ def _bug(agent: str, event: str, exc: BaseException) -> int:
         return 0
     _write("{}" if agent == "codex" and event.endswith("Stop") else "", why + "\n")
     return 1
+
+
+def _arm_budget(agent: str, event: str, env: dict[str, str]) -> None:
+    """Answer unjudged once the budget is spent (see the module docstring)."""
+    budget = BUDGET
+    try:
+        budget = min(budget, float(env.get(ENV_BUDGET, BUDGET)))
+    except ValueError:
+        pass
+    if not budget > 0:  # 0, a negative or NaN would never fire: the default stands
+        budget = BUDGET
+
+    def spent(signum: int, frame: object) -> None:
+        why = (
+            f"interlock: [unparsed] judging this {agent} {event} event took over {budget:g} s, "
+            "near the agent's hook timeout (past it the agent runs the call anyway); split a "
+            "very long command line into smaller ones"
+        )
+        code = _unjudged(agent, event, why)
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass
+        posix._exit(code)
+
+    _signal.signal(_signal.SIGALRM, spent)
+    _signal.setitimer(_signal.ITIMER_REAL, budget)
+
+
+def _bug(agent: str, event: str, exc: BaseException) -> int:
+    try:
+        from interlock.run import link
+
+        link.load_site()
+        from interlock.bugreport import report_bug
+
+        report = report_bug(exc)
+    except Exception:
+        report = "(no report could be written)"
+    why = f"interlock: bug: the {agent} {event} hook failed ({type(exc).__name__}: {exc}); report: {report}"
+    return _unjudged(agent, event, why)
 
 
 def main(argv: list[str]) -> int:
@@ -159,9 +204,11 @@ def _answer(argv: list[str]) -> tuple[int, bool]:
         return 2, False
     agent, event = argv
     try:
+        fields = _fields(agent, event)
+        env = fields["env"]
+        _arm_budget(agent, event, env if isinstance(env, dict) else {})
         raw = _read_event()
         hook_cwd = here()
-        fields = _fields(agent, event)
     except Exception as exc:  # never a traceback to the agent
         return _bug(agent, event, exc), False
     try:
@@ -229,6 +276,7 @@ def _forward(fields: dict[str, object], raw: bytes, hook_cwd: str) -> int | str:
     code, out, err = frame
     if code not in (0, 1, 2):
         return _INLINE
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
     for fd, data in ((1, out), (2, err)):
         while data:
             try:
@@ -281,6 +329,7 @@ def _warm(req: dict[str, object], cwd: str) -> int | None:
     if reply is None:
         hotclient.ensure_daemon(where)
         return None
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
     try:
         return hotclient.printed(reply, (0, 1, 2))
     except OSError:  # the agent closed its end: the event was judged (and journaled) once

@@ -173,3 +173,56 @@ def _answers(entry: object, args: list[str], seen: list[list[str]]) -> bool:
         return entry(args) == 7 and seen == [args[1:]]  # type: ignore[operator]
     finally:
         shellhelper.main = helper
+
+
+SLOW_LINE = "; ".join(["echo hi"] * 10_000) + "; rm notes.md"  # ~0.7 s to judge
+
+
+def _pre(agent: str, repo: Path, command: str) -> dict[str, object]:
+    name = "BeforeTool" if agent == "gemini" else "PreToolUse"
+    tool = "run_shell_command" if agent == "gemini" else "Bash"
+    return {"session_id": "s", "cwd": str(repo), "hook_event_name": name,
+            "tool_name": tool, "tool_input": {"command": command}}
+
+
+@pytest.mark.parametrize(("agent", "decision"), [("claude-code", "ask"), ("codex", "deny")])
+def test_an_event_not_judged_within_the_budget_is_answered_unjudged_not_left_to_time_out(
+    tmp_path, git, hook, agent, decision
+):
+    git(tmp_path, "init", "-q")
+    result = hook(tmp_path, agent, "PreToolUse", _pre(agent, tmp_path, SLOW_LINE),
+                  {"INTERLOCK_HOOK_BUDGET": "0.05", "INTERLOCK_NO_DAEMON": "1"})
+    assert result.code == 0
+    specific = result.json["hookSpecificOutput"]
+    assert specific["permissionDecision"] == decision
+    assert specific["permissionDecisionReason"].startswith(
+        f"interlock: [unparsed] judging this {agent} PreToolUse event took over 0.05 s"
+    )
+
+
+def test_gemini_refuses_a_call_it_could_not_judge_within_the_budget(tmp_path, git, hook):
+    git(tmp_path, "init", "-q")
+    result = hook(tmp_path, "gemini", "BeforeTool", _pre("gemini", tmp_path, SLOW_LINE),
+                  {"INTERLOCK_HOOK_BUDGET": "0.05", "INTERLOCK_NO_DAEMON": "1"})
+    assert (result.code, result.json["decision"]) == (0, "deny")
+    assert "[unparsed]" in result.json["reason"]
+
+
+@pytest.mark.parametrize(("value", "expected"), [
+    ("100000", hot.BUDGET), ("0", hot.BUDGET), ("-3", hot.BUDGET), ("nan", hot.BUDGET),
+    ("soon", hot.BUDGET), ("30", 30.0),
+])
+def test_the_budget_cannot_be_lengthened_from_the_environment_and_ends_before_the_hook_timeout(
+    value, expected
+):
+    from interlock.adapters.hookplan import HOOK_TIMEOUT
+
+    assert hot.BUDGET <= HOOK_TIMEOUT - 15
+    result = subprocess.run(
+        [sys.executable, "-c", "from interlock.adapters import hot; import _signal;"
+         "import sys; env = {'INTERLOCK_HOOK_BUDGET': sys.argv[1]};"
+         "hot._arm_budget('codex', 'Stop', env);"
+         "print(_signal.setitimer(_signal.ITIMER_REAL, 0)[0])", value],
+        capture_output=True, text=True, check=True,
+    )
+    assert float(result.stdout) == pytest.approx(expected, abs=0.5)

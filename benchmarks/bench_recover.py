@@ -32,15 +32,19 @@ from common import WORK, bench_env, installed, target  # noqa: E402
 
 CHANGED = 20
 # Runs in the installed Python (the daemon trusts only clients of its own build): waits until
-# the recorder has caught up.
+# the recorder has caught up and has recorded at least argv[2] versions in all. Idle alone is not
+# enough: right after a write, the watcher may not have passed its events on yet, so a recorder
+# that has seen nothing is idle too (and a checkout right then would beat it to the files).
 _WAIT_IDLE = """
 import sys, time
 from interlock.daemon import client
 loc = client.locate(sys.argv[1])
+least = int(sys.argv[2])
 deadline = time.monotonic() + 300
 while time.monotonic() < deadline:
     rec = (client.request(loc, "status") or {}).get("recorder") or {}
-    if rec.get("idle") and rec.get("baseline_done"):
+    if rec.get("idle") and rec.get("baseline_done") and rec.get("versions", 0) >= least:
+        print(rec.get("versions", 0))
         sys.exit(0)
     time.sleep(0.02)
 sys.exit("the recorder did not catch up in time")
@@ -101,12 +105,16 @@ def main() -> int:
     subprocess.run([str(launcher), "daemon", "start"], cwd=root, env=env, check=True)
     pid = int((root / ".git/interlock/daemon.pid").read_text().split()[0])
 
+    def recorded(least: int) -> int:
+        wait = [str(python), "-I", "-c", _WAIT_IDLE, str(root), str(least)]
+        return int(subprocess.run(wait, env=env, check=True, capture_output=True).stdout)
+
     def lose(tag: str) -> None:
+        before = recorded(0)
         _rewrite(root, rel, tag)
-        wait = [str(python), "-I", "-c", _WAIT_IDLE, str(root)]
-        subprocess.run(wait, env=env, check=True)
+        recorded(before + len(rel))  # each file's new content is in the store
         _git(root, "checkout", "--", *rel)
-        subprocess.run(wait, env=env, check=True)
+        recorded(0)
 
     samples: dict[str, list[float]] = {}
     try:

@@ -72,22 +72,30 @@ def hook_command(agent: str, event: str, words: list[str] | None = None) -> str:
     return "exec " + shlex.join([*(words or launcher_words()), "hook", agent, event])
 
 
-def is_our_command(agent: str, command: object) -> bool:
-    """True for a hook command interlock wrote for this agent (any install of it, with or
-    without the `exec` earlier versions did not write)."""
-    if not isinstance(command, str):
-        return False
+def _command_words(command: str) -> list[str] | None:
+    """A hook command's words without the leading `exec` (earlier versions wrote none)."""
     try:
         words = shlex.split(command)
     except ValueError:
-        return False
-    if words[:1] == ["exec"]:
-        words = words[1:]
+        return None
+    return words[1:] if words[:1] == ["exec"] else words
+
+
+def is_our_command(agent: str, command: object) -> bool:
+    """True for a hook command interlock wrote for this agent (any install of it, with or
+    without the `exec` earlier versions did not write)."""
+    words = _command_words(command) if isinstance(command, str) else None
     return (
-        len(words) >= 4
+        words is not None
+        and len(words) >= 4
         and words[-3:-1] == ["hook", agent]
         and any("interlock" in w for w in words[:-3])
     )
+
+
+def launcher_of(command: str) -> list[str]:
+    """The words that start interlock in one of our hook commands (before `hook AGENT EVENT`)."""
+    return (_command_words(command) or [])[:-3]
 
 
 def specs(agent: str, words: list[str] | None = None) -> list[HookSpec]:

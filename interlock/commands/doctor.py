@@ -171,7 +171,7 @@ def _integration_checks(repo: Path | None) -> list[Check]:
         commands = _our_commands(agent, doc)
         if not commands:
             continue
-        words = shlex.split(commands[0])[:-3]
+        words = hookplan.launcher_of(commands[0])
         if words and not os.path.exists(words[0]):
             checks.append(
                 Check(

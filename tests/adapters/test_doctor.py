@@ -76,3 +76,23 @@ def test_agent_hooks_whose_interlock_is_gone_are_reported(git_repo, interlock):
     _, checks = report(interlock, git_repo)
     assert checks["claude-code"]["status"] == "problem"
     assert checks["claude-code"]["fix"] == "interlock integrate claude-code"
+
+
+def test_agent_hooks_written_by_integrate_are_healthy(git_repo, interlock):
+    """integrate writes `exec LAUNCHER hook AGENT EVENT`: doctor looks at the launcher, not at
+    the shell's `exec` (it reported a fresh install's hooks as gone)."""
+    for agent in ("claude-code", "codex", "gemini"):
+        assert interlock(git_repo, "integrate", agent, "--project").returncode == 0
+    _, checks = report(interlock, git_repo)
+    for agent in ("claude-code", "codex", "gemini"):
+        assert checks[agent]["status"] == "ok", checks[agent]
+
+
+def test_an_exec_hook_whose_interlock_is_gone_is_reported(git_repo, interlock):
+    path = git_repo / ".claude" / "settings.json"
+    path.parent.mkdir()
+    hook = {"type": "command", "command": "exec /gone/bin/interlock hook claude-code Stop"}
+    path.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [hook]}]}}))
+    _, checks = report(interlock, git_repo)
+    assert checks["claude-code"]["status"] == "problem"
+    assert "/gone/bin/interlock, which is gone" in checks["claude-code"]["detail"]

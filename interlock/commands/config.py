@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from interlock import constants, exitcodes, output
-from interlock.config import SCHEMA, load_config, show_value, validate_file
+from interlock.config import SCHEMA, Config, load_config, show_value, validate_file
 from interlock.git import discover
 
 
@@ -30,6 +31,7 @@ def show(cwd: str | None, as_json: bool) -> int:
                 },
                 "files": list(config.files),
                 "warnings": list(config.warnings),
+                "live_runs_frozen": frozen_notes(cwd, config),
             }
         )
         return exitcodes.OK
@@ -41,7 +43,31 @@ def show(cwd: str | None, as_json: bool) -> int:
         output.write_out(f"{key.name.ljust(width)}  {value}  ({config.sources[key.name]})")
     read = ", ".join(config.files) if config.files else "no config file (.interlock.toml)"
     output.write_out(f"{'read from'.ljust(width)}  {read}")
+    for line in frozen_notes(cwd, config):
+        output.write_out(line)
     return exitcodes.OK
+
+
+def frozen_notes(cwd: str | None, config: Config) -> list[str]:
+    """One note per live run that still applies other values than the file's (a run keeps the
+    config of its baseline, DESIGN.md), naming each value it keeps."""
+    from interlock.run.inforce import frozen_elsewhere
+
+    loc = discover(cwd)
+    if loc is None:
+        return []
+    notes = []
+    for run, keys in frozen_elsewhere(loc, config):
+        kept = ", ".join(f"{k} = {_json_value(run.config[k])}" for k in keys)
+        notes.append(
+            f"note: the live run {run.id} keeps the config of its baseline ({kept}); the file's "
+            "values apply to the next run (end this one: interlock run end, or restart the agent)"
+        )
+    return notes
+
+
+def _json_value(value: object) -> str:
+    return "unbounded/off" if value is None else json.dumps(value)
 
 
 def validate(cwd: str | None) -> int:

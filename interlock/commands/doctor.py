@@ -135,6 +135,12 @@ def _state_checks(loc: RepoLocation) -> list[Check]:
     config = load_config(loc.worktree)
     checks = [Check("mode", "ok", f"{config.mode} (from {config.sources.get('mode', 'default')})")]
     checks += [Check("config", "problem", w, "interlock config validate") for w in config.warnings]
+    from interlock.commands.config import frozen_notes
+
+    checks += [
+        Check("live run", "note", n.removeprefix("note: "))
+        for n in frozen_notes(str(loc.worktree), config)
+    ]
     greens = list_snapshots(loc, kind="green")
     if greens:
         checks.append(Check("last green", "ok", f"{greens[0].id} ({greens[0].message or ''})"))

@@ -22,7 +22,7 @@ from typing import Any
 from interlock import constants
 from interlock.config import Config, config_from_json, config_to_json, load_config
 from interlock.git import RepoLocation
-from interlock.journal import Journal, opened
+from interlock.journal import Journal, journal_path, opened
 from interlock.run import agent, records
 from interlock.run.records import Run
 
@@ -91,3 +91,20 @@ def config_in_force(loc: RepoLocation, environ: Mapping[str, str] | None = None)
         return config
     names = ", ".join(r.id for r in live)
     return config_from_json(merged, f"the live run(s) {names}, frozen at their baselines")
+
+
+def frozen_elsewhere(loc: RepoLocation, config: Config) -> list[tuple[Run, list[str]]]:
+    """Each live run whose frozen config differs from `config` (the file's, as resolved now),
+    with the keys that differ: what `config show` and `doctor` tell a person who edited the file
+    mid-run, since the run keeps its baseline's values until a new run starts."""
+    if not journal_path(loc).exists():
+        return []  # no run ever started here; opening the journal would create it
+    mine = config_to_json(config)
+    with opened(loc) as journal:
+        live = live_runs(journal)
+    found = []
+    for run in live:
+        keys = [k for k in mine if k in run.config and run.config[k] != mine[k]]
+        if keys:
+            found.append((run, keys))
+    return found

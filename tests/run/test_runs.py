@@ -43,6 +43,28 @@ def test_editing_the_config_mid_run_changes_nothing_until_a_person_starts_a_run(
     assert got.returncode == 0
 
 
+def test_config_show_and_doctor_name_the_values_a_live_run_keeps(
+    project, wrap, set_mode, git, interlock
+):
+    set_mode(project, "blocking", git)
+    assert wrap(project, "-c", "true").returncode == 0  # the run starts: mode frozen
+    shown = interlock(project, "config", "show")
+    assert "note: the live run" not in shown.stdout  # the file and the run agree
+    (project / ".interlock.toml").write_text('mode = "advisory"\nmax_turns = 0\n')
+    shown = interlock(project, "config", "show")
+    assert shown.stdout.splitlines()[0].split() == ["mode", "advisory", "(.interlock.toml)"]
+    note = shown.stdout.splitlines()[-1]
+    assert note.startswith("note: the live run r-") and "its baseline" in note
+    assert '(mode = "blocking", max_turns = 200)' in note  # the file's unbounded is not in force
+    as_json = json.loads(interlock(project, "config", "show", "--json").stdout)
+    assert as_json["live_runs_frozen"] == [note]
+    doctor = json.loads(interlock(project, "doctor", "--json").stdout)["checks"]
+    assert {"name": "live run", "status": "note", "detail": note.removeprefix("note: "),
+            "fix": ""} in doctor
+    assert interlock(project, "run", "end").returncode == 0
+    assert "note: the live run" not in interlock(project, "config", "show").stdout
+
+
 def test_a_wrapper_killed_mid_command_leaves_an_unresolved_attempt(
     project, interlock, journal_view
 ):

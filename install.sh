@@ -71,7 +71,11 @@ esac
 repo=${1:-}
 if [ -z "$repo" ]; then
     repo=$(git rev-parse --show-toplevel 2>/dev/null || true)
-    [ "$repo" = "$here" ] && repo=""
+    # not interlock's own source, in this checkout or in another worktree of its repository
+    common() { git -C "$1" rev-parse --path-format=absolute --git-common-dir 2>/dev/null || true; }
+    if [ -n "$repo" ] && [ "$(common "$repo")" = "$(common "$here")" ]; then
+        repo=""
+    fi
 fi
 if [ -n "$repo" ]; then
     "$venv/bin/interlock" install --cwd "$repo"

@@ -1,5 +1,6 @@
 """The installed launcher's entry point: `interlock hook AGENT EVENT` straight to the agent
-hook door, everything else to interlock.__main__.
+hook door, `interlock check ...` to the check door (interlock.checkdoor) first, everything
+else to interlock.__main__.
 
 install.sh writes the `interlock` launcher (`python -I -S`, interlock on an explicit path) to
 call `main()` here, and `interlock integrate` writes hook commands that run that launcher.
@@ -31,6 +32,18 @@ def main() -> int:
         from interlock.adapters.hot import door
 
         return door(args[1:])
+    if args[:1] == ["check"]:
+        from interlock import checkdoor
+
+        try:
+            code = checkdoor.door(args[1:])
+        except Exception:  # a bug on the hot path must not decide: the entry point judges
+            code = None
+        if code is not None:
+            checkdoor.exit_now(code)
+        from interlock.__main__ import main as not_warm
+
+        return not_warm(args, warm_tried=True)
     from interlock.__main__ import main as everything_else
 
     return everything_else(args)

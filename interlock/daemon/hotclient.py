@@ -38,6 +38,7 @@ installed launcher) and interlock.hooks.dispatch (the git hook shims).
 from __future__ import annotations
 
 import _socket
+import posix
 import sys
 import time
 
@@ -80,6 +81,8 @@ __all__ = [
     "encode",
     "ensure_daemon",
     "find",
+    "frame_end",
+    "frame_of",
     "is_busy",
     "is_locked",
     "is_our_daemon",
@@ -89,6 +92,7 @@ __all__ = [
     "socket_path",
     "spawn_daemon",
     "trust_problem",
+    "write_all",
 ]
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
@@ -276,13 +280,17 @@ class Channel:
     ) -> bytes | None:
         """Send a request made by `body_request` (built before connecting, so the daemon's
         thread finds it there when it wakes for the connection) and read its reply up to
-        where `complete` says it ends; the reply's bytes, or None as for `ask`."""
+        where `complete` says it ends; the reply's bytes, or None as for `ask`.
+
+        The request names the daemon this client accepts (`expect_daemon`) and its caller
+        uses only an `ok` frame, which that daemon sends only after it tested its own pid
+        file lock: the peer is verified without the lock test (hotwhere.trust_problem)."""
         sock = self.sock
         if sock is None:
             return None
         end = time.monotonic() + deadline
         raw = None
-        if _send(sock, request, end) and self._verified():
+        if _send(sock, request, end) and self._verified(vouched=True):
             assert self.pid is not None
             raw = _receive(sock, self.pid, self.where, end, complete)
         if raw is None:
@@ -306,14 +314,14 @@ class Channel:
             return False
         return True
 
-    def _verified(self) -> bool:
+    def _verified(self, vouched: bool = False) -> bool:
         """The peer is this worktree's trusted daemon (checked once per connection)."""
         if self.pid is not None:
             return True
         if self.sock is None:
             return False
         try:
-            pid, problem = trust_problem(self.sock, self.where)
+            pid, problem = trust_problem(self.sock, self.where, vouched)
         except OSError:
             return False
         if problem is not None:
@@ -386,12 +394,58 @@ def ask(
         channel.close()
 
 
-def body_request(where: Where, op: str, fields: Mapping[str, object], body: bytes) -> bytes:
-    """A request with a raw body (`body_bytes`: interlock.daemon.server), answered in a frame
-    (server.framed: the agent hook door reads it without a JSON decoder), for a channel that
-    sends it before verifying the peer: only the daemon this client trusts may act on it."""
-    more = {"expect_daemon": daemon_argv(where.worktree), "body_bytes": len(body), "frame": True}
-    return _payload(op, {**fields, **more}) + body
+def body_request(
+    where: Where, op: str, fields: Mapping[str, object], body: bytes | None = None
+) -> bytes:
+    """A request answered in a frame (server.framed: a door reads it without a JSON decoder;
+    `frame_of`), with a raw body when one is given (`body_bytes`: interlock.daemon.server),
+    for a channel that sends it before verifying the peer (`Channel.forward`): only the
+    daemon this client trusts may act on it."""
+    more: dict[str, object] = {"expect_daemon": daemon_argv(where.worktree), "frame": True}
+    if body is None:
+        return _payload(op, {**fields, **more})
+    return _payload(op, {**fields, **more, "body_bytes": len(body)}) + body
+
+
+def frame_end(buf: bytearray, start: int) -> int | None:
+    """Where a framed reply (server.framed) ends, once its header line is in; None: not yet
+    (a header that is not a frame's ends it at once: frame_of refuses it)."""
+    head = buf.find(b"\n")
+    if head < 0:
+        return None
+    words = bytes(buf[:head]).split()
+    if len(words) != 4 or words[0] != b"ok" or not all(w.isdigit() for w in words[2:]):
+        return head
+    end = head + 1 + int(words[2]) + int(words[3])
+    return end if len(buf) >= end else None
+
+
+def frame_of(raw: bytes) -> tuple[int, bytes, bytes] | str | None:
+    """A framed reply's (exit status, stdout, stderr); the KIND of an `error KIND` frame; None
+    for anything else (a malformed reply: judge inline)."""
+    head, _, rest = raw.partition(b"\n")
+    words = head.split()
+    if len(words) == 2 and words[0] == b"error" and words[1].isalpha():
+        return words[1].decode("ascii")
+    if len(words) != 4 or words[0] != b"ok" or not all(w.isdigit() for w in words[2:]):
+        return None
+    code = words[1]
+    if not (code.isdigit() or (code[:1] == b"-" and code[1:].isdigit())):
+        return None
+    split = int(words[2])
+    if len(rest) != split + int(words[3]):
+        return None
+    return int(code), rest[:split], rest[split:]
+
+
+def write_all(fd: int, data: bytes) -> bool:
+    """Write all of `data` to `fd` (posix.write); False when the reader closed its end."""
+    while data:
+        try:
+            data = data[posix.write(fd, data) :]
+        except OSError:
+            return False
+    return True
 
 
 def _payload(op: str, fields: Mapping[str, object]) -> bytes:

@@ -184,8 +184,22 @@ def is_our_daemon(pid: int, where: Where) -> bool:
     return [hotos.abspath(argv[0]), *argv[1:]] == daemon_argv(where.worktree)
 
 
-def trust_problem(sock: _socket.socket, where: Where) -> tuple[int, str | None]:
-    """(peer pid, why its answers must not be trusted, or None)."""
+def trust_problem(
+    sock: _socket.socket, where: Where, vouched: bool = False
+) -> tuple[int, str | None]:
+    """(peer pid, why its answers must not be trusted, or None).
+
+    `vouched`: the request on `sock` named the daemon this client accepts (`expect_daemon`)
+    and only an `ok` answer to it will be used; the pid file's lock is then not tested here.
+    The peer passed every other check: its uid is ours, it is the pid the pid file names, and
+    /proc/PID/cmdline is exactly `daemon_argv` (this interpreter, `-I -m interlock`, this
+    worktree), so it runs this install's daemon code (a process of the same user that forges
+    its command line could as well hold the lock: the uid is the boundary, as before). That
+    code serves such a request only after testing, from its side, that the pid file is the
+    very file it holds locked for its life and names it (interlock.daemon.process._vouch),
+    else it refuses before acting; a daemon of another build refuses by its `build` stamp.
+    What the lock test defends against - a stale pid file, a second daemon, a daemon whose
+    pid file was replaced - thus ends in a refusal, never in an answer that counts."""
     import _socket
 
     creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
@@ -199,7 +213,7 @@ def trust_problem(sock: _socket.socket, where: Where) -> tuple[int, str | None]:
             pid,
             f"the process on the socket (pid {pid}) is not the daemon named by the pid file ({owner})",
         )
-    if not is_locked(where):
+    if not vouched and not is_locked(where):
         return pid, "the daemon's pid file is not locked"
     if not is_our_daemon(pid, where):
         return pid, f"pid {pid} is not interlock's daemon for this worktree"

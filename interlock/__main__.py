@@ -32,47 +32,16 @@ from __future__ import annotations
 
 import sys
 
-from interlock.checkdoor import parse_check_args, split_option
+from interlock.checkdoor import parse_check_args
 from interlock.daemon import hotos  # what the hot doors need of os, without importing it
 from interlock.daemon.hotwhere import daemon_disabled
+from interlock.snapdoor import parse_options, parse_snapshot_args
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
     from typing import Any
 
     from interlock.memory.prescan import Prescan
-
-_SNAPSHOT_VALUED = {"-m": "message", "--message": "message", "--kind": "kind", "--cwd": "cwd"}
-
-
-def _parse_flag_and_valued(
-    args: list[str], opts: dict[str, Any], valued: dict[str, str]
-) -> dict[str, Any] | None:
-    """`--json` and the options in `valued` (`--opt VALUE` or `--opt=VALUE`) into `opts`, or
-    None for anything unusual (the full CLI answers it); `--cwd` must name a directory."""
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        joined = split_option(arg, valued)
-        if arg == "--json":
-            opts["json"] = True
-        elif joined is not None:
-            opts[joined[0]] = joined[1]
-        elif arg in valued and i + 1 < len(args):
-            opts[valued[arg]] = args[i + 1]
-            i += 1
-        else:
-            return None
-        i += 1
-    if opts["cwd"] is not None and not hotos.isdir(opts["cwd"]):
-        return None
-    return opts
-
-
-def parse_snapshot_args(args: list[str]) -> dict[str, Any] | None:
-    """The options of `interlock snapshot ARGS`, or None for anything unusual."""
-    opts: dict[str, Any] = {"message": None, "kind": "manual", "json": False, "cwd": None}
-    return _parse_flag_and_valued(args, opts, _SNAPSHOT_VALUED)
 
 
 def hot_check(args: list[str]) -> int | None:
@@ -84,29 +53,9 @@ def hot_check(args: list[str]) -> int | None:
 
 def hot_snapshot(args: list[str]) -> int | None:
     """Answer `interlock snapshot` through the daemon; None when the full CLI must answer."""
-    from interlock import constants
+    from interlock.snapdoor import door
 
-    opts = parse_snapshot_args(args)
-    if opts is None or daemon_disabled():
-        return None
-    from interlock.daemon import hotclient
-
-    where = hotclient.find(hotos.abspath(opts.pop("cwd") or hotos.getcwd()))
-    if where is None:
-        return None
-    fields = {
-        "kind": opts["kind"],
-        "message": opts["message"],
-        "run": hotos.getenv(constants.ENV_RUN) or None,
-        "render": True,
-        "json": opts["json"],
-        "build": hotclient.build_stamp(),
-    }
-    reply = hotclient.ask(where, "snapshot", fields)
-    if reply is None:
-        hotclient.ensure_daemon(where)
-        return None
-    return hotclient.printed(reply, (0,))
+    return door(args)
 
 
 def _load_site() -> None:
@@ -242,7 +191,7 @@ def full_cli(args: list[str]) -> int:
 def parse_audit_args(args: list[str]) -> dict[str, Any] | None:
     """The options of `interlock audit ARGS`, or None for anything unusual."""
     opts: dict[str, Any] = {"since": None, "json": False, "cwd": None}
-    return _parse_flag_and_valued(args, opts, {"--since": "since", "--cwd": "cwd"})
+    return parse_options(args, opts, {"--since": "since", "--cwd": "cwd"})
 
 
 def hot_audit(args: list[str]) -> int | None:

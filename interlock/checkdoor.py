@@ -16,6 +16,7 @@ about one bare Python start plus one round trip:
   of stdout and stderr; server.framed), so no JSON decoder (`_json`) is loaded;
 - once the answer is written (posix.write, nothing buffered) the process ends with
   `posix._exit` (launch.main): nothing was opened that Python's shutdown must close.
+The request, the frame and what None means: hotclient.answer_framed.
 
 None means the full entry point must answer: the arguments are anything unusual (`--help`, an
 unknown option, no command: the CLI says how to use it), the daemon is disabled, down (it is
@@ -23,10 +24,6 @@ then started in the background for the next call), not trusted, refused (another
 failed self-check), answered in any other form or with an exit status a check never has. The
 output does not say which path answered: it is exactly what the CLI prints.
 """
-
-from __future__ import annotations
-
-import posix
 
 from interlock.daemon import hotos
 from interlock.daemon.hotwhere import daemon_disabled
@@ -50,7 +47,7 @@ def split_option(arg: str, valued: dict[str, str]) -> tuple[str, str] | None:
     return None
 
 
-def parse_check_args(args: list[str]) -> dict[str, Any] | None:
+def parse_check_args(args: list[str]) -> "dict[str, Any] | None":
     """The options and command of `interlock check ARGS`, or None for anything unusual."""
     opts: dict[str, Any] = {"json": False, "assume_dirty": False, "mode": None, "cwd": None}
     i = 0
@@ -88,8 +85,9 @@ def door(args: list[str]) -> int | None:
         return None
     from interlock.daemon import hotclient
 
-    cwd = hotos.abspath(opts.pop("cwd") or hotos.getcwd())
-    where = hotclient.find(cwd)
+    given = opts.pop("cwd")
+    cwd = hotos.abspath(given) if given else hotos.getcwd()
+    where = hotclient.find(cwd, real=not given)
     if where is None:
         return None
     fields = {
@@ -98,28 +96,4 @@ def door(args: list[str]) -> int | None:
         "env": hotclient.check_env(hotos.environ()),
         "build": hotclient.build_stamp(),
     }
-    request = hotclient.body_request(where, "check", fields)
-    channel = hotclient.connect(where, verify_first=False)
-    reply = None
-    if channel is not None:
-        try:
-            reply = channel.forward(request, hotclient.CHECK_DEADLINE, hotclient.frame_end)
-        finally:
-            channel.close()
-    frame = hotclient.frame_of(reply) if reply is not None else None
-    if frame is None:
-        hotclient.ensure_daemon(where)  # down, stalled or unreadable: the next call is warm
-        return None
-    if isinstance(frame, str):
-        return None  # refused (another build, not the daemon we trust) or failed: judge inline
-    code, out, err = frame
-    if code not in CHECK_CODES:
-        return None
-    hotclient.write_all(1, out)  # False: the reader closed its end; the check was answered
-    hotclient.write_all(2, err)
-    return code
-
-
-def exit_now(code: int) -> None:
-    """End the process after a warm answer (posix._exit: see the module docstring)."""
-    posix._exit(code)
+    return hotclient.answer_framed(where, "check", fields, CHECK_CODES)

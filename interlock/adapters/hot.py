@@ -24,8 +24,6 @@ inside the timeout `interlock integrate` writes, hookplan.HOOK_TIMEOUT): the cal
 through unjudged, and the daemon's work goes on (a discard's snapshot is still taken).
 """
 
-from __future__ import annotations
-
 import _signal  # type: ignore[import-not-found]  # no stub; `signal` would load enum
 import posix
 import sys
@@ -252,7 +250,11 @@ def _forward(fields: dict[str, object], raw: bytes, hook_cwd: str) -> int | str:
     (as when `ask` fails: started again if need be) or refused."""
     if hotclient.daemon_disabled():
         return _INLINE
-    where = hotclient.find(hook_cwd)
+    try:  # the hook's own directory as getcwd() gave it is real (not PWD: see here())
+        real = hook_cwd == hotos.getcwd()
+    except OSError:
+        real = False
+    where = hotclient.find(hook_cwd, real)
     if where is None:
         return _JSON
     fields = {**fields, "hook_cwd": hook_cwd, "build": hotclient.build_stamp()}

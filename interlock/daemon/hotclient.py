@@ -35,8 +35,6 @@ The hot doors built on it: interlock/__main__.py (`check`, `snapshot`, `audit` f
 installed launcher) and interlock.hooks.dispatch (the git hook shims).
 """
 
-from __future__ import annotations
-
 import _socket
 import posix
 import sys
@@ -66,6 +64,7 @@ from interlock.daemon.hotwhere import (
 
 __all__ = [
     "CHECK_ENV",
+    "answer_framed",
     "GIT_HOOK_ENV",
     "MISSES_BEFORE_REPLACE",
     "Channel",
@@ -252,8 +251,8 @@ class Channel:
         self.where = where
 
     def ask(
-        self, op: str, fields: Mapping[str, object], deadline: float | None = None
-    ) -> dict[str, Any] | None:
+        self, op: str, fields: "Mapping[str, object]", deadline: float | None = None
+    ) -> "dict[str, Any] | None":
         """The daemon's reply to one request on this connection, or None (see `ask`); a
         connection that gave no answer is closed (its late reply must not be read as the
         next one's)."""
@@ -276,7 +275,7 @@ class Channel:
         return reply
 
     def forward(
-        self, request: bytes, deadline: float, complete: Callable[[bytearray, int], int | None]
+        self, request: bytes, deadline: float, complete: "Callable[[bytearray, int], int | None]"
     ) -> bytes | None:
         """Send a request made by `body_request` (built before connecting, so the daemon's
         thread finds it there when it wakes for the connection) and read its reply up to
@@ -299,7 +298,7 @@ class Channel:
         healthy(self.where)
         return raw
 
-    def send(self, op: str, fields: Mapping[str, object]) -> bool:
+    def send(self, op: str, fields: "Mapping[str, object]") -> bool:
         """Send a request whose answer nobody reads (the daemon still serves it whole, after
         this process may have exited); True once it is in the daemon's socket, False when
         the connection is gone (the daemon closed it: idle, stopped, replaced)."""
@@ -378,11 +377,11 @@ def connect(
 def ask(
     where: Where,
     op: str,
-    fields: Mapping[str, object],
+    fields: "Mapping[str, object]",
     deadline: float | None = None,
     connect_timeout: float = CONNECT_TIMEOUT,
     verify_first: bool = True,
-) -> dict[str, Any] | None:
+) -> "dict[str, Any] | None":
     """Send one request to this worktree's verified daemon; its reply, or None (see above).
     verify_first=False: sent first, the peer verified while the daemon works (see Channel)."""
     channel = connect(where, connect_timeout, verify_first)
@@ -395,7 +394,7 @@ def ask(
 
 
 def body_request(
-    where: Where, op: str, fields: Mapping[str, object], body: bytes | None = None
+    where: Where, op: str, fields: "Mapping[str, object]", body: bytes | None = None
 ) -> bytes:
     """A request answered in a frame (server.framed: a door reads it without a JSON decoder;
     `frame_of`), with a raw body when one is given (`body_bytes`: interlock.daemon.server),
@@ -438,6 +437,37 @@ def frame_of(raw: bytes) -> tuple[int, bytes, bytes] | str | None:
     return int(code), rest[:split], rest[split:]
 
 
+def answer_framed(
+    where: Where, op: str, fields: "Mapping[str, object]", codes: tuple[int, ...]
+) -> int | None:
+    """One request sent before the peer is verified (`Channel.forward`), answered in a frame,
+    for a door that prints what the daemon answers (interlock.checkdoor, interlock.snapdoor):
+    the answer's stdout and stderr written (posix.write, nothing buffered) and its exit status;
+    None, nothing written, when the full entry point must answer: no daemon (then started in
+    the background for the next call), stalled or unreadable, or it refused (another build,
+    a failed self-check), failed, or answered an exit status not in `codes`."""
+    request = body_request(where, op, fields)
+    channel = connect(where, verify_first=False)
+    reply = None
+    if channel is not None:
+        try:
+            reply = channel.forward(request, DEADLINES.get(op, 10.0), frame_end)
+        finally:
+            channel.close()
+    frame = frame_of(reply) if reply is not None else None
+    if frame is None:
+        ensure_daemon(where)
+        return None
+    if isinstance(frame, str):
+        return None
+    code, out, err = frame
+    if code not in codes:
+        return None
+    write_all(1, out)  # False: the reader closed its end; the request was answered
+    write_all(2, err)
+    return code
+
+
 def write_all(fd: int, data: bytes) -> bool:
     """Write all of `data` to `fd` (posix.write); False when the reader closed its end."""
     while data:
@@ -448,11 +478,11 @@ def write_all(fd: int, data: bytes) -> bool:
     return True
 
 
-def _payload(op: str, fields: Mapping[str, object]) -> bytes:
+def _payload(op: str, fields: "Mapping[str, object]") -> bytes:
     return (encode({"op": op, **fields}) + "\n").encode("ascii")
 
 
-def _reply_of(raw: bytes | None) -> dict[str, Any] | None:
+def _reply_of(raw: bytes | None) -> "dict[str, Any] | None":
     """A reply line as the daemon's answer: a JSON object with a boolean "ok", else None."""
     if raw is None:
         return None
@@ -485,7 +515,7 @@ def _receive(
     pid: int,
     where: Where,
     deadline: float,
-    complete: Callable[[bytearray, int], int | None] = _line_end,
+    complete: "Callable[[bytearray, int], int | None]" = _line_end,
 ) -> bytes | None:
     """Read one reply (a line, or what `complete` says ends it) before `deadline`, watching
     the daemon."""
@@ -522,7 +552,7 @@ def _receive(
 # --- what the hot doors print ---
 
 
-def printed(reply: Mapping[str, Any], codes: tuple[int, ...]) -> int | None:
+def printed(reply: "Mapping[str, Any]", codes: tuple[int, ...]) -> int | None:
     """Write a reply's stdout and stderr and return its exit code - only when the reply is a
     well-formed answer (ok, two strings, an expected exit code); else None, printing nothing."""
     out, err, code = reply.get("stdout"), reply.get("stderr"), reply.get("exit_code")

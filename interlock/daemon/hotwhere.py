@@ -5,8 +5,6 @@ these names): stdlib only, no `os` (hotos), `socket`, `json`, pathlib or typing.
 hotclient.
 """
 
-from __future__ import annotations
-
 import sys
 
 from interlock import constants
@@ -59,15 +57,22 @@ def _gitdir_of(top: str) -> str | None:
     return target if hotos.exists(hotos.join(target, "HEAD")) else None
 
 
-def find(start: str) -> Where | None:
-    """The worktree containing `start` (None inside a .git directory or outside a repo)."""
-    here = hotos.realpath(start)
+def find(start: str, real: bool = False) -> Where | None:
+    """The worktree containing `start` (None inside a .git directory or outside a repo).
+
+    `real`: `start` is already absolute with no symlink in it (what getcwd() returns: the
+    kernel's own path of the directory), so it is not resolved again; nor is `<top>/.git`
+    when it is a directory itself, not a symlink (the parents of a real path are real)."""
+    here = start if real else hotos.realpath(start)
     while True:
         if hotos.basename(here) == ".git":
             return None
         git_dir = _gitdir_of(here)
         if git_dir is not None:
-            return Where(here, hotos.realpath(git_dir))
+            dotgit = hotos.join(here, ".git")
+            if git_dir != dotgit or hotos.islink(dotgit):
+                git_dir = hotos.realpath(git_dir)
+            return Where(here, git_dir)
         parent = hotos.dirname(here)
         if parent == here:
             return None
@@ -87,7 +92,7 @@ def daemon_disabled() -> bool:
     return hotos.getenv(constants.ENV_NO_DAEMON) not in ("", "0")
 
 
-def check_env(environ: Mapping[str, str]) -> dict[str, str]:
+def check_env(environ: "Mapping[str, str]") -> dict[str, str]:
     """The part of an environment that can change a check's answer."""
     return {k: v for k, v in environ.items() if k.startswith("INTERLOCK_") or k in CHECK_ENV}
 
@@ -185,7 +190,7 @@ def is_our_daemon(pid: int, where: Where) -> bool:
 
 
 def trust_problem(
-    sock: _socket.socket, where: Where, vouched: bool = False
+    sock: "_socket.socket", where: Where, vouched: bool = False
 ) -> tuple[int, str | None]:
     """(peer pid, why its answers must not be trusted, or None).
 

@@ -35,6 +35,7 @@ HOT_IMPORTS = {
     "interlock.daemon.hotclient",
     "interlock.daemon.hotos",
     "interlock.daemon.hotwhere",
+    "interlock.snapdoor",
 }
 
 
@@ -85,9 +86,9 @@ print("\\nimported:" + ",".join(sorted(set(sys.modules) - before)), "code:", cod
 
 # What the launcher's check door may import (interlock.checkdoor): no `_json` (the answer comes
 # back framed), no `fcntl` (the daemon tests its own pid file lock: hotwhere.trust_problem), no
-# interlock.__main__ (interlock.launch sends `check` straight to the door).
+# interlock.__main__ (interlock.launch sends `check` straight to the door), no `__future__` (see
+# interlock.daemon.hotos).
 DOOR_IMPORTS = {
-    "__future__",
     "_socket",
     "interlock",
     "interlock.launch",
@@ -129,6 +130,21 @@ def test_the_launchers_warm_check_door_imports_no_json_codec_lock_module_or_entr
     assert names - floor <= DOOR_IMPORTS, names - floor - DOOR_IMPORTS
     status = client.request(git.require_repo(git_repo), "status")
     assert status is not None and status["requests"] >= 2  # the check was answered warm
+
+
+def test_the_launchers_warm_snapshot_door_imports_what_its_check_door_may_and_no_more(
+    daemons, git_repo
+):
+    daemons.start(git_repo)
+    (git_repo / "notes.txt").write_text("new\n")
+    floor, _ = _imported(git_repo, "-c", "pass")
+    names, out = _imported(git_repo, "-c", LAUNCH.format(root=str(ROOT)), "snapshot", "-m", "x")
+    assert out.returncode == 0 and out.stdout.startswith("interlock: snapshot "), out.stderr
+    assert "interlock.snapdoor" in names
+    allowed = (DOOR_IMPORTS - {"interlock.checkdoor"}) | {"interlock.snapdoor"}
+    assert names - floor - {"interlock.checkdoor"} <= allowed, names - floor - allowed
+    status = client.request(git.require_repo(git_repo), "status")
+    assert status is not None and status["last_snapshot"]["id"] in out.stdout  # taken warm
 
 
 CLICK_ONLY = "import sys; from interlock.cli import run_cli; sys.exit(run_cli(sys.argv[1:]))"

@@ -16,7 +16,9 @@ full click CLI answers inline, and a front door starts the daemon in the backgro
 next call is warm. The output does not say which path answered: it must not differ.
 
 The installed launcher (install.sh writes it; its entry point, interlock.launch, sends an
-agent's hook event straight to interlock.adapters.hot) runs this module with `python -I -S`, so Python
+agent's hook event straight to interlock.adapters.hot, and `check` and `snapshot` to their warm
+doors, interlock.checkdoor and interlock.snapdoor, which `hot_check` and `hot_snapshot` here
+call too) runs this module with `python -I -S`, so Python
 starts without `site`, with site-packages on sys.path; `site` is loaded only for the full CLI
 (and for a cold check when the dependencies are not reachable without it). A `check` the daemon
 did not answer is judged in this process without click (`inline_check`, the same function the

@@ -23,7 +23,10 @@ Trust: an answer counts only from this worktree's own daemon. The peer's pid (SO
 must be the pid in the daemon's pid file, that file must be locked (a live daemon holds its
 lock), and /proc/<pid>/cmdline must be exactly `daemon_argv()`: this Python running
 `-I -m interlock daemon run --cwd <worktree>` (the -I keeps the worktree's own files off its
-import path). Anything else listening on the socket is never trusted.
+import path). Anything else listening on the socket is never trusted. A framed request sent
+before the check (`Channel.forward`) names the daemon it accepts, and that daemon tests its own
+pid file lock before it answers `ok`: the client then skips the lock test (and `fcntl`; see
+hotwhere.trust_problem).
 
 Health: while it waits, the client looks at the daemon every POLL seconds; a stopped or dead
 daemon (SIGSTOP, a debugger) ends the wait at once. A stopped daemon, or one that misses
@@ -31,8 +34,9 @@ MISSES_BEFORE_REPLACE deadlines in a row while none of its threads runs (counted
 `daemon.unhealthy`; a daemon busy starting up or starved of CPU is slow, not stuck), is
 killed with SIGKILL (snapshots and the recorder survive kill -9) and a new one is started.
 
-The hot doors built on it: interlock/__main__.py (`check`, `snapshot`, `audit` from the
-installed launcher) and interlock.hooks.dispatch (the git hook shims).
+The hot doors built on it: interlock/checkdoor.py and interlock/snapdoor.py (`check` and
+`snapshot` from the installed launcher: `answer_framed`), interlock/__main__.py (`audit`),
+interlock.adapters.hot (agent hook events) and interlock.hooks.dispatch (the git hook shims).
 """
 
 import _socket

@@ -88,12 +88,14 @@ def test_a_real_start_finds_what_resolving_it_finds_whatever_git_dir_it_has(
     via_link.symlink_to(git_repo.resolve())
     (git_repo / "src" / "deep").mkdir()
     starts = [git_repo, git_repo / "src" / "deep", linked, other, other / "src", real_tmp]
-    for start in starts:
+    for start in [*starts, via_link, via_link / "src", other / ".git", moved]:
         path = str(start.resolve())
-        found, resolved = hotwhere.find(path, real=True), hotwhere.find(path)
-        assert (found is None) == (resolved is None), start
-        if found is not None and resolved is not None:
+        found, resolved = hotwhere.find(path, real=True), hotwhere.find(str(start))
+        full = discover(start)  # git.discover, on strings too: the same answer
+        assert (found is None) == (resolved is None) == (full is None), start
+        if found is not None and resolved is not None and full is not None:
             assert (found.worktree, found.git_dir) == (resolved.worktree, resolved.git_dir)
+            assert (found.worktree, found.git_dir) == (str(full.worktree), str(full.git_dir))
     symlinked = hotwhere.find(str(other), real=True)
     assert symlinked is not None and symlinked.git_dir == str(moved)
     assert hotwhere.find(str(via_link)).worktree == str(git_repo.resolve())

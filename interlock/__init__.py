@@ -1,5 +1,3 @@
 """interlock: keeps a git worktree safe while an AI coding agent, or a person, works in it."""
 
-from __future__ import annotations
-
 __version__ = "0.1.0"

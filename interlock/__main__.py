@@ -16,7 +16,9 @@ full click CLI answers inline, and a front door starts the daemon in the backgro
 next call is warm. The output does not say which path answered: it must not differ.
 
 The installed launcher (install.sh writes it; its entry point, interlock.launch, sends an
-agent's hook event straight to interlock.adapters.hot) runs this module with `python -I -S`, so Python
+agent's hook event straight to interlock.adapters.hot, and `check` and `snapshot` to their warm
+doors, interlock.checkdoor and interlock.snapdoor, which `hot_check` and `hot_snapshot` here
+call too) runs this module with `python -I -S`, so Python
 starts without `site`, with site-packages on sys.path; `site` is loaded only for the full CLI
 (and for a cold check when the dependencies are not reachable without it). A `check` the daemon
 did not answer is judged in this process without click (`inline_check`, the same function the
@@ -32,8 +34,10 @@ from __future__ import annotations
 
 import sys
 
+from interlock.checkdoor import parse_check_args
 from interlock.daemon import hotos  # what the hot doors need of os, without importing it
 from interlock.daemon.hotwhere import daemon_disabled
+from interlock.snapdoor import parse_options, parse_snapshot_args
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
 if TYPE_CHECKING:
@@ -41,126 +45,19 @@ if TYPE_CHECKING:
 
     from interlock.memory.prescan import Prescan
 
-_FLAGS = {"--json": "json", "--assume-dirty": "assume_dirty"}
-_VALUED = {"--mode": "mode", "--cwd": "cwd"}
-_SNAPSHOT_VALUED = {"-m": "message", "--message": "message", "--kind": "kind", "--cwd": "cwd"}
-_CHECK_CODES = (0, 126)
-
-
-def _split(arg: str, valued: dict[str, str]) -> tuple[str, str] | None:
-    """(option key, value) for `--opt=value` or `-mVALUE`; None otherwise."""
-    name, eq, value = arg.partition("=")
-    if eq and name in valued and name.startswith("--"):
-        return valued[name], value
-    if arg[:2] in valued and len(arg) > 2 and not arg.startswith("--"):
-        return valued[arg[:2]], arg[2:]
-    return None
-
-
-def parse_check_args(args: list[str]) -> dict[str, Any] | None:
-    """The options and command of `interlock check ARGS`, or None for anything unusual."""
-    opts: dict[str, Any] = {"json": False, "assume_dirty": False, "mode": None, "cwd": None}
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        joined = _split(arg, _VALUED)
-        if arg in _FLAGS:
-            opts[_FLAGS[arg]] = True
-        elif joined is not None:
-            opts[joined[0]] = joined[1]
-        elif arg in _VALUED and i + 1 < len(args):
-            opts[_VALUED[arg]] = args[i + 1]
-            i += 1
-        elif arg == "--":
-            i += 1
-            break
-        elif arg.startswith("-"):
-            return None
-        else:
-            break
-        i += 1
-    if i >= len(args) or (opts["cwd"] is not None and not hotos.isdir(opts["cwd"])):
-        return None
-    if not " ".join(args[i:]).strip():
-        return None  # nothing to check: the full CLI says how to use it
-    opts["command"] = " ".join(args[i:])
-    return opts
-
-
-def _parse_flag_and_valued(
-    args: list[str], opts: dict[str, Any], valued: dict[str, str]
-) -> dict[str, Any] | None:
-    """`--json` and the options in `valued` (`--opt VALUE` or `--opt=VALUE`) into `opts`, or
-    None for anything unusual (the full CLI answers it); `--cwd` must name a directory."""
-    i = 0
-    while i < len(args):
-        arg = args[i]
-        joined = _split(arg, valued)
-        if arg == "--json":
-            opts["json"] = True
-        elif joined is not None:
-            opts[joined[0]] = joined[1]
-        elif arg in valued and i + 1 < len(args):
-            opts[valued[arg]] = args[i + 1]
-            i += 1
-        else:
-            return None
-        i += 1
-    if opts["cwd"] is not None and not hotos.isdir(opts["cwd"]):
-        return None
-    return opts
-
-
-def parse_snapshot_args(args: list[str]) -> dict[str, Any] | None:
-    """The options of `interlock snapshot ARGS`, or None for anything unusual."""
-    opts: dict[str, Any] = {"message": None, "kind": "manual", "json": False, "cwd": None}
-    return _parse_flag_and_valued(args, opts, _SNAPSHOT_VALUED)
-
 
 def hot_check(args: list[str]) -> int | None:
     """Answer `interlock check` through the daemon; None when the full CLI must answer."""
-    opts = parse_check_args(args)
-    if opts is None or daemon_disabled():
-        return None
-    from interlock.daemon import hotclient
+    from interlock.checkdoor import door
 
-    cwd = hotos.abspath(opts.pop("cwd") or hotos.getcwd())
-    where = hotclient.find(cwd)
-    if where is None:
-        return None
-    fields = {**opts, "cwd": cwd, "env": hotclient.check_env(hotos.environ())}
-    reply = hotclient.ask(where, "check", {**fields, "build": hotclient.build_stamp()})
-    if reply is None:
-        hotclient.ensure_daemon(where)
-        return None
-    return hotclient.printed(reply, _CHECK_CODES)
+    return door(args)
 
 
 def hot_snapshot(args: list[str]) -> int | None:
     """Answer `interlock snapshot` through the daemon; None when the full CLI must answer."""
-    from interlock import constants
+    from interlock.snapdoor import door
 
-    opts = parse_snapshot_args(args)
-    if opts is None or daemon_disabled():
-        return None
-    from interlock.daemon import hotclient
-
-    where = hotclient.find(hotos.abspath(opts.pop("cwd") or hotos.getcwd()))
-    if where is None:
-        return None
-    fields = {
-        "kind": opts["kind"],
-        "message": opts["message"],
-        "run": hotos.getenv(constants.ENV_RUN) or None,
-        "render": True,
-        "json": opts["json"],
-        "build": hotclient.build_stamp(),
-    }
-    reply = hotclient.ask(where, "snapshot", fields)
-    if reply is None:
-        hotclient.ensure_daemon(where)
-        return None
-    return hotclient.printed(reply, (0,))
+    return door(args)
 
 
 def _load_site() -> None:
@@ -296,7 +193,7 @@ def full_cli(args: list[str]) -> int:
 def parse_audit_args(args: list[str]) -> dict[str, Any] | None:
     """The options of `interlock audit ARGS`, or None for anything unusual."""
     opts: dict[str, Any] = {"since": None, "json": False, "cwd": None}
-    return _parse_flag_and_valued(args, opts, {"--since": "since", "--cwd": "cwd"})
+    return parse_options(args, opts, {"--since": "since", "--cwd": "cwd"})
 
 
 def hot_audit(args: list[str]) -> int | None:
@@ -327,7 +224,9 @@ def hot_recover(args: list[str]) -> int | None:
 _HOT = {"check": hot_check, "snapshot": hot_snapshot, "audit": hot_audit, "recover": hot_recover}
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, warm_tried: bool = False) -> int:
+    """`interlock ARGS`; `warm_tried`: the launcher's check door (interlock.checkdoor) already
+    asked the daemon (and started it when down), so a `check` goes inline at once."""
     args = sys.argv[1:] if argv is None else argv
     if args[:2] == ["hook", "run"]:  # git hooks: every commit pays for this path, keep it off click
         from interlock.hooks.dispatch import shim_main
@@ -342,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             from interlock.adapters.shellhelper import main as helper_main
 
             return helper_main(args[2:])
-    door = _HOT.get(args[0]) if args else None
+    door = _HOT.get(args[0]) if args and not warm_tried else None
     if door is not None:
         try:
             code = door(args[1:])

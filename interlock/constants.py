@@ -1,7 +1,5 @@
 """File names, environment variable names, markers and other fixed values."""
 
-from __future__ import annotations
-
 from interlock import __version__
 
 VERSION = __version__

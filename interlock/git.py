@@ -116,23 +116,34 @@ def discover(start: str | os.PathLike[str] | None = None) -> RepoLocation | None
 
     Returns None outside a worktree (and inside a bare repository or a .git directory).
     """
-    here = Path(start if start is not None else os.getcwd()).resolve()
-    for candidate in (here, *here.parents):
-        if candidate.name == ".git":
+    # On strings, not Path objects: the warm daemon runs this for every command it judges.
+    here = os.path.realpath(os.fspath(start) if start is not None else os.getcwd())
+    while True:
+        if os.path.basename(here) == ".git":
             return None
-        dotgit = candidate / ".git"
-        if dotgit.is_dir():
-            if not (dotgit / "HEAD").exists():
-                continue
-            git_dir = dotgit.resolve()
-        elif dotgit.is_file():
-            target = _read_gitfile(dotgit)
-            if target is None or not (target / "HEAD").exists():
-                continue
-            git_dir = target.resolve()
-        else:
-            continue
-        return RepoLocation(worktree=candidate, git_dir=git_dir, common_dir=_common_dir_of(git_dir))
+        git_dir = _git_dir_at(here)
+        if git_dir is not None:
+            return RepoLocation(
+                worktree=Path(here), git_dir=git_dir, common_dir=_common_dir_of(git_dir)
+            )
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _git_dir_at(top: str) -> Path | None:
+    """The git dir (resolved) of a worktree whose top is `top` (real), or None."""
+    dotgit = os.path.join(top, ".git")
+    if os.path.isdir(dotgit):
+        if not os.path.exists(os.path.join(dotgit, "HEAD")):
+            return None
+        return Path(os.path.realpath(dotgit))
+    if os.path.isfile(dotgit):
+        target = _read_gitfile(Path(dotgit))
+        if target is None or not (target / "HEAD").exists():
+            return None
+        return target.resolve()
     return None
 
 

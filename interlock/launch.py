@@ -1,5 +1,6 @@
 """The installed launcher's entry point: `interlock hook AGENT EVENT` straight to the agent
-hook door, everything else to interlock.__main__.
+hook door, `interlock check ...` and `interlock snapshot ...` to their warm doors
+(interlock.checkdoor, interlock.snapdoor) first, everything else to interlock.__main__.
 
 install.sh writes the `interlock` launcher (`python -I -S`, interlock on an explicit path) to
 call `main()` here, and `interlock integrate` writes hook commands that run that launcher.
@@ -8,8 +9,7 @@ Every tool call of an agent starts one, so the hook event does not load interloc
 arguments, the one __main__ makes too (tests/adapters/test_hot.py holds them to it).
 """
 
-from __future__ import annotations
-
+import posix
 import sys
 
 AGENT_HOOKS = ("claude-code", "codex", "gemini")  # interlock.adapters.hot.AGENTS
@@ -31,6 +31,20 @@ def main() -> int:
         from interlock.adapters.hot import door
 
         return door(args[1:])
+    if args[:1] in (["check"], ["snapshot"]):
+        try:
+            if args[0] == "check":
+                from interlock.checkdoor import door as warm_door
+            else:
+                from interlock.snapdoor import door as warm_door
+            code = warm_door(args[1:])
+        except Exception:  # a bug on the hot path must not decide: the entry point answers
+            code = None
+        if code is not None:
+            posix._exit(code)  # the answer is written (posix.write): nothing left to flush
+        from interlock.__main__ import main as not_warm
+
+        return not_warm(args, warm_tried=True)
     from interlock.__main__ import main as everything_else
 
     return everything_else(args)

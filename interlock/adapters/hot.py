@@ -24,8 +24,6 @@ inside the timeout `interlock integrate` writes, hookplan.HOOK_TIMEOUT): the cal
 through unjudged, and the daemon's work goes on (a discard's snapshot is still taken).
 """
 
-from __future__ import annotations
-
 import _signal  # type: ignore[import-not-found]  # no stub; `signal` would load enum
 import posix
 import sys
@@ -252,7 +250,11 @@ def _forward(fields: dict[str, object], raw: bytes, hook_cwd: str) -> int | str:
     (as when `ask` fails: started again if need be) or refused."""
     if hotclient.daemon_disabled():
         return _INLINE
-    where = hotclient.find(hook_cwd)
+    try:  # the hook's own directory as getcwd() gave it is real (not PWD: see here())
+        real = hook_cwd == hotos.getcwd()
+    except OSError:
+        real = False
+    where = hotclient.find(hook_cwd, real)
     if where is None:
         return _JSON
     fields = {**fields, "hook_cwd": hook_cwd, "build": hotclient.build_stamp()}
@@ -264,10 +266,10 @@ def _forward(fields: dict[str, object], raw: bytes, hook_cwd: str) -> int | str:
     if channel is None:
         return _JSON
     try:
-        reply = channel.forward(request, AGENT_DEADLINE, _frame_end)
+        reply = channel.forward(request, AGENT_DEADLINE, hotclient.frame_end)
     finally:
         channel.close()
-    frame = _frame_of(reply) if reply is not None else None
+    frame = hotclient.frame_of(reply) if reply is not None else None
     if frame is None:
         hotclient.ensure_daemon(where)
         return _INLINE
@@ -278,41 +280,8 @@ def _forward(fields: dict[str, object], raw: bytes, hook_cwd: str) -> int | str:
         return _INLINE
     _signal.setitimer(_signal.ITIMER_REAL, 0)
     for fd, data in ((1, out), (2, err)):
-        while data:
-            try:
-                data = data[posix.write(fd, data) :]
-            except OSError:  # the agent closed its end: the event was judged (and journaled)
-                break
+        hotclient.write_all(fd, data)  # False: the agent closed its end; the event was judged
     return code
-
-
-def _frame_end(buf: bytearray, start: int) -> int | None:
-    """Where a framed reply (server.framed) ends, once its header line is in; None: not yet
-    (a header that is not a frame's ends it at once: _frame_of refuses it)."""
-    head = buf.find(b"\n")
-    if head < 0:
-        return None
-    words = bytes(buf[:head]).split()
-    if len(words) != 4 or words[0] != b"ok" or not all(w.isdigit() for w in words[2:]):
-        return head
-    end = head + 1 + int(words[2]) + int(words[3])
-    return end if len(buf) >= end else None
-
-
-def _frame_of(raw: bytes) -> tuple[int, bytes, bytes] | str | None:
-    head, _, rest = raw.partition(b"\n")
-    words = head.split()
-    if len(words) == 2 and words[0] == b"error" and words[1].isalpha():
-        return words[1].decode("ascii")
-    if len(words) != 4 or words[0] != b"ok" or not all(w.isdigit() for w in words[2:]):
-        return None
-    code = words[1]
-    if not (code.isdigit() or (code[:1] == b"-" and code[1:].isdigit())):
-        return None
-    split = int(words[2])
-    if len(rest) != split + int(words[3]):
-        return None
-    return int(code), rest[:split], rest[split:]
 
 
 def _warm(req: dict[str, object], cwd: str) -> int | None:

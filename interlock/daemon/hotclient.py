@@ -23,7 +23,10 @@ Trust: an answer counts only from this worktree's own daemon. The peer's pid (SO
 must be the pid in the daemon's pid file, that file must be locked (a live daemon holds its
 lock), and /proc/<pid>/cmdline must be exactly `daemon_argv()`: this Python running
 `-I -m interlock daemon run --cwd <worktree>` (the -I keeps the worktree's own files off its
-import path). Anything else listening on the socket is never trusted.
+import path). Anything else listening on the socket is never trusted. A framed request sent
+before the check (`Channel.forward`) names the daemon it accepts, and that daemon tests its own
+pid file lock before it answers `ok`: the client then skips the lock test (and `fcntl`; see
+hotwhere.trust_problem).
 
 Health: while it waits, the client looks at the daemon every POLL seconds; a stopped or dead
 daemon (SIGSTOP, a debugger) ends the wait at once. A stopped daemon, or one that misses
@@ -31,13 +34,13 @@ MISSES_BEFORE_REPLACE deadlines in a row while none of its threads runs (counted
 `daemon.unhealthy`; a daemon busy starting up or starved of CPU is slow, not stuck), is
 killed with SIGKILL (snapshots and the recorder survive kill -9) and a new one is started.
 
-The hot doors built on it: interlock/__main__.py (`check`, `snapshot`, `audit` from the
-installed launcher) and interlock.hooks.dispatch (the git hook shims).
+The hot doors built on it: interlock/checkdoor.py and interlock/snapdoor.py (`check` and
+`snapshot` from the installed launcher: `answer_framed`), interlock/__main__.py (`audit`),
+interlock.adapters.hot (agent hook events) and interlock.hooks.dispatch (the git hook shims).
 """
 
-from __future__ import annotations
-
 import _socket
+import posix
 import sys
 import time
 
@@ -65,6 +68,7 @@ from interlock.daemon.hotwhere import (
 
 __all__ = [
     "CHECK_ENV",
+    "answer_framed",
     "GIT_HOOK_ENV",
     "MISSES_BEFORE_REPLACE",
     "Channel",
@@ -80,6 +84,8 @@ __all__ = [
     "encode",
     "ensure_daemon",
     "find",
+    "frame_end",
+    "frame_of",
     "is_busy",
     "is_locked",
     "is_our_daemon",
@@ -89,6 +95,7 @@ __all__ = [
     "socket_path",
     "spawn_daemon",
     "trust_problem",
+    "write_all",
 ]
 
 TYPE_CHECKING = False  # not `typing`: importing it costs milliseconds on every command
@@ -248,8 +255,8 @@ class Channel:
         self.where = where
 
     def ask(
-        self, op: str, fields: Mapping[str, object], deadline: float | None = None
-    ) -> dict[str, Any] | None:
+        self, op: str, fields: "Mapping[str, object]", deadline: float | None = None
+    ) -> "dict[str, Any] | None":
         """The daemon's reply to one request on this connection, or None (see `ask`); a
         connection that gave no answer is closed (its late reply must not be read as the
         next one's)."""
@@ -272,17 +279,21 @@ class Channel:
         return reply
 
     def forward(
-        self, request: bytes, deadline: float, complete: Callable[[bytearray, int], int | None]
+        self, request: bytes, deadline: float, complete: "Callable[[bytearray, int], int | None]"
     ) -> bytes | None:
         """Send a request made by `body_request` (built before connecting, so the daemon's
         thread finds it there when it wakes for the connection) and read its reply up to
-        where `complete` says it ends; the reply's bytes, or None as for `ask`."""
+        where `complete` says it ends; the reply's bytes, or None as for `ask`.
+
+        The request names the daemon this client accepts (`expect_daemon`) and its caller
+        uses only an `ok` frame, which that daemon sends only after it tested its own pid
+        file lock: the peer is verified without the lock test (hotwhere.trust_problem)."""
         sock = self.sock
         if sock is None:
             return None
         end = time.monotonic() + deadline
         raw = None
-        if _send(sock, request, end) and self._verified():
+        if _send(sock, request, end) and self._verified(vouched=True):
             assert self.pid is not None
             raw = _receive(sock, self.pid, self.where, end, complete)
         if raw is None:
@@ -291,7 +302,7 @@ class Channel:
         healthy(self.where)
         return raw
 
-    def send(self, op: str, fields: Mapping[str, object]) -> bool:
+    def send(self, op: str, fields: "Mapping[str, object]") -> bool:
         """Send a request whose answer nobody reads (the daemon still serves it whole, after
         this process may have exited); True once it is in the daemon's socket, False when
         the connection is gone (the daemon closed it: idle, stopped, replaced)."""
@@ -306,14 +317,14 @@ class Channel:
             return False
         return True
 
-    def _verified(self) -> bool:
+    def _verified(self, vouched: bool = False) -> bool:
         """The peer is this worktree's trusted daemon (checked once per connection)."""
         if self.pid is not None:
             return True
         if self.sock is None:
             return False
         try:
-            pid, problem = trust_problem(self.sock, self.where)
+            pid, problem = trust_problem(self.sock, self.where, vouched)
         except OSError:
             return False
         if problem is not None:
@@ -370,11 +381,11 @@ def connect(
 def ask(
     where: Where,
     op: str,
-    fields: Mapping[str, object],
+    fields: "Mapping[str, object]",
     deadline: float | None = None,
     connect_timeout: float = CONNECT_TIMEOUT,
     verify_first: bool = True,
-) -> dict[str, Any] | None:
+) -> "dict[str, Any] | None":
     """Send one request to this worktree's verified daemon; its reply, or None (see above).
     verify_first=False: sent first, the peer verified while the daemon works (see Channel)."""
     channel = connect(where, connect_timeout, verify_first)
@@ -386,19 +397,96 @@ def ask(
         channel.close()
 
 
-def body_request(where: Where, op: str, fields: Mapping[str, object], body: bytes) -> bytes:
-    """A request with a raw body (`body_bytes`: interlock.daemon.server), answered in a frame
-    (server.framed: the agent hook door reads it without a JSON decoder), for a channel that
-    sends it before verifying the peer: only the daemon this client trusts may act on it."""
-    more = {"expect_daemon": daemon_argv(where.worktree), "body_bytes": len(body), "frame": True}
-    return _payload(op, {**fields, **more}) + body
+def body_request(
+    where: Where, op: str, fields: "Mapping[str, object]", body: bytes | None = None
+) -> bytes:
+    """A request answered in a frame (server.framed: a door reads it without a JSON decoder;
+    `frame_of`), with a raw body when one is given (`body_bytes`: interlock.daemon.server),
+    for a channel that sends it before verifying the peer (`Channel.forward`): only the
+    daemon this client trusts may act on it."""
+    more: dict[str, object] = {"expect_daemon": daemon_argv(where.worktree), "frame": True}
+    if body is None:
+        return _payload(op, {**fields, **more})
+    return _payload(op, {**fields, **more, "body_bytes": len(body)}) + body
 
 
-def _payload(op: str, fields: Mapping[str, object]) -> bytes:
+def frame_end(buf: bytearray, start: int) -> int | None:
+    """Where a framed reply (server.framed) ends, once its header line is in; None: not yet
+    (a header that is not a frame's ends it at once: frame_of refuses it)."""
+    head = buf.find(b"\n")
+    if head < 0:
+        return None
+    words = bytes(buf[:head]).split()
+    if len(words) != 4 or words[0] != b"ok" or not all(w.isdigit() for w in words[2:]):
+        return head
+    end = head + 1 + int(words[2]) + int(words[3])
+    return end if len(buf) >= end else None
+
+
+def frame_of(raw: bytes) -> tuple[int, bytes, bytes] | str | None:
+    """A framed reply's (exit status, stdout, stderr); the KIND of an `error KIND` frame; None
+    for anything else (a malformed reply: judge inline)."""
+    head, _, rest = raw.partition(b"\n")
+    words = head.split()
+    if len(words) == 2 and words[0] == b"error" and words[1].isalpha():
+        return words[1].decode("ascii")
+    if len(words) != 4 or words[0] != b"ok" or not all(w.isdigit() for w in words[2:]):
+        return None
+    code = words[1]
+    if not (code.isdigit() or (code[:1] == b"-" and code[1:].isdigit())):
+        return None
+    split = int(words[2])
+    if len(rest) != split + int(words[3]):
+        return None
+    return int(code), rest[:split], rest[split:]
+
+
+def answer_framed(
+    where: Where, op: str, fields: "Mapping[str, object]", codes: tuple[int, ...]
+) -> int | None:
+    """One request sent before the peer is verified (`Channel.forward`), answered in a frame,
+    for a door that prints what the daemon answers (interlock.checkdoor, interlock.snapdoor):
+    the answer's stdout and stderr written (posix.write, nothing buffered) and its exit status;
+    None, nothing written, when the full entry point must answer: no daemon (then started in
+    the background for the next call), stalled or unreadable, or it refused (another build,
+    a failed self-check), failed, or answered an exit status not in `codes`."""
+    request = body_request(where, op, fields)
+    channel = connect(where, verify_first=False)
+    reply = None
+    if channel is not None:
+        try:
+            reply = channel.forward(request, DEADLINES.get(op, 10.0), frame_end)
+        finally:
+            channel.close()
+    frame = frame_of(reply) if reply is not None else None
+    if frame is None:
+        ensure_daemon(where)
+        return None
+    if isinstance(frame, str):
+        return None
+    code, out, err = frame
+    if code not in codes:
+        return None
+    write_all(1, out)  # False: the reader closed its end; the request was answered
+    write_all(2, err)
+    return code
+
+
+def write_all(fd: int, data: bytes) -> bool:
+    """Write all of `data` to `fd` (posix.write); False when the reader closed its end."""
+    while data:
+        try:
+            data = data[posix.write(fd, data) :]
+        except OSError:
+            return False
+    return True
+
+
+def _payload(op: str, fields: "Mapping[str, object]") -> bytes:
     return (encode({"op": op, **fields}) + "\n").encode("ascii")
 
 
-def _reply_of(raw: bytes | None) -> dict[str, Any] | None:
+def _reply_of(raw: bytes | None) -> "dict[str, Any] | None":
     """A reply line as the daemon's answer: a JSON object with a boolean "ok", else None."""
     if raw is None:
         return None
@@ -431,7 +519,7 @@ def _receive(
     pid: int,
     where: Where,
     deadline: float,
-    complete: Callable[[bytearray, int], int | None] = _line_end,
+    complete: "Callable[[bytearray, int], int | None]" = _line_end,
 ) -> bytes | None:
     """Read one reply (a line, or what `complete` says ends it) before `deadline`, watching
     the daemon."""
@@ -468,7 +556,7 @@ def _receive(
 # --- what the hot doors print ---
 
 
-def printed(reply: Mapping[str, Any], codes: tuple[int, ...]) -> int | None:
+def printed(reply: "Mapping[str, Any]", codes: tuple[int, ...]) -> int | None:
     """Write a reply's stdout and stderr and return its exit code - only when the reply is a
     well-formed answer (ok, two strings, an expected exit code); else None, printing nothing."""
     out, err, code = reply.get("stdout"), reply.get("stderr"), reply.get("exit_code")

@@ -5,8 +5,6 @@ these names): stdlib only, no `os` (hotos), `socket`, `json`, pathlib or typing.
 hotclient.
 """
 
-from __future__ import annotations
-
 import sys
 
 from interlock import constants
@@ -59,15 +57,22 @@ def _gitdir_of(top: str) -> str | None:
     return target if hotos.exists(hotos.join(target, "HEAD")) else None
 
 
-def find(start: str) -> Where | None:
-    """The worktree containing `start` (None inside a .git directory or outside a repo)."""
-    here = hotos.realpath(start)
+def find(start: str, real: bool = False) -> Where | None:
+    """The worktree containing `start` (None inside a .git directory or outside a repo).
+
+    `real`: `start` is already absolute with no symlink in it (what getcwd() returns: the
+    kernel's own path of the directory), so it is not resolved again; nor is `<top>/.git`
+    when it is a directory itself, not a symlink (the parents of a real path are real)."""
+    here = start if real else hotos.realpath(start)
     while True:
         if hotos.basename(here) == ".git":
             return None
         git_dir = _gitdir_of(here)
         if git_dir is not None:
-            return Where(here, hotos.realpath(git_dir))
+            dotgit = hotos.join(here, ".git")
+            if git_dir != dotgit or hotos.islink(dotgit):
+                git_dir = hotos.realpath(git_dir)
+            return Where(here, git_dir)
         parent = hotos.dirname(here)
         if parent == here:
             return None
@@ -87,7 +92,7 @@ def daemon_disabled() -> bool:
     return hotos.getenv(constants.ENV_NO_DAEMON) not in ("", "0")
 
 
-def check_env(environ: Mapping[str, str]) -> dict[str, str]:
+def check_env(environ: "Mapping[str, str]") -> dict[str, str]:
     """The part of an environment that can change a check's answer."""
     return {k: v for k, v in environ.items() if k.startswith("INTERLOCK_") or k in CHECK_ENV}
 
@@ -184,8 +189,22 @@ def is_our_daemon(pid: int, where: Where) -> bool:
     return [hotos.abspath(argv[0]), *argv[1:]] == daemon_argv(where.worktree)
 
 
-def trust_problem(sock: _socket.socket, where: Where) -> tuple[int, str | None]:
-    """(peer pid, why its answers must not be trusted, or None)."""
+def trust_problem(
+    sock: "_socket.socket", where: Where, vouched: bool = False
+) -> tuple[int, str | None]:
+    """(peer pid, why its answers must not be trusted, or None).
+
+    `vouched`: the request on `sock` named the daemon this client accepts (`expect_daemon`)
+    and only an `ok` answer to it will be used; the pid file's lock is then not tested here.
+    The peer passed every other check: its uid is ours, it is the pid the pid file names, and
+    /proc/PID/cmdline is exactly `daemon_argv` (this interpreter, `-I -m interlock`, this
+    worktree), so it runs this install's daemon code (a process of the same user that forges
+    its command line could as well hold the lock: the uid is the boundary, as before). That
+    code serves such a request only after testing, from its side, that the pid file is the
+    very file it holds locked for its life and names it (interlock.daemon.process._vouch),
+    else it refuses before acting; a daemon of another build refuses by its `build` stamp.
+    What the lock test defends against - a stale pid file, a second daemon, a daemon whose
+    pid file was replaced - thus ends in a refusal, never in an answer that counts."""
     import _socket
 
     creds = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
@@ -199,7 +218,7 @@ def trust_problem(sock: _socket.socket, where: Where) -> tuple[int, str | None]:
             pid,
             f"the process on the socket (pid {pid}) is not the daemon named by the pid file ({owner})",
         )
-    if not is_locked(where):
+    if not vouched and not is_locked(where):
         return pid, "the daemon's pid file is not locked"
     if not is_our_daemon(pid, where):
         return pid, f"pid {pid} is not interlock's daemon for this worktree"

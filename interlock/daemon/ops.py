@@ -279,7 +279,9 @@ class Operations:
                 self.watcher.dirty.put_back(drained)
                 raise
             changed = self._changed_count(drained.paths, self._base_tree)
-            self._base, self._base_tree = info.id, info.tree
+            # The full id: found directly, where a 12-digit prefix made libgit2 search every
+            # pack index and the loose objects (take_snapshot resolves it by prefix).
+            self._base, self._base_tree = info.oid, info.tree
         self.last_snapshot = {"id": info.id, "kind": info.kind, "time": info.time}
         ms = round((time.perf_counter() - started) * 1000, 3)
         how = (

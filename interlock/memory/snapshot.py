@@ -57,7 +57,14 @@ from interlock.memory.leftovers import LockHolder, clear_interrupted, describe_i
 from interlock.memory.prescan import Prescan
 from interlock.memory.scan import Scanner, display_path, scan_cold, scan_incremental, to_relative
 from interlock.memory.store import ObjectStore, as_access
-from interlock.memory.trees import Change, apply_edits, diff_trees, flatten, prefetch_along
+from interlock.memory.trees import (
+    Change,
+    apply_edits,
+    count_changes,
+    diff_trees,
+    flatten,
+    prefetch_along,
+)
 from interlock.plumbing import ReaderBroken
 from interlock.regenerable import REGENERABLE_DIRS, REGENERABLE_FILES, is_regenerable
 from interlock.repoaccess import PygitAccess
@@ -406,4 +413,4 @@ def _changed_vs_head(git: RepoAccess, info: SnapshotInfo) -> int:
     if info.head:
         commit = git.commit(info.head)
         head_tree = commit[0] if commit else None
-    return len(diff_trees(git, head_tree, info.tree))
+    return count_changes(git, head_tree, info.tree)

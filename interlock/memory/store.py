@@ -60,16 +60,23 @@ UNCHECKED_BYTES = 8 << 20  # blobs held before asking a batched reader which one
 UNCHECKED_COUNT = 2000
 
 
-def _weight(entries: TreeEntries, formatted: dict[bytes, tuple[bytes, bytes]] | None) -> int:
-    names = sum(len(name) for name in entries)
-    raw = sum(len(v[1]) + len(v[0]) for v in formatted.values()) if formatted else 0
-    return 200 + names + raw + len(entries) * _ENTRY_OVERHEAD
+def _weight(
+    entries: TreeEntries, formatted: dict[bytes, tuple[bytes, bytes]] | None, size: int
+) -> int:
+    """The bytes a parsed tree holds, estimated from its raw size (`size`: the tree object's
+    bytes), never below what its parts measure: the names and the formatted sort keys are each
+    at most the raw size, the raw entries exactly it. (Measuring the parts - two passes over
+    every entry - was a fifth of a warm 20-path snapshot at 100k files.)"""
+    return 200 + (3 * size if formatted else size) + len(entries) * _ENTRY_OVERHEAD
 
 
 def _remember(
-    oid: str, entries: TreeEntries, formatted: dict[bytes, tuple[bytes, bytes]] | None
+    oid: str,
+    entries: TreeEntries,
+    formatted: dict[bytes, tuple[bytes, bytes]] | None,
+    size: int,
 ) -> None:
-    weight = _weight(entries, formatted)
+    weight = _weight(entries, formatted, size)
     with _cache_lock:
         _cache_total[0] += weight - _cache_weight.get(oid, 0)
         _cache[oid] = (entries, formatted)
@@ -188,7 +195,7 @@ class ObjectStore:
         # No lookup first: a tree built from a change is almost always new, a duplicate in a
         # pack is harmless, and a miss costs libgit2 a rescan of the pack directory.
         oid = self._batch.add(TREE, data)
-        _remember(oid, dict(entries), formatted)
+        _remember(oid, dict(entries), formatted, len(data))
         return oid
 
     def commit(self, tree: str, parents: list[str], message: str, when: float) -> str:
@@ -199,8 +206,9 @@ class ObjectStore:
         known = _cached(oid)
         if known is not None:
             return known[0]
-        entries, formatted = parse_tree_raw(self.git.read(oid, TREE))
-        _remember(oid, entries, formatted)
+        data = self.git.read(oid, TREE)
+        entries, formatted = parse_tree_raw(data)
+        _remember(oid, entries, formatted, len(data))
         return entries
 
     def read_trees(self, oids: list[str]) -> dict[str, TreeEntries]:
@@ -217,7 +225,7 @@ class ObjectStore:
             return {**found, **{oid: self.read_tree(oid) for oid in wanted}}
         for oid, data in self.git.read_many(wanted, TREE).items():
             entries, formatted = parse_tree_raw(data)
-            _remember(oid, entries, formatted)
+            _remember(oid, entries, formatted, len(data))
             found[oid] = entries
         return found
 

@@ -228,6 +228,28 @@ def diff_trees(
     return sorted(changes, key=_by_path)
 
 
+def count_changes(
+    source: ObjectStore | pygit2.Repository | RepoAccess, old: str | None, new: str | None
+) -> int:
+    """len(diff_trees(source, old, new)), without building or sorting the list: only the
+    entries that differ are looked at (`interlock snapshot`'s "N files differ from HEAD")."""
+    if old == new:
+        return 0
+    store = as_store(source)
+    a = store.read_tree(old) if old else {}
+    b = store.read_tree(new) if new else {}
+    count = 0
+    for name in a.keys() | b.keys():
+        x, y = a.get(name), b.get(name)
+        if x == y:
+            continue
+        if x is not None and y is not None and x[0] == TREE_MODE and y[0] == TREE_MODE:
+            count += count_changes(store, x[1], y[1])
+        else:
+            count += len(_diff_entry(store, name, x, y))
+    return count
+
+
 def _by_path(change: Change) -> bytes:
     return change.path
 

@@ -21,8 +21,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # What a warm hook event may import beyond what `python -I -S -c pass` has loaded.
 # No `_json`: the event goes to the daemon as the agent wrote it, the answer comes back framed.
 # No `interlock.__main__`: the launcher's entry point (interlock.launch) sends it straight here.
+# No `fcntl`: the daemon tests its own pid file lock for a request sent before the door
+# verified it (hotwhere.trust_problem, vouched). No `__future__` (see interlock.daemon.hotos).
 HOT_IMPORTS = {
-    "__future__", "_socket", "fcntl", "interlock", "interlock.launch",
+    "_socket", "interlock", "interlock.launch",
     "interlock.adapters", "interlock.adapters.hot", "interlock.constants", "interlock.daemon",
     "interlock.daemon.hotclient", "interlock.daemon.hotos", "interlock.daemon.hotwhere",
 }

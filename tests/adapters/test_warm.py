@@ -251,6 +251,38 @@ def test_pairings_left_for_a_day_are_pruned_and_fresh_ones_kept(git_repo):
     assert pending.take(loc, "f" * 32) is None
 
 
+def test_a_crowded_folder_is_pruned_at_most_every_few_minutes(git_repo):
+    # a prune stats every pending file: a folder that stays crowded with calls younger than
+    # a day must not cost every 16th event a full scan
+    loc = discover(git_repo)
+    assert loc is not None
+    folder = loc.state_dir / "adapters" / "pending"
+    old = time.time() - 2 * 24 * 3600
+
+    def crowd(tag: str) -> set[str]:
+        names = set()
+        for n in range(300):
+            stale = folder / f"{tag}{n:027x}"
+            stale.write_text("{}")
+            os.utime(stale, (old, old))
+            names.add(stale.name)
+        return names
+
+    pending.remember(loc, "1" * 32, {"attempt": 1})
+    crowd("aaaaa")
+    pending.remember(loc, f"{1:031x}0", {"attempt": 2})  # crowded, never pruned: pruned now
+    assert len(os.listdir(folder)) == 2
+    second = crowd("bbbbb")
+    pending.remember(loc, f"{2:031x}0", {"attempt": 3})  # pruned a moment ago: not again
+    assert second <= set(os.listdir(folder))
+    mark = folder.parent / "pending.pruned"
+    then = time.time() - pending._PRUNE_EVERY - 1
+    os.utime(mark, (then, then))
+    pending.remember(loc, f"{3:031x}0", {"attempt": 4})  # its last prune is long past
+    assert not second & set(os.listdir(folder))
+    assert len(os.listdir(folder)) == 4
+
+
 def test_an_answer_the_agent_no_longer_reads_is_not_judged_a_second_time(project, daemons):
     daemons.start(project)
     payload = _claude(project, "PreToolUse", tool_name="Bash", tool_use_id="gone",

@@ -37,6 +37,11 @@ REPLIES = {
     "bad-utf8": b'{"ok": true, "stdout": "\xff", "stderr": "", "exit_code": 0}\n',
     "deep": b"[" * 100000 + b"\n",
     "close": b"",
+    # framed replies (a request with `frame: true`: the launcher's check door) that are no answer
+    "frame-odd-code": b"ok 7 0 0\n",
+    "frame-error": b"error bug\n",
+    "frame-short": b"ok 0 5 0\nab",
+    "frame-header": b"ok 0 x 0\n",
     "silent": None,  # reads the request, then never answers: a stuck daemon
 }
 

@@ -69,6 +69,38 @@ def test_locate_finds_the_same_worktree_as_discover(git_repo, tmp_path, git):
             )
 
 
+def test_a_real_start_finds_what_resolving_it_finds_whatever_git_dir_it_has(
+    git_repo, tmp_path, git
+):
+    # find(start, real=True) skips resolving a path getcwd() gave, and `<top>/.git` when it
+    # is a directory itself: a symlinked .git, a gitfile (linked worktree) are still resolved
+    from interlock.daemon import hotwhere
+
+    real_tmp = tmp_path.resolve()
+    linked = real_tmp / "linked"
+    git(git_repo, "worktree", "add", "-q", str(linked))
+    moved = real_tmp / "elsewhere.git"
+    other = real_tmp / "other"
+    git(real_tmp, "clone", "-q", str(git_repo), str(other))
+    (other / ".git").rename(moved)
+    (other / ".git").symlink_to(moved)
+    via_link = real_tmp / "via-link"
+    via_link.symlink_to(git_repo.resolve())
+    (git_repo / "src" / "deep").mkdir()
+    starts = [git_repo, git_repo / "src" / "deep", linked, other, other / "src", real_tmp]
+    for start in [*starts, via_link, via_link / "src", other / ".git", moved]:
+        path = str(start.resolve())
+        found, resolved = hotwhere.find(path, real=True), hotwhere.find(str(start))
+        full = discover(start)  # git.discover, on strings too: the same answer
+        assert (found is None) == (resolved is None) == (full is None), start
+        if found is not None and resolved is not None and full is not None:
+            assert (found.worktree, found.git_dir) == (resolved.worktree, resolved.git_dir)
+            assert (found.worktree, found.git_dir) == (str(full.worktree), str(full.git_dir))
+    symlinked = hotwhere.find(str(other), real=True)
+    assert symlinked is not None and symlinked.git_dir == str(moved)
+    assert hotwhere.find(str(via_link)).worktree == str(git_repo.resolve())
+
+
 def test_a_request_to_a_worktree_without_a_daemon_is_none(git_repo):
     assert client.request(discover(git_repo), "ping") is None
 

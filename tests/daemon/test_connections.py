@@ -185,3 +185,32 @@ def test_stopping_ends_every_waiting_thread(tmp_path, poll):
     acceptors.stop()
     poll(lambda: acceptors.idle == 0, what="the waiting threads to end")
     acceptors.listener.close()
+
+
+def test_an_early_request_to_a_daemon_whose_pid_file_is_not_the_one_it_locked_is_refused(
+    daemons, git_repo
+):
+    # A door that sends its request before verifying the daemon does not test the pid file's
+    # lock itself (hotwhere.trust_problem, vouched): the daemon's own check must refuse when
+    # the pid file still names it but is not the file it holds locked (a replaced, stale one).
+    pid = daemons.start(git_repo)
+    loc = git.require_repo(git_repo)
+    where = hotclient.find(str(git_repo))
+    assert where is not None
+    with _connect(git_repo) as sock:
+        pidfile = loc.state_dir / "daemon.pid"
+        copy = pidfile.with_name("daemon.pid.copy")
+        copy.write_bytes(pidfile.read_bytes())
+        os.replace(copy, pidfile)
+        assert not hotclient.is_locked(where)
+        assert hotclient.trust_problem(sock, where, vouched=True) == (pid, None)
+        assert hotclient.trust_problem(sock, where)[1] == "the daemon's pid file is not locked"
+        fields = {"command": "ls", "cwd": str(git_repo), "build": hotclient.build_stamp()}
+        sock.sendall(hotclient.body_request(where, "check", fields))
+        reply = b""
+        while not reply.endswith(b"\n"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break  # the daemon saw its pid file replaced and stopped: no answer either
+            reply += chunk
+    assert reply in (b"error usage\n", b""), reply

@@ -17,8 +17,9 @@ from interlock.daemon import client, hotclient, hotlife
 
 ROOT = Path(__file__).resolve().parents[2]
 FAKE = Path(__file__).resolve().parent / "fakedaemon.py"
+# What the installed launcher runs (install.sh): `check` goes to interlock.checkdoor first.
 LAUNCH = (
-    "import sys; sys.path.append({root!r}); from interlock.__main__ import main; sys.exit(main())"
+    "import sys; sys.path.append({root!r}); from interlock.launch import main; sys.exit(main())"
 )
 # What a warm `interlock check` may import beyond what `python -I -S -c pass` has loaded.
 HOT_IMPORTS = {
@@ -28,11 +29,13 @@ HOT_IMPORTS = {
     "fcntl",
     "interlock",
     "interlock.__main__",
+    "interlock.checkdoor",
     "interlock.constants",
     "interlock.daemon",
     "interlock.daemon.hotclient",
     "interlock.daemon.hotos",
     "interlock.daemon.hotwhere",
+    "interlock.snapdoor",
 }
 
 
@@ -79,6 +82,69 @@ print("\\nimported:" + ",".join(sorted(set(sys.modules) - before)), "code:", cod
     assert line.endswith("code: 0"), result.stdout + result.stderr
     imported = set(line.removeprefix("imported:").split(" ")[0].split(","))
     assert imported <= HOT_IMPORTS, imported - HOT_IMPORTS
+
+
+# What the launcher's check door may import (interlock.checkdoor): no `_json` (the answer comes
+# back framed), no `fcntl` (the daemon tests its own pid file lock: hotwhere.trust_problem), no
+# interlock.__main__ (interlock.launch sends `check` straight to the door), no `__future__` (see
+# interlock.daemon.hotos).
+DOOR_IMPORTS = {
+    "_socket",
+    "interlock",
+    "interlock.launch",
+    "interlock.checkdoor",
+    "interlock.constants",
+    "interlock.daemon",
+    "interlock.daemon.hotclient",
+    "interlock.daemon.hotos",
+    "interlock.daemon.hotwhere",
+}
+
+
+def _imported(cwd: Path, *args: str) -> tuple[set[str], subprocess.CompletedProcess[str]]:
+    """The modules a process imported, as `python -X importtime` lists them on stderr (the
+    warm door ends with posix._exit: nothing can be printed after it returns)."""
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-I", "-S", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    names = {
+        line.rsplit("|", 1)[1].strip()
+        for line in out.stderr.splitlines()
+        if line.startswith("import time:") and line.count("|") == 2
+    }
+    return names - {"imported package"}, out
+
+
+def test_the_launchers_warm_check_door_imports_no_json_codec_lock_module_or_entry_point(
+    daemons, git_repo
+):
+    daemons.start(git_repo)
+    floor, _ = _imported(git_repo, "-c", "pass")
+    names, out = _imported(git_repo, "-c", LAUNCH.format(root=str(ROOT)), "check", "--json", "ls")
+    assert out.returncode == 0 and '"verdict": "allow"' in out.stdout, out.stderr
+    assert "interlock.checkdoor" in names
+    assert names - floor <= DOOR_IMPORTS, names - floor - DOOR_IMPORTS
+    status = client.request(git.require_repo(git_repo), "status")
+    assert status is not None and status["requests"] >= 2  # the check was answered warm
+
+
+def test_the_launchers_warm_snapshot_door_imports_what_its_check_door_may_and_no_more(
+    daemons, git_repo
+):
+    daemons.start(git_repo)
+    (git_repo / "notes.txt").write_text("new\n")
+    floor, _ = _imported(git_repo, "-c", "pass")
+    names, out = _imported(git_repo, "-c", LAUNCH.format(root=str(ROOT)), "snapshot", "-m", "x")
+    assert out.returncode == 0 and out.stdout.startswith("interlock: snapshot "), out.stderr
+    assert "interlock.snapdoor" in names
+    allowed = (DOOR_IMPORTS - {"interlock.checkdoor"}) | {"interlock.snapdoor"}
+    assert names - floor - {"interlock.checkdoor"} <= allowed, names - floor - allowed
+    status = client.request(git.require_repo(git_repo), "status")
+    assert status is not None and status["last_snapshot"]["id"] in out.stdout  # taken warm
 
 
 CLICK_ONLY = "import sys; from interlock.cli import run_cli; sys.exit(run_cli(sys.argv[1:]))"
@@ -220,6 +286,10 @@ MALFORMED = [
     "bad-utf8",
     "deep",
     "close",
+    "frame-odd-code",
+    "frame-error",
+    "frame-short",
+    "frame-header",
 ]
 
 

@@ -220,3 +220,25 @@ def test_a_script_the_line_rewrites_before_running_it_is_judged_by_what_it_write
     got = judged(dirty, "echo 'git checkout -- .' > x.sh && bash x.sh")
     [finding] = got["findings"]
     assert finding["rule"] == "git.checkout-discard" and "written earlier" in finding["reason"]
+
+
+def test_the_kernels_resolution_of_a_path_entry_is_realpaths(tmp_path):
+    # ScriptFiles.path_dirs resolves every PATH entry on every check: real_path asks the
+    # kernel for a directory's path and must answer exactly what os.path.realpath does
+    from interlock.engine.scriptfiles import real_path
+
+    base = tmp_path.resolve()
+    (base / "tree" / "bin").mkdir(parents=True)
+    (base / "tree" / "file").write_text("x")
+    (base / "to-bin").symlink_to(base / "tree" / "bin")
+    (base / "rel").symlink_to("tree/bin/..")
+    (base / "dangling").symlink_to(base / "missing")
+    (base / "loop").symlink_to(base / "loop")
+    (base / "to-file").symlink_to(base / "tree" / "file")
+    (base / "tree" / "bin" / "up").symlink_to("../..")
+    names = ["tree/bin", "to-bin", "rel", "dangling", "loop", "to-file", "tree/bin/up/to-bin",
+             "to-bin/../file", "missing/x", "tree//bin/", "tree/./bin/..", "x (deleted)"]
+    for name in names:
+        path = os.path.join(str(base), name)
+        assert real_path(path) == os.path.realpath(path), name
+    assert real_path(str(base / "to-bin")) == str(base / "tree" / "bin")

@@ -23,12 +23,13 @@ class Scope:
     """Shell state that `cd` and `set -e` change; copied for subshells.
 
     alts: other directories the shell may be in, after a `cd` that may have failed.
+    stack: `pushd`'s directory stack: each entry is where it started, with its alternatives.
     done: the invocations that surely exited 0 so far on this path.
     vars: the shell variables the line assigned (engine.shellvars).
     """
 
     cwd: str | None = ""
-    stack: list[str | None] = field(default_factory=list)
+    stack: list[tuple[str | None, tuple[str | None, ...]]] = field(default_factory=list)
     alts: tuple[str | None, ...] = ()
     done: Success = ()
     errexit: bool = False
@@ -69,18 +70,22 @@ def ends_shell(node: Node) -> bool:
     return False
 
 
+def _builtin_name(node: Node) -> str | None:
+    """The builtin a simple command runs, through `builtin`/`command` (`builtin cd x`)."""
+    if not isinstance(node, SimpleCommand):
+        return None
+    words = [w.literal() for w in node.words]
+    while words[:1] in (["builtin"], ["command"]):
+        words = words[1:]
+    return words[0] if words else None
+
+
 def is_cd(node: Node) -> bool:
-    return (
-        isinstance(node, SimpleCommand)
-        and bool(node.words)
-        and node.words[0].literal() in ("cd", "pushd", "popd")
-    )
+    return _builtin_name(node) in ("cd", "pushd", "popd")
 
 
 def is_popd(node: Node) -> bool:
-    return (
-        isinstance(node, SimpleCommand) and bool(node.words) and node.words[0].literal() == "popd"
-    )
+    return _builtin_name(node) == "popd"
 
 
 def change_directory(inv: Invocation, scope: Scope) -> None:
@@ -89,12 +94,13 @@ def change_directory(inv: Invocation, scope: Scope) -> None:
         return
     args = [w for w in inv.argv[1:] if (w.literal() or "x")[0] != "-" or w.literal() == "-"]
     if name == "popd":
-        scope.cwd = scope.stack.pop() if scope.stack and not args else None
-        scope.alts = ()  # back where pushd started, whether or not pushd succeeded
+        # back where pushd started, whether or not pushd succeeded; where that was may itself
+        # be uncertain (`cd a; pushd b; popd`: a, or here if `cd a` failed)
+        scope.cwd, scope.alts = scope.stack.pop() if scope.stack and not args else (None, ())
         return
     target = args[0].literal() if args else None
     if name == "pushd":
-        scope.stack.append(scope.cwd)
+        scope.stack.append((scope.cwd, scope.alts))
         if target is not None and target[:1] in "+-" and target[1:].isdigit():
             target = None
     if target is None or target == "-" or args[0].has_glob:

@@ -102,3 +102,85 @@ def test_own_redirections_are_told_from_inherited_ones():
     assert [r.target.text for r in inv.redirects if r.target] == ["b", "a"]
     assert inv.own_redirects == 1
     assert walked("bash -c 'true' > b")["true"].own_redirects == 0
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd", "alts"),
+    [
+        # `cd` reads its first operand; options (and `--`) are not directories
+        ("cd -P b; rm -rf *", "b", ("",)),
+        ("cd -- b; rm -rf *", "b", ("",)),
+        ("cd build-; rm -rf *", "build-", ("",)),
+        # bash 5 refuses two operands (the cd fails: here); bash 3.2 goes to the first
+        ("cd a b; rm -rf *", "a", ("",)),
+        ("cd b c*; rm -rf *", "b", ("",)),
+        # unknown directories: `-` ($OLDPWD), no operand ($HOME), a glob, a variable
+        ("cd -; rm -rf *", None, ("",)),
+        ("cd - b; rm -rf *", None, ("",)),
+        ("cd; rm -rf *", None, ("",)),
+        ("cd b*; rm -rf *", None, ("",)),
+        ("cd a; cd $X; rm -rf *", None, ("a", "")),
+        ("cd $A; cd b; rm -rf *", None, ("b", None, "")),  # unknown stays among the alternatives
+        # an alternative that is where the shell surely is, is not an alternative
+        ("cd /x; cd /y; rm -rf *", "/y", ("/x", "")),
+        # pushd +N/-N rotate the stack: somewhere unknown; +x and 12 are directory names
+        ("pushd +1; rm -rf *", None, ("",)),
+        ("pushd +12; rm -rf *", None, ("",)),
+        ("pushd -2; rm -rf *", None, ("",)),
+        ("pushd +x; rm -rf *", "+x", ("",)),
+        ("pushd +; rm -rf *", "+", ("",)),
+        ("pushd 12; rm -rf *", "12", ("",)),
+        # popd goes back to where pushd started, as uncertain as that was
+        ("cd a; pushd b; popd; rm -rf *", "a", ("",)),
+        ("cd a && pushd b; pushd c; popd; rm -rf *", "a/b", ("", "a")),
+        ("popd; rm -rf *", None, ()),
+        ("popd +1; rm -rf *", None, ()),
+        # a directory named popd is not popd
+        ("cd popd; rm -rf *", "popd", ("",)),
+        # what follows `X || ...` runs where a failed X left the shell
+        ("cd x || rm -rf *", "", ()),
+        ("pushd x || rm -rf *", "", ()),
+        ("builtin cd x || rm -rf *", "", ()),
+        ("command cd x || rm -rf *", "", ()),
+        ("pushd a; popd || rm -rf *", "a", ()),
+        ("eval 'cd x' || rm -rf *", None, ()),
+        # `return` ends the shell like `exit`
+        ("cd x || return; rm -rf *", "x", ()),
+        ("cd x || { echo no; return 1; }; rm -rf *", "x", ()),
+    ],
+)
+def test_where_each_directory_change_leaves_the_shell(command, cwd, alts):
+    inv = walked(command)["rm -rf *"]
+    assert (inv.cwd, inv.alt_cwds) == (cwd, alts)
+
+
+def test_a_subshell_that_exits_does_not_end_the_shell_after_a_failed_cd():
+    inv = walked("cd x || (exit 1); rm -rf *")["rm -rf *"]
+    assert inv.cwd is None or "" in inv.alt_cwds  # not surely in x: the cd may have failed
+
+
+def test_six_alternatives_are_kept_and_a_seventh_is_read_as_unknown():
+    six = walked("cd a; cd /b; cd c; cd /d; rm -rf *")["rm -rf *"].alt_cwds
+    assert len(six) == 6 and None not in six
+    seven = walked("cd /a; cd b; cd c; rm -rf *")["rm -rf *"].alt_cwds
+    assert seven == ("b/c", "/a/c", "c", "/a/b", "b", "/a", None)
+
+
+@pytest.mark.parametrize(
+    ("command", "errexit"),
+    [
+        ("set -e", True),
+        ("set -xe", True),
+        ("set -e -o pipefail", True),
+        ("set -o errexit -x", True),
+        ("set -x", False),
+        ("set -o pipefail", False),
+        ("set -e; set +o errexit", False),
+        ("set -e; set +xe", False),
+        ("set -o errexit +o errexit", False),
+        ("echo -e x", False),  # only `set` sets options
+    ],
+)
+def test_set_e_in_its_forms(command, errexit):
+    inv = walked(f"{command}; cd b; rm -rf *")["rm -rf *"]
+    assert inv.alt_cwds == (() if errexit else ("",))

@@ -238,9 +238,16 @@ def _canon(module: PyModule, expr: ast.expr) -> RawCheck:
 
 
 def checks_from_assert(module: PyModule, expr: ast.expr) -> list[RawCheck]:
-    """`assert a and b` is two checks."""
+    """`assert a and b` is two checks; so is a chain `a == b == c` (Python reads it as
+    `a == b and b == c`), so a chain that grows by a link checks more, not something else."""
     if isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.And):
         return [c for value in expr.values for c in checks_from_assert(module, value)]
+    if isinstance(expr, ast.Compare) and len(expr.ops) > 1:
+        sides = [expr.left, *expr.comparators]
+        return [
+            canon_expr(module, ast.Compare(sides[k], [op], [sides[k + 1]]))
+            for k, op in enumerate(expr.ops)
+        ]
     return [canon_expr(module, expr)]
 
 

@@ -377,6 +377,20 @@ TAMPERED += [
         T,
         "expectation-changed",
     ),
+    (
+        "chain-loses-its-bound",
+        _with('    assert 0 < total([("pen", 2, 1.5)]) < 10'),
+        _with('    assert 0 < total([("pen", 2, 1.5)])'),
+        T,
+        "assertion-removed",
+    ),
+    (
+        "chain-link-weakened",
+        _with('    assert 3.0 == total([("pen", 2, 1.5)]) == total([("pen", 1, 3.0)])'),
+        _with('    assert 3.0 == total([("pen", 2, 1.5)]) != total([("pen", 1, 3.0)])'),
+        T,
+        "assertion-weakened",
+    ),
 ]
 
 LEGIT = [
@@ -566,6 +580,21 @@ MORE_LEGIT = [
         "truthy-to-isinstance",
         _with('    assert total([("pen", 2, 1.5)])'),
         _with('    assert isinstance(total([("pen", 2, 1.5)]), float)'),
+        C,
+    ),
+    (  # a chain is its links: one more link checks more (it was read as a changed expectation)
+        "chain-grows-a-link",
+        _with('    a, b = total([]), total([("pen", 2, 1.5)])\n    assert (a is None) == (b is None)'),
+        _with(
+            '    a, b = total([]), total([("pen", 2, 1.5)])\n    c = total([("ink", 1, 1.0)])\n'
+            "    assert (a is None) == (b is None) == (c is None)"
+        ),
+        C,
+    ),
+    (
+        "eq-becomes-a-chain",
+        BEFORE,
+        _with('    assert total([("pen", 2, 1.5)]) == 3.0 == total([("pen", 1, 3.0)])'),
         C,
     ),
 ]

@@ -117,7 +117,7 @@ def bind_socket(loc: RepoLocation) -> tuple[socket.socket, Path]:
     finally:
         os.umask(old_umask)
     os.chmod(path, 0o600)
-    listener.listen(64)
+    listener.listen(socket.SOMAXCONN)  # a burst of parallel hook calls queues, not EAGAIN
     return listener, path
 
 

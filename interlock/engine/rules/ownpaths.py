@@ -12,9 +12,9 @@ import re
 
 from interlock.constants import CONFIG_FILE, PYPROJECT, STATE_DIR_NAME
 from interlock.engine.invocation import Invocation
-from interlock.engine.rules.args import known_path, literal_or_text
+from interlock.engine.rules.args import known_path, literal_or_text, parse_args
 from interlock.engine.rules.common import resolve
-from interlock.engine.rules.writes import Touch
+from interlock.engine.rules.writes import AWK_SPEC, Touch, awk_in_place
 
 _ONLY_ADDS_EXEC = r"^[ugoa]*\+[xX]+$"
 _TEXT_HOOKS = r"(/hooks(/|$)|git-path\s+hooks)"
@@ -93,9 +93,9 @@ _STATE_MENTION = re.compile(
     r"(\.git/(worktrees/[^/]+/)?interlock(/|$|\b)|(^|/)interlock/(daemon\.|journal\.db|recorder)"
     r"|daemon\.sock|/interlock-\d+/|(git-dir|git-common-dir|git-path)[^/]*\)?/?\s*interlock)"
 )
-# Commands that only read what they name.
+# Commands that only read what they name (and find, without -delete: see mentions_state).
 _READERS = frozenset(
-    "cat less more head tail ls stat file wc grep egrep fgrep rg find test [ realpath readlink "
+    "cat less more head tail ls stat file wc grep egrep fgrep rg test [ realpath readlink "
     "du tree diff cmp md5sum sha1sum sha256sum strings hexdump xxd od echo printf cd pushd "
     "lsof ss interlock git".split()
 )
@@ -114,18 +114,23 @@ def mentions_state(inv: Invocation) -> bool:
 _IN_PLACE = frozenset(("sed", "gsed", "perl"))
 
 
-def edits_interlock_table(inv: Invocation) -> bool:
-    """`sed -i '/tool.interlock/,$d' pyproject.toml`: an in-place edit of pyproject.toml whose
-    script names interlock (its `[tool.interlock]` table is interlock's configuration)."""
-    if inv.name not in _IN_PLACE:
-        return False
-    texts = [literal_or_text(w) for w in inv.argv[1:]]
-    if not any(
+def _in_place(inv: Invocation, texts: list[str]) -> bool:
+    """sed/perl `-i` (`-i.bak`, `--in-place`, `-Ei`), gawk `-i inplace`."""
+    if inv.name in ("gawk", "awk"):
+        return awk_in_place(parse_args(inv.argv[1:], AWK_SPEC))
+    return inv.name in _IN_PLACE and any(
         t.startswith("-i")
         or t.startswith("--in-place")
         or (t.startswith("-") and "i" in t[1:] and not t.startswith("--"))
         for t in texts
-    ):
+    )
+
+
+def edits_interlock_table(inv: Invocation) -> bool:
+    """`sed -i '/tool.interlock/,$d' pyproject.toml`: an in-place edit of pyproject.toml whose
+    script names interlock (its `[tool.interlock]` table is interlock's configuration)."""
+    texts = [literal_or_text(w) for w in inv.argv[1:]]
+    if not _in_place(inv, texts):
         return False
     edits_pyproject = any(t.rsplit("/", 1)[-1] == PYPROJECT for t in texts)
     return edits_pyproject and any(

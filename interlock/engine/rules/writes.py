@@ -4,7 +4,7 @@ Used by the self-disable rules to see edits to `.git/hooks/*`, `.interlock.toml`
 `.git/interlock/` and git config files, and by `sequence` to see a saved path written again.
 Covers redirects (`>`, `>>`, `&>`, `>|`, `<>`), the file tools that change files
 non-interactively (rm, unlink, shred, truncate, fallocate, mv, cp, install, ln, rsync, tee,
-sponge, dd of=, sed -i, perl -i, sort/shuf -o, uniq, chmod/chown/chgrp/chattr/setfacl,
+sponge, dd of=, sed -i, perl -i, gawk -i inplace, sort/shuf -o, uniq, chmod/chown/chgrp/chattr/setfacl,
 sqlite3), downloads (curl -o, wget -O), archives unpacked into a directory (tar -C, unzip -d,
 7z -o: the directory), and the run-time targets of `find -exec rm`/`find -delete` when their
 roots are known. Editors are interactive and are not read.
@@ -12,6 +12,7 @@ roots are known. Editors are interactive and are not read.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from interlock.engine.invocation import Invocation
@@ -26,6 +27,13 @@ _WRITE_OPS = frozenset((">", ">>", ">|", "&>", "&>>", "<>", ">&"))
 _REMOVERS = frozenset(("rm", "unlink", "rmdir", "shred", "srm"))
 _MODERS = frozenset(("chmod", "chown", "chgrp", "chattr", "setfacl", "chflags"))
 
+# gawk: `-i inplace` (`--include=inplace`) rewrites each input file with the program's output.
+AWK_SPEC = spec(
+    short_value="fvFeilEW", long_value="file assign field-separator source include load exec"
+)
+_AWK_SCRIPTED = ("-f", "--file", "-e", "--source", "-E", "--exec")
+_AWK_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+
 _SPECS = {
     "mv": spec(short_value="tS", long_value="target-directory suffix"),
     "cp": spec(short_value="tS", long_value="target-directory suffix"),
@@ -34,6 +42,8 @@ _SPECS = {
     "truncate": spec(short_value="sr", long_value="size reference"),
     "sed": spec(short_value="efl", short_optional="i", long_value="expression file line-length"),
     "perl": spec(short_value="eE", short_optional="iIMml0Fx"),
+    "gawk": AWK_SPEC,
+    "awk": AWK_SPEC,
     "tee": spec(),
     "rsync": spec(short_value="eTf", long_value="rsh exclude include filter temp-dir"),
     "sqlite3": spec(long_value="cmd init"),
@@ -132,6 +142,11 @@ def _edit_touches(name: str, inv: Invocation) -> list[Touch]:
         return moved
     if name in ("cp", "ln", "install", "rsync"):
         return [Touch(w, "write") for w in _destination(args)]
+    if name in ("gawk", "awk"):
+        if not awk_in_place(args):
+            return []
+        files = args.operands()[0 if args.has(*_AWK_SCRIPTED) else 1 :]
+        return [Touch(w, "write") for w in files if not _AWK_ASSIGNMENT.match(w.literal() or "")]
     if name in ("sed", "perl"):
         in_place = args.has("-i", "--in-place")
         if not in_place:
@@ -142,6 +157,17 @@ def _edit_touches(name: str, inv: Invocation) -> list[Touch]:
     if name == "sqlite3":
         return [Touch(w, "write") for w in args.positionals[:1]]
     return [Touch(w, "write") for w in args.operands()]
+
+
+def awk_in_place(args: Args) -> bool:
+    """gawk loads its `inplace` extension (`-i inplace`, `--include=inplace.awk`); a library
+    named at run time may be it (unknown is not safe)."""
+    for opt in args.values("-i", "--include"):
+        if opt.value is None:
+            return True
+        if opt.value.removesuffix(".awk").rsplit("/", 1)[-1] == "inplace":
+            return True
+    return False
 
 
 def _dd_touches(inv: Invocation) -> list[Touch]:

@@ -53,11 +53,32 @@ def literal(path: str, verb: str = "write", mode: str | None = None) -> Touch:
         (".git/description", "write", None, None),
         ("src/config", "write", None, None),
         ("config", "write", None, None),
+        (".", "remove", None, None),  # no parts at all
+        ("/", "write", None, None),
     ],
 )
 def test_a_literal_path_is_read_component_by_component(path, verb, mode, rule):
     assert ownpaths.rule_for(literal(path, verb, mode), None) == rule
     assert ownpaths.rule_for(literal(path, verb, mode), "") == rule
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ('"$(git rev-parse --git-dir)/hooks/pre-commit"', "selfdisable.hooks-edit"),
+        ("$(git rev-parse --git-path hooks)/pre-push", "selfdisable.hooks-edit"),
+        ('"$D/hooks/x"', None),
+        ('"$(git rev-parse --git-dir)/interlock/journal.db"', "selfdisable.state-edit"),
+        ('"$GIT_DIR/interlock"', "selfdisable.state-edit"),
+        ('"$D/interlock/x"', None),
+        ('"$ROOT/.interlock.toml"', "selfdisable.config-edit"),
+        ('"$HOME/.gitconfig"', "selfdisable.hooks-path"),
+        ('"$XDG_CONFIG_HOME/git/config"', "selfdisable.hooks-path"),
+        ('"$D/notes.md"', None),
+    ],
+)
+def test_the_text_of_a_run_time_path(text, rule):
+    assert ownpaths.rule_for(Touch(Word(text, None), "write"), "") == rule
 
 
 def test_a_relative_path_is_resolved_against_the_cwd_first(own):
@@ -93,9 +114,11 @@ def test_a_path_built_at_run_time_is_read_from_its_text(own, cmd, rules_found):
         ("find .git/interlock -name '*.db'", False),
         ("find .git/interlock -name '*.db' -delete", True),
         ("python3 serve.py notes.md", False),
+        (".git/interlock/tool --version", False),
     ],
 )
 def test_commands_that_name_the_daemons_state(inv, cmd, mentions):
+    """(A program started from the state folder does not edit it by being started.)"""
     assert ownpaths.mentions_state(inv(cmd)) is mentions
 
 
@@ -118,6 +141,7 @@ def test_commands_that_name_the_daemons_state(inv, cmd, mentions):
         ("sed -i 's/a/b/' pyproject.toml", False),  # not interlock's table
         ("sed -i 's/interlock/x/' README.md", False),
         ("grep -i interlock pyproject.toml", False),
+        ("/opt/interlock/bin/sed -i 's/a/b/' pyproject.toml", False),  # the program's own path
     ],
 )
 def test_in_place_edits_of_the_interlock_table(inv, cmd, edits):

@@ -336,7 +336,8 @@ class Judge:
         itself: the search chooses among what lies in it)."""
         loc = git.discover(existing_ancestor(absolute))
         if loc is None:
-            return self._lost_outside(absolute, replace(targets, single=False))
+            around = self._worktree_under(absolute)
+            return around + self._lost_outside(absolute, replace(targets, single=False))
         root = os.path.realpath(loc.worktree)
         if not (absolute == root or absolute.startswith(root + "/")):
             return self._lost_path(absolute, targets)
@@ -362,11 +363,18 @@ class Judge:
             return []  # nothing there yet: the command creates it
         return self._lost_path(absolute, targets)
 
-    def _lost_path(self, absolute: str, targets: Targets) -> list[_Lost]:
+    def _worktree_under(self, absolute: str) -> list[_Lost]:
+        """The worktree judged, when it lies at or under `absolute` (`rm -rf ..`, `find /tmp
+        -delete` run in a worktree under /tmp)."""
         if self.start_loc is not None:
             root = os.path.realpath(self.start_loc.worktree)
             if (root + "/").startswith(absolute.rstrip("/") + "/"):
                 return [(f"{root} (the whole worktree, .git included)", root)]
+        return []
+
+    def _lost_path(self, absolute: str, targets: Targets) -> list[_Lost]:
+        if around := self._worktree_under(absolute):
+            return around
         if ".git" in absolute.split("/"):
             return [(f"{absolute} (git's own data)", None)]
         loc = git.discover(existing_ancestor(absolute))

@@ -10,13 +10,12 @@ its own cwd), and `pipe_before()` finds the commands feeding a pipeline element:
 from __future__ import annotations
 
 import posixpath
-import shlex
 from collections.abc import Sequence
 
 from interlock.engine.findings import Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import known_path, literal_or_text
-from interlock.engine.rules.common import resolve
+from interlock.engine.rules.common import resolve, shell_path
 from interlock.engine.rules.fs import in_git_dir, is_temp_literal, is_temp_var
 from interlock.shell.model import Word
 
@@ -69,7 +68,7 @@ def instead_for(instead: str, targets: Targets) -> str:
     """A rule's advice with FILE replaced by the one file it is about, when there is one."""
     if len(targets.paths) != 1 or targets.unknown or "FILE" not in instead:
         return instead
-    return instead.replace("FILE", shlex.quote(targets.paths[0]))
+    return instead.replace("FILE", shell_path(targets.paths[0]))
 
 
 def same_file(cwd_a: str | None, a: str, cwd_b: str | None, b: str) -> bool:
@@ -83,7 +82,8 @@ def reads_file(inv: Invocation, cwd: str | None, path: str) -> bool:
     """Whether `inv` reads the file `path` (relative to `cwd`): as an operand or as `< path`."""
     for redirect in inv.redirects:
         target = redirect.target.literal() if redirect.target is not None else None
-        if redirect.op == "<" and target is not None and same_file(inv.cwd, target, cwd, path):
+        reads = redirect.op == "<" or (redirect.op == "<>" and redirect.fd in (None, 0))
+        if reads and target is not None and same_file(inv.cwd, target, cwd, path):
             return True
     if inv.name in _NON_READERS or inv.name is None:
         return False

@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
+from interlock.engine.analysis import analyse
+from interlock.engine.check import evaluate
 from interlock.engine.findings import Finding, RuleInfo
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
-from interlock.engine.rules.fs import is_temp_path
+from interlock.engine.rules.fs import find_start_paths, is_temp_path
 from interlock.shell.parse import parse
 
 
@@ -270,3 +276,164 @@ def test_deletion_is_found_through_the_walker(cmd: str, rule_id: str) -> None:
 )
 def test_temp_and_data_deletions_are_allowed_through_the_walker(cmd: str) -> None:
     assert walked_rules(cmd) == set()
+
+
+# --- in real repositories: what GNU find and rm really delete -----------------------------
+
+
+def judged(command: str, cwd: Path) -> list[Finding]:
+    found = evaluate(command, str(cwd), mode="blocking").result.findings
+    return [f for f in found if f.kind == "discard"]
+
+
+def lost(command: str, cwd: Path) -> set[str]:
+    return {os.path.relpath(p, cwd) for f in judged(command, cwd) for p in f.lost}
+
+
+@pytest.fixture
+def odd_dirs(git_repo: Path) -> Path:
+    """Untracked work in directories named `,`, `)` and `-` (find reads them as start paths),
+    and in sub/w.txt; src/app.py committed and clean."""
+    for name in (",", ")", "-", "sub"):
+        (git_repo / name).mkdir()
+        (git_repo / name / "w.txt").write_text("work\n")
+    return git_repo
+
+
+@pytest.mark.parametrize(
+    ("command", "gone"),
+    [
+        ("find /tmp/no-such-dir , -delete", ",/w.txt"),
+        ("find /tmp/no-such-dir ')' -delete", ")/w.txt"),
+        ("find /tmp/no-such-dir - -delete", "-/w.txt"),
+        ("find -- ')' -name w.txt -delete", ")/w.txt"),
+        ("find -P -- , -delete", ",/w.txt"),
+        ("find /tmp/no-such-dir , -exec rm {} +", ",/w.txt"),
+        ("find /tmp/no-such-dir - -type f -exec rm -- {} \\;", "-/w.txt"),
+    ],
+)
+def test_find_takes_every_leading_word_that_is_no_expression_as_a_start_path(
+    command: str, gone: str, odd_dirs: Path
+) -> None:
+    assert gone in lost(command, odd_dirs)
+    subprocess.run(["bash", "-c", command], cwd=odd_dirs, capture_output=True, check=False)
+    assert not (odd_dirs / gone).exists()  # GNU find read it the same way
+
+
+def test_find_after_the_end_of_options_starts_only_where_it_is_told(odd_dirs: Path) -> None:
+    for command in ("find -- sub -delete", "find -L -- sub -name w.txt -delete"):
+        found = lost(command, odd_dirs)
+        assert found and all(p.split("/")[0] == "sub" for p in found), command
+
+
+@pytest.mark.parametrize(
+    ("words", "starts", "expression"),
+    [
+        ("-H -L -P -O3 -D stat . -x", ["."], ["-x"]),
+        ("-- -x -delete", [], ["-x", "-delete"]),  # GNU: unknown predicate -x
+        (", ) - ( -o", [",", ")", "-"], ["(", "-o"]),
+        ("a ! -name x", ["a"], ["!", "-name", "x"]),
+        ("-O -delete", [], ["-O", "-delete"]),
+        ("$D -delete", ["$D"], ["-delete"]),
+    ],
+)
+def test_find_start_paths_are_split_as_gnu_find_splits_them(
+    words: str, starts: list[str], expression: list[str], inv
+) -> None:
+    found, rest = find_start_paths(inv("find " + words).argv[1:])
+    assert [w.text for w in found] == starts and [w.text for w in rest] == expression
+
+
+@pytest.fixture
+def climbing(git_repo: Path) -> Path:
+    """src/app.py modified (unsaved); pkg/inner/x.py committed and clean; pkg/inner.d/ empty."""
+    (git_repo / "pkg" / "inner.d").mkdir(parents=True)
+    (git_repo / "pkg" / "inner").mkdir(parents=True)
+    (git_repo / "pkg" / "inner" / "x.py").write_text("x\n")
+    subprocess.run(["git", "add", "-A"], cwd=git_repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "pkg"], cwd=git_repo, check=True)
+    (git_repo / "src" / "app.py").write_text("edited\n")
+    return git_repo
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find pkg -name inner -exec rm -rf {}/../../src \\;",
+        "find pkg -name inner -execdir rm -rf {}/../../src \\;",
+        "find pkg -type d -exec rm -rf {}/../../src \\;",
+        "find pkg -name inner -exec rm -rf {}.d/../../src \\;",
+        "find pkg | xargs -I{} rm -rf {}/../../src",
+    ],
+)
+def test_a_word_that_climbs_out_of_the_found_path_is_judged_as_what_it_names(
+    command: str, climbing: Path
+) -> None:
+    assert "src/app.py" in lost(command, climbing)
+    subprocess.run(["bash", "-c", command], cwd=climbing, capture_output=True, check=False)
+    assert not (climbing / "src" / "app.py").exists()  # what it named was deleted
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find pkg -name inner -ok rm -rf {}/../../src \\;",
+        "find pkg -name inner -okdir rm -rf {}/../src \\;",
+        "find pkg -name inner -exec rm -rf ../{} \\;",  # not under the found path at all
+        "find pkg -name inner -exec rm -rf /{} \\;",
+        "find pkg -maxdepth 0 -exec rm -rf {}/.. \\;",
+    ],
+)
+def test_words_built_around_the_found_path_reach_what_it_names(
+    command: str, climbing: Path
+) -> None:
+    assert "src/app.py" in lost(command, climbing) or any(
+        "the whole worktree" in p or "(unknown" in p
+        for f in judged(command, climbing)
+        for p in f.reason.split("; ")
+    )
+
+
+def test_a_word_built_under_the_found_path_stays_under_the_start(climbing: Path) -> None:
+    assert lost("find pkg -name inner -exec rm -rf {}/x \\;", climbing) == set()
+    assert lost("find pkg/ -name inner -exec rm -rf {}.bak \\;", climbing) == set()
+    (finding,) = judged("find pkg -name inner -exec rm -rf {}.bak \\;", climbing)
+    assert "src/app.py" in {os.path.relpath(p, climbing) for p in finding.lost}  # pkg.bak
+
+
+def test_a_search_from_a_temp_dir_around_the_worktree_judges_the_worktree(
+    climbing: Path,
+) -> None:
+    src = climbing / "src"  # the worktree lives in pytest's temp dir
+    assert lost("find ../.. -name '*.py' -delete", src) == {"app.py"}
+    assert lost("find ../.. -name '*.nomatch' -delete", src) == set()
+    assert lost("find ../.. -name app.py -exec rm {} +", src) == {"app.py"}
+    git_dir = judged("find ../.. -name HEAD -delete", src)
+    assert any(".git (git's own data)" in f.reason for f in git_dir)
+    subprocess.run(["find", "../..", "-name", "*.py", "-delete"], cwd=src, check=True)
+    assert not (src / "app.py").exists()
+
+
+@pytest.mark.parametrize(
+    ("command", "moved"),
+    [
+        ("rm 'my notes.txt'", ["mv", "my notes.txt", "/tmp/my notes.txt.bak"]),
+        ("rm -- -x.txt", ["mv", "./-x.txt", "/tmp/-x.txt.bak"]),
+        ('rm "it\'s.txt"', ["mv", "it's.txt", "/tmp/it's.txt.bak"]),
+        ("rm $'a\\nb.txt'", ["mv", "a\nb.txt", "/tmp/a\nb.txt.bak"]),
+        ("rm -rf -- '-my dir'", ["mv", "./-my dir", "/tmp/-my dir.bak"]),
+        ("rm -rf sub/.cache/", ["mv", "sub/.cache/", "/tmp/cache.bak"]),
+    ],
+)
+def test_the_move_aside_advice_pastes_as_the_command_it_shows(
+    command: str, moved: list[str], tmp_path: Path
+) -> None:
+    (finding,) = [f for f in analyse(command).findings if f.kind == "discard"]
+    pasted = finding.instead.split(" (recoverable)")[0]
+    assert shlex.split(pasted) == moved
+
+
+@pytest.mark.parametrize("command", ["rm -rf ./.", "rm -rf ../..", "rm -rf /home", "rm -rf ..."])
+def test_the_move_aside_advice_is_general_when_no_one_name_can_be_moved(command: str) -> None:
+    (finding,) = [f for f in analyse(command).findings if f.kind == "discard"]
+    assert finding.instead == rules.rule_info(finding.rule).instead

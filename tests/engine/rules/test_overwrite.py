@@ -7,6 +7,9 @@ tree side (which file really holds unsaved work) is in tests/engine/test_precisi
 
 from __future__ import annotations
 
+import shlex
+import subprocess
+
 import pytest
 
 from interlock.engine.analysis import analyse
@@ -377,3 +380,81 @@ def test_sed_script_deletion_is_read_from_its_commands(script, quiet, deletes):
 )
 def test_ex_scripts_delete_only_when_they_write_the_file(commands, deletes):
     assert (ex_deletes(commands) is not None) is deletes, commands
+
+
+# Every descriptor a redirection empties is emptied before the command reads the file, and
+# `N<>` writes over the file in place; each case is run in real bash to show what it destroys.
+SELF_DESTROYING = [
+    "sort f.txt 2> f.txt",
+    "sort f.txt 3> f.txt",
+    "sort f.txt 2>| f.txt",
+    "sort f.txt &> f.txt",
+    "sort f.txt >& f.txt",
+    "sort < f.txt 9> f.txt",
+    "cat f.txt | sort 2> f.txt",
+    "sed s/one/1/ f.txt 1<> f.txt",
+    "tail -n 1 f.txt 1<> f.txt",
+    "sed s/one/1/ f.txt 2<> f.txt >&2",
+]
+
+
+@pytest.mark.parametrize("command", SELF_DESTROYING)
+def test_a_redirection_of_any_descriptor_over_a_file_the_command_reads_is_a_discard(
+    command, tmp_path
+):
+    (tmp_path / "f.txt").write_text("one\ntwo\n")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, check=False)
+    assert (tmp_path / "f.txt").read_text() != "one\ntwo\n"  # real bash destroyed it
+    (finding,) = [f for f in text_alone(command) if f.rule == "overwrite.redirect"]
+    assert finding.targets is not None and finding.targets.paths == ("f.txt",)
+    assert not finding.targets.creates
+    assert "before the command reads it" in finding.reason or "in place" in finding.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sort f.txt <> f.txt",  # stdin opened read-write: nothing is written to it
+        "sort 0<> f.txt",
+        ": 3<> f.txt",  # opened, never written, never cut short
+        "true 1<> f.txt",
+        "sort f.txt 2>> f.txt",
+        "sort f.txt &>> f.txt",
+        "sort f.txt 2>&1",
+    ],
+)
+def test_a_redirection_that_neither_empties_nor_writes_the_file_it_reads_is_no_discard(
+    command, tmp_path
+):
+    (tmp_path / "f.txt").write_text("one\ntwo\n")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, check=False)
+    assert (tmp_path / "f.txt").read_text().startswith("one\ntwo\n")
+    assert text_alone(command) == []
+
+
+def test_a_read_write_redirection_of_output_may_write_over_an_existing_file():
+    (finding,) = raw("echo hi 1<> notes.md")
+    assert finding.rule == "overwrite.redirect" and finding.targets is not None
+    assert finding.targets.creates and finding.targets.paths == ("notes.md",)
+    (opened,) = raw("exec 3<> notes.md")  # later writes to fd 3 land in it; never emptied
+    assert opened.rule == "overwrite.redirect" and opened.targets is not None
+    assert opened.targets.creates
+
+
+@pytest.mark.parametrize(
+    ("command", "pasted"),
+    [
+        ("> 'my notes.md'", "'my notes.md'"),
+        (": > -x.md", "./-x.md"),
+        ('truncate -s 0 "it\'s.md"', "'it'\"'\"'s.md'"),
+        ("> $'a\\nb.md'", "'a\nb.md'"),
+    ],
+)
+def test_the_advice_names_the_file_as_one_word_to_paste(command, pasted, tmp_path):
+    (finding,) = text_alone(command)
+    assert f"cp {pasted} {pasted}.bak" in finding.instead
+    path = tmp_path / shlex.split(pasted)[0]
+    path.write_text("work")
+    copy = finding.instead.split("(", 1)[1].split(")", 1)[0]
+    subprocess.run(["bash", "-c", copy], cwd=tmp_path, check=True)
+    assert (tmp_path / (shlex.split(pasted)[0] + ".bak")).read_text() == "work"

@@ -18,6 +18,7 @@ could bring it back. A lost file larger than the recorder keeps is reported as u
 from __future__ import annotations
 
 import fnmatch
+import glob as globlib
 import os
 import posixpath
 import stat
@@ -305,11 +306,27 @@ class Judge:
                 ]
         lost: list[_Lost] = []
         for target in targets.paths or (".",):
+            if targets.unknown and (targets.single or targets.into):
+                if "$" in target or "`" in target:  # `: > "$F"`: any file, as for `rm "$F"`
+                    lost += self._lost_path(physical(base, target), replace(targets, single=False))
+                    continue
+                if any(c in target for c in _GLOB_CHARS):  # `: > *.py`: the files it matches
+                    lost += self._lost_matches(base, target, targets)
+                    continue
             absolute = physical(base, target, targets.follows)
             if targets.single or targets.into:
                 lost += self._lost_single(absolute, targets)
             else:
                 lost += self._lost_path(absolute, targets)
+        return lost
+
+    def _lost_matches(self, base: str, pattern: str, targets: Targets) -> list[_Lost]:
+        """A glob naming single files: what it matches now, as the shell will expand it."""
+        found = sorted(globlib.glob(os.path.join(base, os.path.expanduser(pattern))))
+        exact = replace(targets, unknown=False)
+        lost: list[_Lost] = []
+        for match in found:
+            lost += self._lost_single(physical(base, match, targets.follows), exact)
         return lost
 
     def _lost_search(self, targets: Targets, base: str | None) -> list[_Lost]:

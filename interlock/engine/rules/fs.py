@@ -415,20 +415,20 @@ def _rsync(inv: Invocation) -> list[Finding]:
     literals = [w.literal() or "" for w in words]
     if not any(lit.split("=", 1)[0] in RSYNC_DELETE for lit in literals):
         return []
-    if any(
-        lit in ("-n", "--dry-run") or (lit[:2] != "--" and lit[:1] == "-" and "n" in lit)
-        for lit in literals
-    ):
-        return []
     operands: list[Word] = []
+    options: list[str] = []
     skip = False
     for word, lit in zip(words, literals, strict=True):
-        if skip:
+        if skip:  # the value of -f, --exclude...: `-f '- node_modules'` is no option
             skip = False
         elif lit in _RSYNC_VALUE:
             skip = True
         elif not lit.startswith("-") or word.literal() is None:
             operands.append(word)
+        else:
+            options.append(lit)
+    if any(lit == "--dry-run" or re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", lit) for lit in options):
+        return []
     if len(operands) < 2:
         return []
     dest = operands[-1]

@@ -24,7 +24,7 @@ from interlock.engine.rules import copies, editors, extract
 from interlock.engine.rules.args import parse_args, spec
 from interlock.engine.rules.common import catalog, make_finding, rule
 from interlock.engine.rules.targets import file_targets, instead_for, pipe_before, reads_file
-from interlock.shell.model import Redirect
+from interlock.shell.model import Redirect, Word
 
 REDIRECT = rule(
     "overwrite.redirect",
@@ -128,12 +128,19 @@ def _content(inv: Invocation, redirect: Redirect, earlier: Sequence[Invocation])
         return "empty" if truncates else "new"
     if is_empty_producer(inv) and _is_own(inv, redirect):
         return "unchanged" if inplace else "empty"
-    path = redirect.target.literal() if redirect.target is not None else None
+    path = None if redirect.target is None else _key(redirect.target)
     if path is not None:
         feeders = [inv, *pipe_before(inv, earlier)]
         if any(reads_file(e, inv.cwd, path) for e in feeders):
             return "inplace" if inplace else "self"
     return "new"
+
+
+def _key(word: Word) -> str:
+    """A path to compare with what the command reads: its value, or its text when it is
+    known only at run time (`sort "$F" > "$F"` reads and empties the same file)."""
+    value = word.literal()
+    return value if value is not None else word.text
 
 
 def _shown(inv: Invocation, redirect: Redirect) -> str:
@@ -208,7 +215,7 @@ def _tee(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
     if targets is not None:
         findings.append(_found(extract.GIT_CONTENT, inv, targets))
     files = [w for w in files if w not in git]
-    own = [w for w in files if any(reads_file(e, inv.cwd, w.literal() or "") for e in feeders)]
+    own = [w for w in files if any(reads_file(e, inv.cwd, _key(w)) for e in feeders)]
     if own:
         targets = file_targets(own, inv.cwd, follows=True)
         reason = "tee empties the file while the command before it may still be reading it"
@@ -250,7 +257,7 @@ def _sponge(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
     if any(w.literal() in ("-a", "--append") for w in words) or len(words) != 1:
         return []
     target = words[0]
-    path = target.literal() or ""
+    path = _key(target)
     if _stdin_empty(inv, earlier):
         found = file_targets((target,), inv.cwd, follows=True)
         return [] if found is None else [_found(TRUNCATE, inv, found)]

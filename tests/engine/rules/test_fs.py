@@ -76,6 +76,8 @@ BLOCKED = [
     ("shred notes.txt", "fs.shred"),
     ("rsync -a --delete build/ src/", "fs.rsync-delete"),
     ("rsync -av --delete-after ../upstream/ .", "fs.rsync-delete"),
+    ("rsync -a --delete -f '- node_modules' build/ src/", "fs.rsync-delete"),  # no -n
+    ("rsync -a --delete --exclude -nope build/ src/", "fs.rsync-delete"),
     ("rm file.txt", "fs.rm-file"),
     ("rm -f a.py b.py", "fs.rm-file"),
     ("rm -f ~/.android/adbkey ~/.android/adbkey.pub", "fs.rm-file"),
@@ -111,6 +113,8 @@ ALLOWED = [
     "shred --help",
     "rsync -a build/ /tmp/out/",
     "rsync -an --delete a/ b/",
+    "rsync -a --delete --dry-run a/ b/",
+    "rsync -a -n --delete a/ b/",
     "rsync -a --delete src/ /tmp/mirror/",
     "rsync -a --delete src/ host:backup/",
     "mktemp -d",

@@ -7,8 +7,10 @@ tree side (which file really holds unsaved work) is in tests/engine/test_precisi
 
 from __future__ import annotations
 
+import os
 import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -458,3 +460,69 @@ def test_the_advice_names_the_file_as_one_word_to_paste(command, pasted, tmp_pat
     copy = finding.instead.split("(", 1)[1].split(")", 1)[0]
     subprocess.run(["bash", "-c", copy], cwd=tmp_path, check=True)
     assert (tmp_path / (shlex.split(pasted)[0] + ".bak")).read_text() == "work"
+
+
+# --- in a real repository: targets named by a glob or known only at run time -------------
+
+
+def lost_in(command: str, cwd: Path) -> set[str]:
+    found = evaluate(command, str(cwd), mode="blocking").result.findings
+    return {os.path.relpath(p, cwd) for f in found if f.kind == "discard" for p in f.lost}
+
+
+@pytest.fixture
+def notes(git_repo: Path) -> Path:
+    """notes.md untracked (unsaved), README.md committed and clean."""
+    (git_repo / "notes.md").write_text("my notes\n")
+    return git_repo
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ": > n*.md",
+        "truncate -s 0 n*.md",
+        "tee n*.md < /dev/null",
+        "cp /dev/null n?tes.md",
+        "echo x > n*.md",  # new content, but the glob names the file that is there
+        "sort README.md > [n]otes.md",
+    ],
+)
+def test_a_glob_names_the_files_it_matches_now(command: str, notes: Path) -> None:
+    assert lost_in(command, notes) == {"notes.md"}
+    subprocess.run(["bash", "-c", command], cwd=notes, capture_output=True, check=False)
+    assert (notes / "notes.md").read_text() != "my notes\n"  # the shell expanded it
+
+
+@pytest.mark.parametrize("command", [": > x*.md", "echo x > R*.md", "truncate -s 0 *.none"])
+def test_a_glob_that_matches_no_unsaved_file_is_no_discard(command: str, notes: Path) -> None:
+    assert lost_in(command, notes) == set()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ': > "$F"',
+        'truncate -s 0 "$F"',
+        'tee "$F" < /dev/null',
+        'cp /dev/null "$F"',
+        'sort "$F" > "$F"',
+        'sort < "$F" 2> "$F"',
+        'grep -v x "$F" | sponge "$F"',
+        'sed s/a/b/ "$F" | tee "$F"',
+    ],
+)
+def test_a_single_file_known_only_at_run_time_may_be_any_unsaved_file(
+    command: str, notes: Path
+) -> None:
+    assert "notes.md" in lost_in(command, notes)
+    assert text_alone(command) != []
+
+
+@pytest.mark.parametrize(
+    "command", ['sort "$F" > "$G"', 'grep x "$F" | sponge "$G"', 'cat "$F" > "$OUT"']
+)
+def test_a_write_to_a_path_known_only_at_run_time_is_read_as_a_new_file(
+    command: str, notes: Path
+) -> None:
+    assert text_alone(command) == [] and lost_in(command, notes) == set()

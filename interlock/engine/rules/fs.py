@@ -56,9 +56,12 @@ _RSYNC_VALUE = frozenset(
     "--max-size --min-size --bwlimit --out-format --info --debug".split()
 )
 _TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var/folders")
+# `$TMPDIR`, `${tmp_dir}`, `${TMPDIR:-DEFAULT}` (DEFAULT a temp path too: `${TMPDIR:-.}` is
+# the cwd when TMPDIR is unset), `${TMPDIR:?}`; not `${TMPDIR:+X}` (X when set) nor `${TMPDIR:1}`.
 _TEMP_VAR = (
     "(?i)"
-    r"^\$(\{)?(\w*_)?(tmp|temp)(_?(dir|path|root|file|folder|d))?\d*(?(1)(:[-=+?]?[^}]*)?\})(?!\w)"
+    r"^\$(\{)?(\w*_)?(tmp|temp)(_?(dir|path|root|file|folder|d))?\d*"
+    r"(?(1)((?P<op>:?[-=?])(?P<default>[^}]*))?\})(?!\w)"
 )
 _MKTEMP = r"^(\$\(|`)\s*mktemp\b[^)`]*(\)|`)$"
 # Block devices and memory: disks, partitions, floppies, RAID, device-mapper, loop, LVM
@@ -164,6 +167,8 @@ def is_temp_path(path: str) -> bool:
     var = re.match(_TEMP_VAR, text)
     if var:
         rest = text[var.end() :]
+        if (var.group("op") or "?")[-1] != "?" and not is_temp_path(var.group("default")):
+            return False
         return ".." not in rest.split("/") and "$" not in rest
     if not text.startswith("/") or "$" in text or "`" in text:
         return False

@@ -59,6 +59,8 @@ BLOCKED = [
     ("rm -rf /", "fs.rm-recursive"),
     ("rm -rf /tmp/../home/me", "fs.rm-recursive"),
     ('rm -rf "$DIR"', "fs.rm-recursive"),
+    ("rm -rf ${TMPDIR:-.}", "fs.rm-recursive"),
+    ("rm -rf ${TMPDIR:-src}/lib", "fs.rm-recursive"),
     ("rm -rf $HOME/project", "fs.rm-recursive"),
     ("rm -rf ${template}", "fs.rm-recursive"),
     ("rm *.py", "fs.rm-unknown-targets"),
@@ -213,6 +215,15 @@ def test_rm_finding_keeps_the_invocation_cwd(discards) -> None:
         ('"$TMPDIR"/x', True),
         ("${TMPDIR}/x", True),
         ("${TMPDIR:-/tmp}/x", True),
+        ("${TMPDIR:=/var/tmp}/x", True),
+        ("${TMPDIR-/tmp}", True),
+        ("${TMPDIR:?}/x", True),
+        ("${TMPDIR:-.}", False),  # the cwd when TMPDIR is unset
+        ("${TMPDIR:-src}/x", False),
+        ("${TMPDIR:-}/x", False),  # /x
+        ("${TMPDIR:-$HOME}", False),
+        ("${TMPDIR:+src}", False),  # src when TMPDIR is set
+        ("${TMPDIR:1}", False),  # a substring: tmp/... relative to the cwd
         ("$tmpdir", True),
         ("$TMP_DIR", True),
         ("$BUILD_TMP", True),

@@ -212,7 +212,7 @@ def _git_dir_selected(search: Search, start: str, rel: str, git_path: str) -> bo
         names += [(os.path.relpath(os.path.join(root, n), git_path), "d") for n in dirs]
         if len(names) > _INSIDE_LIMIT:
             return _unknown_below(search, rel)
-    return any(selects(search, start, f"{rel}/{n}", k) for n, k in names)
+    return any(selects(search, start, f"{rel}/{n}" if rel else n, k) for n, k in names)
 
 
 def search_lost(judge: Judge, targets: Targets, start_dir: str) -> list[Lost] | None:
@@ -223,8 +223,15 @@ def search_lost(judge: Judge, targets: Targets, start_dir: str) -> list[Lost] | 
     lost: list[Lost] = []
     for start in search.starts:
         top = physical(start_dir, start or ".", True)
-        loc = git.discover(existing_ancestor(top))
         inner = judge.start_loc
+        own_git = None if inner is None else os.path.join(os.path.realpath(inner.worktree), ".git")
+        if own_git is not None and _under(top, own_git):  # `find .git/refs -delete`
+            if search.expr is None or _git_dir_selected(search, start, "", top):
+                lost.append(
+                    (f"{os.path.relpath(top, os.path.dirname(own_git))} (git's own data)", None)
+                )
+            continue
+        loc = git.discover(existing_ancestor(top))
         if loc is None and inner is not None and _under(os.path.realpath(inner.worktree), top):
             if not is_temp_path(top):
                 return None  # it reaches beyond the worktree, into what is not temporary

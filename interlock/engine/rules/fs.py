@@ -196,9 +196,21 @@ def temp_split(words: list[Word], cwd: str | None) -> tuple[list[Word], bool]:
 
 def in_git_dir(word: Word) -> bool:
     """A file inside a `.git` directory (`.git/index.lock`): git's own, judged by the git and
-    self-disable families (a stale lock file is removed freely)."""
+    self-disable families (a stale lock file is removed freely). Not git's records of work:
+    a branch or stash ref, a reflog, an object, packed-refs, the index, HEAD
+    (`rm .git/refs/heads/main` drops the branch as `git update-ref -d` does)."""
     parts = literal_or_text(word).replace('"', "").replace("'", "").split("/")
-    return ".git" in parts[:-1]
+    if ".git" not in parts[:-1]:
+        return False
+    inside = parts[len(parts) - parts[::-1].index(".git") :]
+    if inside[:1] == ["worktrees"]:
+        inside = inside[2:]  # a linked worktree's own HEAD, index and reflogs
+    records = inside[:1] in (["refs"], ["logs"], ["objects"]) or inside in (
+        ["packed-refs"],
+        ["index"],
+        ["HEAD"],
+    )
+    return not records
 
 
 def is_device(word: Word | str) -> bool:

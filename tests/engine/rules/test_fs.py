@@ -89,11 +89,24 @@ BLOCKED = [
     ("srm notes.txt", "fs.rm-file"),
     ("rm -i draft.md", "fs.rm-file"),
     ("rimraf dist", "fs.rm-recursive"),
+    # git's records of work inside .git: what `git update-ref -d`, `git stash clear` and
+    # `git reflog expire` are judged for
+    ("rm .git/refs/heads/main", "fs.rm-file"),
+    ("rm -f .git/refs/stash", "fs.rm-file"),
+    ("rm .git/packed-refs", "fs.rm-file"),
+    ("rm .git/index", "fs.rm-file"),
+    ("rm .git/HEAD", "fs.rm-file"),
+    ("rm .git/logs/HEAD", "fs.rm-file"),
+    ("rm ../.git/worktrees/wt/index", "fs.rm-file"),
+    ("rm .git/objects/ab/cdef", "fs.rm-file"),
 ]
 
 ALLOWED = [
     "rm -f /tmp/out.log",
     "rm .git/index.lock",
+    "rm -f .git/gc.log",
+    "rm .git/worktrees/wt/index.lock",
+    "rm .git/info/exclude.orig",
     "shred -s 10 -",
     "rm -rf /tmp/build-cache",
     "rm -rf /var/tmp/x /tmp/y",
@@ -452,3 +465,23 @@ def test_the_move_aside_advice_pastes_as_the_command_it_shows(
 def test_the_move_aside_advice_is_general_when_no_one_name_can_be_moved(command: str) -> None:
     (finding,) = [f for f in analyse(command).findings if f.kind == "discard"]
     assert finding.instead == rules.rule_info(finding.rule).instead
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm .git/refs/heads/main",
+        "find .git/refs -type f -delete",
+        "find .git/refs/heads -name main -exec rm {} +",
+        ": > .git/refs/heads/main",
+    ],
+)
+def test_git_refs_removed_behind_gits_back_are_git_data_lost(command: str, git_repo: Path) -> None:
+    assert any("(git's own data)" in f.reason for f in judged(command, git_repo))
+
+
+@pytest.mark.parametrize(
+    "command", ["rm .git/refs/heads/no-such-branch", "find .git/refs -name nothing -delete"]
+)
+def test_git_records_that_are_not_there_are_not_lost(command: str, git_repo: Path) -> None:
+    assert judged(command, git_repo) == []

@@ -12,10 +12,10 @@ import pytest
 
 from interlock.engine.analysis import analyse
 from interlock.engine.check import evaluate
-from interlock.engine.findings import Finding, RuleInfo
+from interlock.engine.findings import Finding, RuleInfo, Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import index as rules
-from interlock.engine.rules.fs import find_start_paths, is_temp_path
+from interlock.engine.rules.fs import find_start_paths, is_device, is_temp_path
 from interlock.shell.parse import parse
 
 
@@ -249,6 +249,10 @@ def test_rm_finding_keeps_the_invocation_cwd(discards) -> None:
         ("$template", False),
         ("$TMPDIR/../x", False),
         ("$TMPDIR/$X", False),
+        ("/tmp/$X", False),  # X may be ../home
+        ("/tmp/`pick`/x", False),
+        ("tmp", False),
+        ("", False),
         ("/home/me/tmp", False),
         ("$HOME", False),
     ],
@@ -278,6 +282,8 @@ def walked_rules(cmd: str) -> set[str]:
     ("cmd", "rule_id"),
     [
         ("find src -type f -exec rm {} +", "fs.rm-unknown-targets"),
+        ("find /tmp/x src -type f -exec rm {} +", "fs.rm-unknown-targets"),  # src is no temp
+        ("find /tmp/x -exec rm {} src/a.py \\;", "fs.rm-unknown-targets"),
         ("find . -name '*.orig' -execdir rm -f {} \\;", "fs.rm-unknown-targets"),
         ("git ls-files -o | xargs rm -f", "fs.rm-unknown-targets"),
         ("ls | xargs -I{} rm -rf {}", "fs.rm-unknown-targets"),
@@ -485,3 +491,79 @@ def test_git_refs_removed_behind_gits_back_are_git_data_lost(command: str, git_r
 )
 def test_git_records_that_are_not_there_are_not_lost(command: str, git_repo: Path) -> None:
     assert judged(command, git_repo) == []
+
+
+@pytest.mark.parametrize(
+    ("path", "device"),
+    [("/dev/$DISK", True), ("/dev/`pick`", True), ("/dev/sda1", True), ("/dev/null", False)],
+)
+def test_a_device_named_at_run_time_is_a_device(path: str, device: bool) -> None:
+    assert is_device(path) is device
+
+
+@pytest.mark.parametrize(
+    ("command", "advice"),
+    [
+        (
+            "rm notes.txt",
+            "mv notes.txt /tmp/notes.txt.bak (recoverable), or commit or stash it first",
+        ),
+        ("rm -rf src", "mv src /tmp/src.bak (recoverable), or delete the named files one by one"),
+        ("rm -rf /opt/app", "mv /opt/app /tmp/app.bak (recoverable), or delete the named files"),
+        ("rm -rf /home/me/", "mv /home/me/ /tmp/me.bak (recoverable)"),
+    ],
+)
+def test_the_move_aside_advice_fits_the_rule(command: str, advice: str) -> None:
+    (finding,) = [f for f in analyse(command).findings if f.kind == "discard"]
+    assert finding.instead.startswith(advice)
+
+
+def test_a_literal_operand_beside_the_found_path_is_judged_as_itself() -> None:
+    (finding,) = [
+        f
+        for f in analyse("find pkg -name '*.o' -exec rm -f {} notes.md \\;").findings
+        if f.kind == "discard"
+    ]
+    assert finding.targets is not None and finding.targets.paths == ("notes.md",)
+    assert finding.targets.search is not None and finding.targets.search.expr is not None
+
+
+def test_a_word_under_the_found_path_keeps_what_the_search_can_reach(git_repo: Path) -> None:
+    # fd never yields .git (hidden), so `{}/x` never names anything in it
+    assert not any(".git" in f.reason for f in judged("fd . -x rm -rf {}/x", git_repo))
+    assert any(".git" in f.reason for f in judged("find . -exec rm -rf {}/x \\;", git_repo))
+
+
+def test_operands_beside_the_found_path_are_unknown_when_any_is(git_repo: Path) -> None:
+    def targets(command: str) -> Targets:
+        (finding,) = [f for f in analyse(command).findings if f.kind == "discard"]
+        assert finding.targets is not None
+        return finding.targets
+
+    assert not targets("find pkg -exec rm -f {} notes.md \\;").unknown
+    assert targets('find pkg -exec rm -f {} notes.md "$X" \\;').unknown
+    assert targets("find pkg -exec rm -rf ../{} \\;").unknown
+
+
+def test_a_word_that_does_not_start_at_the_found_path_may_name_anything(climbing: Path) -> None:
+    pkg = climbing / "pkg"
+    assert "../src/app.py" in lost("find . -name inner -exec rm -rf ../{} \\;", pkg)
+
+
+def test_a_word_under_the_found_path_counts_everything_under_the_start(climbing: Path) -> None:
+    (climbing / "pkg" / "other.txt").write_text("unsaved\n")
+    assert lost("find pkg -name inner -exec rm -rf {}/x \\;", climbing) == {"pkg/other.txt"}
+
+
+def test_each_word_reaches_from_each_start_path() -> None:
+    command = "find pkg -name inner -exec rm -rf {}/x {}/.. \\;"
+    (finding,) = [f for f in analyse(command).findings if f.kind == "discard"]
+    assert finding.targets is not None and finding.targets.search is not None
+    assert finding.targets.search.starts == (".", "pkg")
+
+
+def test_a_search_from_an_unknown_directory_is_never_temp_only() -> None:
+    assert "fs.rm-unknown-targets" in walked_rules(
+        'cd "$D" && find /tmp/a -name x -exec rm -rf {}/.. \\;'
+    )
+    assert walked_rules("find /tmp/a -name x -exec rm -rf {}/.. \\;") == set()

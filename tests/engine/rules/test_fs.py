@@ -74,6 +74,8 @@ BLOCKED = [
     ("find -delete", "fs.find-delete"),
     ("find . -maxdepth 1 -newer x -delete", "fs.find-delete"),
     ("find /tmp/x src -delete", "fs.find-delete"),
+    ("find . -exec echo {} ; -delete", "fs.find-delete"),
+    ("find . -exec echo {} + -delete", "fs.find-delete"),
     ("shred -u secrets.txt", "fs.shred"),
     ("shred notes.txt", "fs.shred"),
     ("rsync -a --delete build/ src/", "fs.rsync-delete"),
@@ -567,3 +569,64 @@ def test_a_search_from_an_unknown_directory_is_never_temp_only() -> None:
         'cd "$D" && find /tmp/a -name x -exec rm -rf {}/.. \\;'
     )
     assert walked_rules("find /tmp/a -name x -exec rm -rf {}/.. \\;") == set()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find /tmp/a src -name x -exec rm -rf {}/.. \\;",
+        "find /tmp/a -name x -exec rm -rf {}/.. src \\;",
+        "find /tmp/a -name x -exec rm -rf {}/.. /tmp/b src \\;",
+    ],
+)
+def test_a_climbing_word_is_temp_only_when_every_place_it_reaches_is(command: str) -> None:
+    assert "fs.rm-unknown-targets" in walked_rules(command)
+
+
+def discard_targets(command: str) -> Targets:
+    (finding,) = [f for f in analyse(command).findings if f.kind == "discard"]
+    assert finding.targets is not None
+    return finding.targets
+
+
+def test_operands_beside_a_climbing_word_are_unknown_when_any_is() -> None:
+    assert not discard_targets("find pkg -exec rm -rf {}/.. notes.md \\;").unknown
+    assert discard_targets('find pkg -exec rm -rf {}/.. notes.md "$X" \\;').unknown
+
+
+@pytest.mark.parametrize(
+    ("command", "paths"),
+    [
+        ("unlink file.txt", ("file.txt",)),
+        ("unlink -- -x", ("-x",)),
+        ("unlink -f", ("-f",)),  # unlink takes no options but --help and --version
+        ("unlink a.txt b.txt", ("a.txt",)),  # exactly one operand
+        ("unlink -- a.txt b.txt", ("a.txt",)),
+    ],
+)
+def test_unlink_removes_its_one_operand(command: str, paths: tuple[str, ...]) -> None:
+    targets = discard_targets(command)
+    assert targets.paths == paths and targets.single
+
+
+def test_the_placeholder_of_a_search_from_unknown_starts_is_no_path() -> None:
+    targets = discard_targets('find "$D" -exec rm -f {} \\;')
+    assert targets.paths == () and targets.unknown
+
+
+def test_operands_beside_the_placeholder_of_an_unknown_search_are_kept() -> None:
+    assert discard_targets('find "$D" -exec rm -f {} notes.md \\;').paths == ("notes.md",)
+
+
+def test_run_time_targets_under_known_roots_are_temp_only_when_every_root_is(discards) -> None:
+    assert discards("rm -f", extra_args=True, arg_roots=("/tmp/cache", "/tmp/b")) == []
+    assert discards("rm -f", extra_args=True, arg_roots=("/tmp/cache", "src")) != []
+
+
+def test_one_unknown_or_globbed_operand_makes_every_target_unknown(discards) -> None:
+    (recursive,) = discards('rm -rf src "$X"')
+    assert recursive.targets is not None and recursive.targets.unknown
+    (globbed,) = discards("rm notes.txt *.py")
+    assert globbed.rule == "fs.rm-unknown-targets"
+    (named,) = discards("rm notes.txt '*.py'")  # a quoted star is a name
+    assert named.rule == "fs.rm-file"

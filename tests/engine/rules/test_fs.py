@@ -75,6 +75,8 @@ BLOCKED = [
     ("find . -maxdepth 1 -newer x -delete", "fs.find-delete"),
     ("find /tmp/x src -delete", "fs.find-delete"),
     ("find . -exec echo {} ; -delete", "fs.find-delete"),
+    ("gfind . -name '*.py' -delete", "fs.find-delete"),
+    ("rsync -a --delete src/ out/a:b/", "fs.rsync-delete"),  # a colon past the first slash
     ("find . -exec echo {} + -delete", "fs.find-delete"),
     ("shred -u secrets.txt", "fs.shred"),
     ("shred notes.txt", "fs.shred"),
@@ -131,6 +133,8 @@ ALLOWED = [
     "rsync -a build/ /tmp/out/",
     "rsync -an --delete a/ b/",
     "rsync -a --delete --dry-run a/ b/",
+    "rsync -a --delete src/",  # one operand: rsync lists it
+    "rsync -a --exclude=--delete src/ out/",  # a pattern, not the option
     "rsync -a -n --delete a/ b/",
     "rsync -a --delete src/ /tmp/mirror/",
     "rsync -a --delete src/ host:backup/",
@@ -630,3 +634,28 @@ def test_one_unknown_or_globbed_operand_makes_every_target_unknown(discards) -> 
     assert globbed.rule == "fs.rm-unknown-targets"
     (named,) = discards("rm notes.txt '*.py'")  # a quoted star is a name
     assert named.rule == "fs.rm-file"
+
+
+@pytest.mark.parametrize(
+    ("command", "paths", "unknown", "follows"),
+    [
+        ('find "$D" -name x -delete', ('"$D"',), True, False),
+        ("find src/* -delete", ("src/*",), False, False),
+        ('find "$D" src/* -delete', ('"$D"', "src/*"), True, False),
+        ("find -L src/* -delete", ("src/*",), False, True),
+        ("find -H src/* -delete", ("src/*",), False, True),
+        ("find -P src/* -delete", ("src/*",), False, False),
+    ],
+)
+def test_find_from_start_paths_it_cannot_read_deletes_under_them(
+    command: str, paths: tuple[str, ...], unknown: bool, follows: bool
+) -> None:
+    targets = discard_targets(command)
+    assert targets.search is None and targets.paths == paths
+    assert targets.unknown is unknown and targets.follows is follows
+
+
+def test_shred_targets_are_unknown_when_any_is_known_only_at_run_time() -> None:
+    assert not discard_targets("shred notes.txt").unknown
+    assert discard_targets('shred notes.txt "$X"').unknown
+    assert discard_targets('shred "$X"').unknown

@@ -659,3 +659,8 @@ def test_shred_targets_are_unknown_when_any_is_known_only_at_run_time() -> None:
     assert not discard_targets("shred notes.txt").unknown
     assert discard_targets('shred notes.txt "$X"').unknown
     assert discard_targets('shred "$X"').unknown
+
+
+@pytest.mark.parametrize("command", ['find "$TMPDIR" -name x -delete', "find $tmp_dir -delete"])
+def test_find_delete_under_temp_variables_only_is_no_discard(command: str) -> None:
+    assert [f for f in analyse(command).findings if f.kind == "discard"] == []

@@ -95,28 +95,48 @@ class _Unreadable(Exception):
     """An expression we do not read (the search is then taken to select everything)."""
 
 
+def find_layout(literals: Sequence[str | None]) -> tuple[int, int, bool]:
+    """Where find's start paths begin and end in its arguments (the literals after `find`,
+    None for a word known only at run time), and whether a leading -H or -L follows
+    symlinks. As GNU find reads them: leading options (-H -L -P, -D ARG, -O LEVEL) up to
+    `--`; then every word is a start path until one that looks like an expression: `-X`
+    (two characters or more), `(` or `!` (`-`, `)` and `,` are start paths there)."""
+    i, follow = 0, False
+    while i < len(literals):
+        value = literals[i]
+        if value == "--":
+            i += 1
+            break
+        if value in ("-H", "-L", "-P") or (value or "").startswith("-O") and len(value or "") > 2:
+            follow = follow or value in ("-H", "-L")
+            i += 1
+        elif value == "-D":
+            i += 2
+        else:
+            break
+    first = min(i, len(literals))
+    while i < len(literals) and not _looks_like_expression(literals[i]):
+        i += 1
+    return first, i, follow
+
+
+def _looks_like_expression(value: str | None) -> bool:
+    if value is None:
+        return False  # a start path known only at run time
+    return (value.startswith("-") and len(value) > 1) or value in ("(", "!")
+
+
 def find_parts(words: Sequence[Word]) -> tuple[list[str], list[str | None], bool]:
     """(start paths, expression words, whether symlinks are followed) of `find ARGS`;
     raises _Unreadable when a start path is not literal."""
-    i, follow = 0, False
     literals = [w.literal() for w in words]
-    while (
-        i < len(words)
-        and literals[i] in ("-H", "-L", "-P", "-D")
-        or (i < len(words) and (literals[i] or "").startswith("-O"))
-    ):
-        follow = follow or literals[i] in ("-H", "-L")
-        i += 2 if literals[i] == "-D" else 1
+    first, end, follow = find_layout(literals)
     starts: list[str] = []
-    while i < len(words):
-        value = literals[i]
-        if value is not None and (value.startswith("-") or value in ("(", "!", ",", ")")):
-            break
-        if value is None or words[i].has_glob:
+    for word, value in zip(words[first:end], literals[first:end], strict=True):
+        if value is None or word.has_glob:
             raise _Unreadable
         starts.append(value)
-        i += 1
-    return starts or ["."], literals[i:], follow
+    return starts or ["."], literals[end:], follow
 
 
 class _Parser:

@@ -212,7 +212,7 @@ def _git_dir_selected(search: Search, start: str, rel: str, git_path: str) -> bo
         names += [(os.path.relpath(os.path.join(root, n), git_path), "d") for n in dirs]
         if len(names) > _INSIDE_LIMIT:
             return _unknown_below(search, rel)
-    return any(selects(search, start, f"{rel}/{n}", k) for n, k in names)
+    return any(selects(search, start, f"{rel}/{n}" if rel else n, k) for n, k in names)
 
 
 def search_lost(judge: Judge, targets: Targets, start_dir: str) -> list[Lost] | None:
@@ -223,13 +223,25 @@ def search_lost(judge: Judge, targets: Targets, start_dir: str) -> list[Lost] | 
     lost: list[Lost] = []
     for start in search.starts:
         top = physical(start_dir, start or ".", True)
+        inner = judge.start_loc
+        own_git = None if inner is None else os.path.join(os.path.realpath(inner.worktree), ".git")
+        if own_git is not None and _under(top, own_git):  # `find .git/refs -delete`
+            if search.expr is None or _git_dir_selected(search, start, "", top):
+                lost.append(
+                    (f"{os.path.relpath(top, os.path.dirname(own_git))} (git's own data)", None)
+                )
+            continue
         loc = git.discover(existing_ancestor(top))
+        if loc is None and inner is not None and _under(os.path.realpath(inner.worktree), top):
+            if not is_temp_path(top):
+                return None  # it reaches beyond the worktree, into what is not temporary
+            loc = inner  # a temp dir around the worktree: what is unsaved lies in it
         if loc is None:
             if is_temp_path(top):
                 continue
             return None
         root = os.path.realpath(loc.worktree)
-        if top != root and not top.startswith(root + "/"):
+        if not _under(top, root) and not _under(root, top):
             return None  # it reaches beyond this worktree
         entries = judge.unsaved_entries(loc, targets.destroys, targets.saved, search.kinds)
         facts = judge.facts_for(loc)
@@ -246,7 +258,13 @@ def search_lost(judge: Judge, targets: Targets, start_dir: str) -> list[Lost] | 
                 full = os.path.normpath(os.path.join(top, part))
                 lost.append((os.path.relpath(full, root), full))
         git_path = os.path.join(root, ".git")
-        if top == root and search.starts != ("",) and search.dot_git:
-            if search.expr is None or _git_dir_selected(search, start, ".git", git_path):
+        if _under(root, top) and search.starts != ("",) and search.dot_git:
+            rel = os.path.relpath(git_path, top)
+            if search.expr is None or _git_dir_selected(search, start, rel, git_path):
                 lost.append((".git (git's own data)", None))
     return lost
+
+
+def _under(path: str, top: str) -> bool:
+    """Whether `path` is `top` or lies inside it (both absolute and real)."""
+    return path == top or path.startswith(top.rstrip("/") + "/")

@@ -18,6 +18,7 @@ could bring it back. A lost file larger than the recorder keeps is reported as u
 from __future__ import annotations
 
 import fnmatch
+import glob as globlib
 import os
 import posixpath
 import stat
@@ -305,11 +306,27 @@ class Judge:
                 ]
         lost: list[_Lost] = []
         for target in targets.paths or (".",):
+            if targets.unknown and (targets.single or targets.into):
+                if "$" in target or "`" in target:  # `: > "$F"`: any file, as for `rm "$F"`
+                    lost += self._lost_path(physical(base, target), replace(targets, single=False))
+                    continue
+                if any(c in target for c in _GLOB_CHARS):  # `: > *.py`: the files it matches
+                    lost += self._lost_matches(base, target, targets)
+                    continue
             absolute = physical(base, target, targets.follows)
             if targets.single or targets.into:
                 lost += self._lost_single(absolute, targets)
             else:
                 lost += self._lost_path(absolute, targets)
+        return lost
+
+    def _lost_matches(self, base: str, pattern: str, targets: Targets) -> list[_Lost]:
+        """A glob naming single files: what it matches now, as the shell will expand it."""
+        found = sorted(globlib.glob(os.path.join(base, os.path.expanduser(pattern))))
+        exact = replace(targets, unknown=False)
+        lost: list[_Lost] = []
+        for match in found:
+            lost += self._lost_single(physical(base, match, targets.follows), exact)
         return lost
 
     def _lost_search(self, targets: Targets, base: str | None) -> list[_Lost]:
@@ -336,7 +353,8 @@ class Judge:
         itself: the search chooses among what lies in it)."""
         loc = git.discover(existing_ancestor(absolute))
         if loc is None:
-            return self._lost_outside(absolute, replace(targets, single=False))
+            around = self._worktree_under(absolute)
+            return around + self._lost_outside(absolute, replace(targets, single=False))
         root = os.path.realpath(loc.worktree)
         if not (absolute == root or absolute.startswith(root + "/")):
             return self._lost_path(absolute, targets)
@@ -362,11 +380,18 @@ class Judge:
             return []  # nothing there yet: the command creates it
         return self._lost_path(absolute, targets)
 
-    def _lost_path(self, absolute: str, targets: Targets) -> list[_Lost]:
+    def _worktree_under(self, absolute: str) -> list[_Lost]:
+        """The worktree judged, when it lies at or under `absolute` (`rm -rf ..`, `find /tmp
+        -delete` run in a worktree under /tmp)."""
         if self.start_loc is not None:
             root = os.path.realpath(self.start_loc.worktree)
             if (root + "/").startswith(absolute.rstrip("/") + "/"):
                 return [(f"{root} (the whole worktree, .git included)", root)]
+        return []
+
+    def _lost_path(self, absolute: str, targets: Targets) -> list[_Lost]:
+        if around := self._worktree_under(absolute):
+            return around
         if ".git" in absolute.split("/"):
             return [(f"{absolute} (git's own data)", None)]
         loc = git.discover(existing_ancestor(absolute))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from interlock.engine.findexpr import find_search
+from interlock.engine.findexpr import find_layout, find_search
 from interlock.engine.searchers import fd_spawn
 from interlock.engine.unwrap import (
     STDIN_SHELLS,
@@ -28,7 +28,6 @@ _XARGS = OptSpec(
     "InPdEsLa", {"max-args", "max-procs", "delimiter", "max-chars", "arg-file", "process-slot-var"}
 )
 _FIND_EXEC = ("-exec", "-execdir", "-ok", "-okdir")
-_FIND_EXPR_START = ("(", ")", "!", ",")
 _PARALLEL = OptSpec(
     "jSNnIdaELlC",
     {
@@ -116,24 +115,13 @@ def _xargs(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
 
 
 def _find_roots(words: tuple[Word, ...]) -> tuple[tuple[str, ...] | None, int]:
-    i = 1
-    while (
-        i < len(words)
-        and (v := lit(words[i])) is not None
-        and (v in ("-H", "-L", "-P", "-D") or v.startswith("-O"))
-    ):
-        i += 2 if v == "-D" else 1
-    roots: list[str | None] = []
-    while i < len(words):
-        v = lit(words[i])
-        if v is not None and (v.startswith("-") or v in _FIND_EXPR_START):
-            break
-        roots.append(None if words[i].has_glob else v)
-        i += 1
-    if not roots:
-        return (".",), i
+    first, end, _ = find_layout([lit(w) for w in words[1:]])
+    starts = words[1 + first : 1 + end]
+    if not starts:
+        return (".",), 1 + end
+    roots = [None if w.has_glob else lit(w) for w in starts]
     known = tuple(r for r in roots if r is not None)
-    return (known if len(known) == len(roots) else None), i
+    return (known if len(known) == len(roots) else None), 1 + end
 
 
 def _find(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import shlex
 
 from interlock.engine.findings import Finding, FindingKind, RuleInfo, Severity, Targets
 from interlock.engine.invocation import Invocation
@@ -83,3 +84,9 @@ def resolve(cwd: str | None, path: str) -> str:
     """A path as seen from where the command line starts (cwd joined when known)."""
     joined = join_cwd(cwd, path) if cwd is not None else path
     return normalize(joined or path)
+
+
+def shell_path(path: str) -> str:
+    """A path as one word to paste into a command line: quoted, and never read as an option
+    (`-x` becomes `./-x`)."""
+    return shlex.quote(f"./{path}" if path.startswith("-") else path)

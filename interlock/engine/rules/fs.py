@@ -19,11 +19,11 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import replace
 
-from interlock.engine.findexpr import Search, find_search
+from interlock.engine.findexpr import Search, find_layout, find_search
 from interlock.engine.findings import Finding, Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import known_path, literal_or_text, parse_args, spec
-from interlock.engine.rules.common import make_finding, resolve, rule
+from interlock.engine.rules.common import make_finding, resolve, rule, shell_path
 from interlock.engine.searchers import producer
 from interlock.engine.spawners import RUNTIME_ARG
 from interlock.shell.model import Word
@@ -56,9 +56,12 @@ _RSYNC_VALUE = frozenset(
     "--max-size --min-size --bwlimit --out-format --info --debug".split()
 )
 _TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var/folders")
+# `$TMPDIR`, `${tmp_dir}`, `${TMPDIR:-DEFAULT}` (DEFAULT a temp path too: `${TMPDIR:-.}` is
+# the cwd when TMPDIR is unset), `${TMPDIR:?}`; not `${TMPDIR:+X}` (X when set) nor `${TMPDIR:1}`.
 _TEMP_VAR = (
     "(?i)"
-    r"^\$(\{)?(\w*_)?(tmp|temp)(_?(dir|path|root|file|folder|d))?\d*(?(1)(:[-=+?]?[^}]*)?\})(?!\w)"
+    r"^\$(\{)?(\w*_)?(tmp|temp)(_?(dir|path|root|file|folder|d))?\d*"
+    r"(?(1)((?P<op>:?[-=?])(?P<default>[^}]*))?\})(?!\w)"
 )
 _MKTEMP = r"^(\$\(|`)\s*mktemp\b[^)`]*(\)|`)$"
 # Block devices and memory: disks, partitions, floppies, RAID, device-mapper, loop, LVM
@@ -164,6 +167,8 @@ def is_temp_path(path: str) -> bool:
     var = re.match(_TEMP_VAR, text)
     if var:
         rest = text[var.end() :]
+        if (var.group("op") or "?")[-1] != "?" and not is_temp_path(var.group("default")):
+            return False
         return ".." not in rest.split("/") and "$" not in rest
     if not text.startswith("/") or "$" in text or "`" in text:
         return False
@@ -191,9 +196,21 @@ def temp_split(words: list[Word], cwd: str | None) -> tuple[list[Word], bool]:
 
 def in_git_dir(word: Word) -> bool:
     """A file inside a `.git` directory (`.git/index.lock`): git's own, judged by the git and
-    self-disable families (a stale lock file is removed freely)."""
+    self-disable families (a stale lock file is removed freely). Not git's records of work:
+    a branch or stash ref, a reflog, an object, packed-refs, the index, HEAD
+    (`rm .git/refs/heads/main` drops the branch as `git update-ref -d` does)."""
     parts = literal_or_text(word).replace('"', "").replace("'", "").split("/")
-    return ".git" in parts[:-1]
+    if ".git" not in parts[:-1]:
+        return False
+    inside = parts[len(parts) - parts[::-1].index(".git") :]
+    if inside[:1] == ["worktrees"]:
+        inside = inside[2:]  # a linked worktree's own HEAD, index and reflogs
+    records = inside[:1] in (["refs"], ["logs"], ["objects"]) or inside in (
+        ["packed-refs"],
+        ["index"],
+        ["HEAD"],
+    )
+    return not records
 
 
 def is_device(word: Word | str) -> bool:
@@ -213,23 +230,48 @@ def is_device(word: Word | str) -> bool:
 
 
 def _move_aside(targets: list[Word], rest: str | None = None) -> str | None:
-    """`mv src /tmp/src.bak` for one plain target; the rule's generic advice otherwise."""
+    """`mv src /tmp/src.bak` for one plain target, quoted to paste; the rule's generic advice
+    otherwise (several targets, a glob, `.`, `..`, `/`, a top-level dir like `/home`)."""
     if len(targets) != 1 or targets[0].literal() is None or targets[0].has_glob:
         return None
     path = targets[0].literal() or ""
-    base = posixpath.basename(posixpath.normpath(path)).lstrip(".") or "tree"
-    if path in (".", "./", "..") or path.startswith("/") and path.count("/") < 2:
+    norm = posixpath.normpath(path)
+    base = posixpath.basename(norm).lstrip(".")
+    if not base or norm.startswith("/") and norm.count("/") < 2:
         return None
+    move = f"mv {shell_path(path)} {shlex.quote(f'/tmp/{base}.bak')} (recoverable)"
     if rest is not None:
-        return f"mv {shlex.quote(path)} /tmp/{base}.bak (recoverable), or commit or stash it first"
-    return f"mv {shlex.quote(path)} /tmp/{base}.bak (recoverable), or delete the named files one by one"
+        return f"{move}, or commit or stash it first"
+    return f"{move}, or delete the named files one by one"
+
+
+def _built_on(word: Word) -> tuple[str, int] | None:
+    """A word built on the path a search found (`{}/..`, `{}.bak/../x`): (the text glued to
+    the found name, how many `..` follow); None when the found path does not lead the word
+    (`../{}`, `/{}`, `$D/{}`): it may name anything."""
+    value = word.literal()
+    mark = "{}" if value is not None else RUNTIME_ARG
+    text = value if value is not None else word.text.replace('"', "").replace("'", "")
+    if not text.startswith(mark):
+        return None
+    glued, *parts = text[len(mark) :].split("/")
+    return glued, parts.count("..")
+
+
+def _reach(start: str, glued: str, ups: int) -> str:
+    """The highest directory a word built on a path found under `start` may name: the
+    start's parent for a name glued on (`{}.bak`), then `ups` levels above."""
+    base = (posixpath.dirname(start + glued) or ".") if glued else start or "."
+    return posixpath.normpath(posixpath.join(base, *[".."] * ups))
 
 
 def _chosen(
     inv: Invocation, operands: tuple[Word, ...], earlier: Sequence[Invocation], subtree: bool
 ) -> Finding | None:
     """rm of what a file search chose (`find -exec rm {} +`, `fd -x rm`, `find | xargs
-    rm`): judged by evaluating the search on the tree's unsaved paths (engine.findmatch)."""
+    rm`): judged by evaluating the search on the tree's unsaved paths (engine.findmatch).
+    A word built on the found path (`{}/..`, `{}.bak`) names something else: judged as
+    everything under the highest place it can reach."""
     runtime = [w for w in operands if w.literal() == "{}" or w.text == RUNTIME_ARG]
     partial = [
         w
@@ -241,11 +283,14 @@ def _chosen(
         search = replace(inv.arg_search, subtree=subtree)
     else:
         search = producer(inv, earlier, subtree) if inv.arg_roots is None else None
-    if search is None or any(".." in literal_or_text(w).split("/") for w in partial):
-        return None  # `{}/..` reaches above what was found
-    if partial:  # `{}.bak`, `{/}`: not the path found, but something under the start
-        search = replace(search, expr=None, subtree=True)
+    if search is None:
+        return None
     others = [w for w in operands if w not in runtime and w not in partial]
+    built = [_built_on(w) for w in partial]
+    if any(b is None or b != ("", 0) for b in built):
+        return _above(inv, search, others, built)
+    if partial:  # `{}/x`: not the path found, but something under the start
+        search = replace(search, expr=None, subtree=True)
     base = search.base
     temp = base is not None and all(is_temp_path(resolve(base, s)) for s in search.starts if s)
     targets = Targets(
@@ -256,6 +301,30 @@ def _chosen(
         and search.starts != ("",)
         and all(is_temp_literal(w, inv.cwd) for w in others),
         search=search,
+    )
+    return make_finding(RM_UNKNOWN, inv, targets)
+
+
+def _above(
+    inv: Invocation, search: Search, others: list[Word], built: list[tuple[str, int] | None]
+) -> Finding:
+    """rm of words that name something beside or above what the search found (`{}.bak`,
+    `{}/../..`): everything under the highest place each can reach from a start path, or
+    anything at all when a word does not start at the found path."""
+    known = [b for b in built if b is not None]
+    paths = tuple(literal_or_text(w) for w in others)
+    if len(known) < len(built):
+        return make_finding(RM_UNKNOWN, inv, Targets("files", paths=paths, unknown=True))
+    tops = sorted({_reach(s, glued, ups) for s in search.starts for glued, ups in known})
+    wide = Search(tuple(tops), search.base, None, subtree=True, tool=search.tool)
+    base = search.base
+    temp = base is not None and all(is_temp_path(resolve(base, t)) for t in tops)
+    targets = Targets(
+        "files",
+        paths=paths,
+        unknown=any(known_path(w) is None for w in others),
+        temp_only=temp and all(is_temp_literal(w, inv.cwd) for w in others),
+        search=wide,
     )
     return make_finding(RM_UNKNOWN, inv, targets)
 
@@ -302,24 +371,9 @@ def _rm(
 
 
 def find_start_paths(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
-    """Split find's arguments into (start paths, expression)."""
-    i = 0
-    while i < len(words):
-        lit = words[i].literal() or ""
-        if lit in ("-H", "-L", "-P") or (lit.startswith("-O") and len(lit) > 2):
-            i += 1
-        elif lit == "-D":
-            i += 2
-        else:
-            break
-    starts: list[Word] = []
-    while i < len(words):
-        value = words[i].literal()
-        if value is not None and (value.startswith("-") or value in ("(", "!", ",")):
-            break
-        starts.append(words[i])
-        i += 1
-    return starts, list(words[i:])
+    """Split find's arguments into (start paths, expression), as GNU find does."""
+    first, end, _ = find_layout([w.literal() for w in words])
+    return list(words[first:end]), list(words[end:])
 
 
 def find_deletes(expression: list[Word]) -> bool:
@@ -378,20 +432,20 @@ def _rsync(inv: Invocation) -> list[Finding]:
     literals = [w.literal() or "" for w in words]
     if not any(lit.split("=", 1)[0] in RSYNC_DELETE for lit in literals):
         return []
-    if any(
-        lit in ("-n", "--dry-run") or (lit[:2] != "--" and lit[:1] == "-" and "n" in lit)
-        for lit in literals
-    ):
-        return []
     operands: list[Word] = []
+    options: list[str] = []
     skip = False
     for word, lit in zip(words, literals, strict=True):
-        if skip:
+        if skip:  # the value of -f, --exclude...: `-f '- node_modules'` is no option
             skip = False
         elif lit in _RSYNC_VALUE:
             skip = True
         elif not lit.startswith("-") or word.literal() is None:
             operands.append(word)
+        else:
+            options.append(lit)
+    if any(lit == "--dry-run" or re.fullmatch(r"-[a-zA-Z]*n[a-zA-Z]*", lit) for lit in options):
+        return []
     if len(operands) < 2:
         return []
     dest = operands[-1]

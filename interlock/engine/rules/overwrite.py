@@ -18,13 +18,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from interlock.engine.findings import Finding
+from interlock.engine.findings import Finding, RuleInfo, Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import copies, editors, extract
 from interlock.engine.rules.args import parse_args, spec
 from interlock.engine.rules.common import catalog, make_finding, rule
 from interlock.engine.rules.targets import file_targets, instead_for, pipe_before, reads_file
-from interlock.shell.model import Redirect
+from interlock.shell.model import Redirect, Word
 
 REDIRECT = rule(
     "overwrite.redirect",
@@ -61,7 +61,7 @@ TRUNCATE = rule(
     "in a repository only a file with unsaved work counts",
 )
 
-_WRITES = frozenset((">", ">|", "&>", ">&"))
+_WRITES = frozenset((">", ">|", "&>", ">&", "<>"))
 _TEE = spec(long_flags="append ignore-interrupts output-error help version")
 _TRUNCATE = spec(short_value="sr", long_value="size reference", long_flags="no-create io-blocks")
 _FALLOCATE = spec(
@@ -75,6 +75,8 @@ _ECHO_FLAGS = frozenset(("-n", "-e", "-E", "-ne", "-en", "-nE", "-En"))
 def _is_write(redirect: Redirect) -> bool:
     if redirect.op not in _WRITES or redirect.target is None or redirect.heredoc is not None:
         return False
+    if redirect.op == "<>" and redirect.fd in (None, 0):
+        return False  # `<> f`: stdin opened for reading and writing, nothing written to it
     value = redirect.target.literal()
     if redirect.op == ">&" and value is not None and (value.isdigit() or value == "-"):
         return False  # 2>&1: a copy of a descriptor
@@ -116,19 +118,29 @@ def _is_own(inv: Invocation, redirect: Redirect) -> bool:
 
 
 def _content(inv: Invocation, redirect: Redirect, earlier: Sequence[Invocation]) -> str:
-    """What a write redirect puts in its file: `empty`, `self` (from the file itself) or `new`."""
+    """What a write redirect puts in its file: `empty`, `self` (emptied, then read by the
+    command: any descriptor, `sort f 2> f` too), `inplace` (`N<> f`: written over in place
+    while the command reads it), `unchanged` (`: 3<> f`) or `new`."""
+    inplace = redirect.op == "<>"
     if inv.name == "exec" and len(inv.argv) == 1:
         # `exec > log`: the rest of the shell's output goes there; `exec 3> f` only empties it
-        return "empty" if redirect.fd not in (None, 1, 2) and redirect.op != "&>" else "new"
+        truncates = redirect.fd not in (None, 1, 2) and redirect.op != "&>" and not inplace
+        return "empty" if truncates else "new"
     if is_empty_producer(inv) and _is_own(inv, redirect):
-        return "empty"
-    path = redirect.target.literal() if redirect.target is not None else None
-    stdout = redirect.fd in (None, 1) or redirect.op == "&>"
-    if path is not None and stdout:
+        return "unchanged" if inplace else "empty"
+    path = None if redirect.target is None else _key(redirect.target)
+    if path is not None:
         feeders = [inv, *pipe_before(inv, earlier)]
         if any(reads_file(e, inv.cwd, path) for e in feeders):
-            return "self"
+            return "inplace" if inplace else "self"
     return "new"
+
+
+def _key(word: Word) -> str:
+    """A path to compare with what the command reads: its value, or its text when it is
+    known only at run time (`sort "$F" > "$F"` reads and empties the same file)."""
+    value = word.literal()
+    return value if value is not None else word.text
 
 
 def _shown(inv: Invocation, redirect: Redirect) -> str:
@@ -145,6 +157,8 @@ def _redirects(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
         if not _is_write(redirect) or redirect.target is None:
             continue
         content = _content(inv, redirect, earlier)
+        if content == "unchanged":
+            continue
         text = _shown(inv, redirect)
         git = extract.git_content_over(inv, redirect, earlier) if content == "new" else None
         if git is not None:
@@ -154,13 +168,22 @@ def _redirects(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
         if targets is None:
             continue
         info = TRUNCATE if content == "empty" else REDIRECT
-        instead = instead_for(info.instead, targets)
-        finding = make_finding(info, inv, targets, instead=instead)
-        if content == "self":
-            reason = "the shell empties the file before the command reads it: what it held is gone"
-            finding = make_finding(info, inv, targets, reason=reason, instead=instead)
+        finding = _found(info, inv, targets, reason=_REASONS.get(content))
         findings.append(replace(finding, text=text))
     return findings
+
+
+def _found(info: RuleInfo, inv: Invocation, targets: Targets, reason: str | None = None) -> Finding:
+    """A finding whose advice names its one file, ready to paste (`cp ./-x ./-x.bak`)."""
+    instead = instead_for(info.instead, targets)
+    return make_finding(info, inv, targets, reason=reason, instead=instead)
+
+
+_REASONS = {
+    "self": "the shell empties the file before the command reads it: what it held is gone",
+    "inplace": "the command writes over the file in place while it reads it: what it held is "
+    "overwritten",
+}
 
 
 def _stdin_empty(inv: Invocation, earlier: Sequence[Invocation]) -> bool:
@@ -184,24 +207,24 @@ def _tee(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
         return []
     if _stdin_empty(inv, earlier):
         targets = file_targets(files, inv.cwd, follows=True)
-        return [] if targets is None else [make_finding(TRUNCATE, inv, targets)]
+        return [] if targets is None else [_found(TRUNCATE, inv, targets)]
     feeders = pipe_before(inv, earlier)
     git = [w for e in feeders for w in extract.git_content_into(e, inv, files)]
     findings: list[Finding] = []
     targets = file_targets(git, inv.cwd, follows=True)
     if targets is not None:
-        findings.append(make_finding(extract.GIT_CONTENT, inv, targets))
+        findings.append(_found(extract.GIT_CONTENT, inv, targets))
     files = [w for w in files if w not in git]
-    own = [w for w in files if any(reads_file(e, inv.cwd, w.literal() or "") for e in feeders)]
+    own = [w for w in files if any(reads_file(e, inv.cwd, _key(w)) for e in feeders)]
     if own:
         targets = file_targets(own, inv.cwd, follows=True)
         reason = "tee empties the file while the command before it may still be reading it"
         if targets is not None:
-            findings.append(make_finding(REDIRECT, inv, targets, reason=reason))
+            findings.append(_found(REDIRECT, inv, targets, reason=reason))
     rest = [w for w in files if w not in own]
     targets = file_targets(rest, inv.cwd, creates=True, follows=True)
     if targets is not None:
-        findings.append(make_finding(REDIRECT, inv, targets))
+        findings.append(_found(REDIRECT, inv, targets))
     return findings
 
 
@@ -216,7 +239,7 @@ def _truncate(inv: Invocation) -> list[Finding]:
     # `-s 0`, `-s -10`, `-s <1K`, `-r ref` may cut any file short; `-s 10M` mostly makes one
     shrinks = value is None or value[:1] in "-</" or value.rstrip("KMGTPEZYkBib").strip("0") == ""
     targets = file_targets(args.operands(), inv.cwd, creates=not shrinks, follows=True)
-    return [] if targets is None else [make_finding(TRUNCATE, inv, targets)]
+    return [] if targets is None else [_found(TRUNCATE, inv, targets)]
 
 
 def _fallocate(inv: Invocation) -> list[Finding]:
@@ -224,7 +247,7 @@ def _fallocate(inv: Invocation) -> list[Finding]:
     if not args.has("-p", "--punch-hole", "-c", "--collapse-range", "-z", "--zero-range"):
         return []
     targets = file_targets(args.operands()[-1:], inv.cwd, follows=True)
-    return [] if targets is None else [make_finding(TRUNCATE, inv, targets)]
+    return [] if targets is None else [_found(TRUNCATE, inv, targets)]
 
 
 def _sponge(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
@@ -234,21 +257,21 @@ def _sponge(inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
     if any(w.literal() in ("-a", "--append") for w in words) or len(words) != 1:
         return []
     target = words[0]
-    path = target.literal() or ""
+    path = _key(target)
     if _stdin_empty(inv, earlier):
         found = file_targets((target,), inv.cwd, follows=True)
-        return [] if found is None else [make_finding(TRUNCATE, inv, found)]
+        return [] if found is None else [_found(TRUNCATE, inv, found)]
     feeders = pipe_before(inv, earlier)
     readers = [e for e in feeders if reads_file(e, inv.cwd, path)]
     if readers and any(_drops_lines(e) for e in feeders):
         found = file_targets((target,), inv.cwd, follows=True)
         reason = "sponge writes back the file with the lines its filter dropped gone"
         deletes = catalog()["overwrite.edit-deletes"]
-        return [] if found is None else [make_finding(deletes, inv, found, reason=reason)]
+        return [] if found is None else [_found(deletes, inv, found, reason=reason)]
     if readers:
         return []  # an edit of the file's own lines, like sed -i 's/a/b/'
     found = file_targets((target,), inv.cwd, creates=True, follows=True)
-    return [] if found is None else [make_finding(REDIRECT, inv, found)]
+    return [] if found is None else [_found(REDIRECT, inv, found)]
 
 
 def _drops_lines(inv: Invocation) -> bool:

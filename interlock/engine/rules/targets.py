@@ -10,13 +10,12 @@ its own cwd), and `pipe_before()` finds the commands feeding a pipeline element:
 from __future__ import annotations
 
 import posixpath
-import shlex
 from collections.abc import Sequence
 
 from interlock.engine.findings import Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import known_path, literal_or_text
-from interlock.engine.rules.common import resolve
+from interlock.engine.rules.common import resolve, shell_path
 from interlock.engine.rules.fs import in_git_dir, is_temp_literal, is_temp_var
 from interlock.shell.model import Word
 
@@ -46,11 +45,12 @@ def file_targets(
     """The files named by `words`, or None when none is left to judge.
 
     A write that may be creating its file, to a path known only at run time (`> "$OUT"`),
-    is not judged: it reads as a new file, like any write by text alone.
+    is not judged: it reads as a new file, like any write by text alone. A glob is known: the
+    shell expands it to the files it matches (`echo x > *.log` writes over the one there).
     """
     kept = [w for w in words if not is_temp_var(w) and not is_dev_path(w) and not in_git_dir(w)]
     if creates:
-        kept = [w for w in kept if known_path(w) is not None and not w.has_glob]
+        kept = [w for w in kept if known_path(w) is not None]
     if not kept:
         return None
     return Targets(
@@ -69,7 +69,7 @@ def instead_for(instead: str, targets: Targets) -> str:
     """A rule's advice with FILE replaced by the one file it is about, when there is one."""
     if len(targets.paths) != 1 or targets.unknown or "FILE" not in instead:
         return instead
-    return instead.replace("FILE", shlex.quote(targets.paths[0]))
+    return instead.replace("FILE", shell_path(targets.paths[0]))
 
 
 def same_file(cwd_a: str | None, a: str, cwd_b: str | None, b: str) -> bool:
@@ -80,20 +80,31 @@ def same_file(cwd_a: str | None, a: str, cwd_b: str | None, b: str) -> bool:
 
 
 def reads_file(inv: Invocation, cwd: str | None, path: str) -> bool:
-    """Whether `inv` reads the file `path` (relative to `cwd`): as an operand or as `< path`."""
+    """Whether `inv` reads the file `path` (relative to `cwd`): as an operand or as `< path`.
+    A path known only at run time (`"$F"`) is read by a word of the same text in the same
+    directory (`sort "$F" > "$F"`)."""
     for redirect in inv.redirects:
-        target = redirect.target.literal() if redirect.target is not None else None
-        if redirect.op == "<" and target is not None and same_file(inv.cwd, target, cwd, path):
+        target = _path_of(redirect.target, inv.cwd, cwd, path)
+        reads = redirect.op == "<" or (redirect.op == "<>" and redirect.fd in (None, 0))
+        if reads and target is not None and same_file(inv.cwd, target, cwd, path):
             return True
     if inv.name in _NON_READERS or inv.name is None:
         return False
     for word in inv.argv[1:]:
-        value = word.literal()
+        value = _path_of(word, inv.cwd, cwd, path)
         if value is None or value.startswith("-"):
             value = value.split("=", 1)[1] if value and "=" in value else None
         if value and same_file(inv.cwd, value, cwd, path):
             return True
     return False
+
+
+def _path_of(word: Word | None, cwd: str | None, at: str | None, path: str) -> str | None:
+    """The word's value; for a word known only at run time, `path` when it is the same text
+    in the same directory (the same file, whatever it turns out to be)."""
+    if word is None or word.literal() is not None:
+        return None if word is None else word.literal()
+    return path if word.text == path and cwd == at else None
 
 
 def pipe_before(inv: Invocation, earlier: Sequence[Invocation]) -> list[Invocation]:

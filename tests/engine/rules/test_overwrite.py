@@ -7,6 +7,11 @@ tree side (which file really holds unsaved work) is in tests/engine/test_precisi
 
 from __future__ import annotations
 
+import os
+import shlex
+import subprocess
+from pathlib import Path
+
 import pytest
 
 from interlock.engine.analysis import analyse
@@ -377,3 +382,357 @@ def test_sed_script_deletion_is_read_from_its_commands(script, quiet, deletes):
 )
 def test_ex_scripts_delete_only_when_they_write_the_file(commands, deletes):
     assert (ex_deletes(commands) is not None) is deletes, commands
+
+
+# Every descriptor a redirection empties is emptied before the command reads the file, and
+# `N<>` writes over the file in place; each case is run in real bash to show what it destroys.
+SELF_DESTROYING = [
+    "sort f.txt 2> f.txt",
+    "sort f.txt 3> f.txt",
+    "sort f.txt 2>| f.txt",
+    "sort f.txt &> f.txt",
+    "sort f.txt >& f.txt",
+    "sort < f.txt 9> f.txt",
+    "cat f.txt | sort 2> f.txt",
+    "sed s/one/1/ f.txt 1<> f.txt",
+    "tail -n 1 f.txt 1<> f.txt",
+    "sed s/one/1/ f.txt 2<> f.txt >&2",
+]
+
+
+@pytest.mark.parametrize("command", SELF_DESTROYING)
+def test_a_redirection_of_any_descriptor_over_a_file_the_command_reads_is_a_discard(
+    command, tmp_path
+):
+    (tmp_path / "f.txt").write_text("one\ntwo\n")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, check=False)
+    assert (tmp_path / "f.txt").read_text() != "one\ntwo\n"  # real bash destroyed it
+    (finding,) = [f for f in text_alone(command) if f.rule == "overwrite.redirect"]
+    assert finding.targets is not None and finding.targets.paths == ("f.txt",)
+    assert not finding.targets.creates
+    assert "before the command reads it" in finding.reason or "in place" in finding.reason
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sort f.txt <> f.txt",  # stdin opened read-write: nothing is written to it
+        "sort 0<> f.txt",
+        ": 3<> f.txt",  # opened, never written, never cut short
+        "true 1<> f.txt",
+        "sort f.txt 2>> f.txt",
+        "sort f.txt &>> f.txt",
+        "sort f.txt 2>&1",
+    ],
+)
+def test_a_redirection_that_neither_empties_nor_writes_the_file_it_reads_is_no_discard(
+    command, tmp_path
+):
+    (tmp_path / "f.txt").write_text("one\ntwo\n")
+    subprocess.run(["bash", "-c", command], cwd=tmp_path, capture_output=True, check=False)
+    assert (tmp_path / "f.txt").read_text().startswith("one\ntwo\n")
+    assert text_alone(command) == []
+
+
+def test_a_read_write_redirection_of_output_may_write_over_an_existing_file():
+    (finding,) = raw("echo hi 1<> notes.md")
+    assert finding.rule == "overwrite.redirect" and finding.targets is not None
+    assert finding.targets.creates and finding.targets.paths == ("notes.md",)
+    (opened,) = raw("exec 3<> notes.md")  # later writes to fd 3 land in it; never emptied
+    assert opened.rule == "overwrite.redirect" and opened.targets is not None
+    assert opened.targets.creates
+
+
+@pytest.mark.parametrize(
+    ("command", "pasted"),
+    [
+        ("> 'my notes.md'", "'my notes.md'"),
+        (": > -x.md", "./-x.md"),
+        ('truncate -s 0 "it\'s.md"', "'it'\"'\"'s.md'"),
+        ("> $'a\\nb.md'", "'a\nb.md'"),
+    ],
+)
+def test_the_advice_names_the_file_as_one_word_to_paste(command, pasted, tmp_path):
+    (finding,) = text_alone(command)
+    assert f"cp {pasted} {pasted}.bak" in finding.instead
+    path = tmp_path / shlex.split(pasted)[0]
+    path.write_text("work")
+    copy = finding.instead.split("(", 1)[1].split(")", 1)[0]
+    subprocess.run(["bash", "-c", copy], cwd=tmp_path, check=True)
+    assert (tmp_path / (shlex.split(pasted)[0] + ".bak")).read_text() == "work"
+
+
+# --- in a real repository: targets named by a glob or known only at run time -------------
+
+
+def lost_in(command: str, cwd: Path) -> set[str]:
+    found = evaluate(command, str(cwd), mode="blocking").result.findings
+    return {os.path.relpath(p, cwd) for f in found if f.kind == "discard" for p in f.lost}
+
+
+@pytest.fixture
+def notes(git_repo: Path) -> Path:
+    """notes.md untracked (unsaved), README.md committed and clean."""
+    (git_repo / "notes.md").write_text("my notes\n")
+    return git_repo
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ": > n*.md",
+        "truncate -s 0 n*.md",
+        "tee n*.md < /dev/null",
+        "cp /dev/null n?tes.md",
+        "echo x > n*.md",  # new content, but the glob names the file that is there
+        "sort README.md > [n]otes.md",
+    ],
+)
+def test_a_glob_names_the_files_it_matches_now(command: str, notes: Path) -> None:
+    assert lost_in(command, notes) == {"notes.md"}
+    subprocess.run(["bash", "-c", command], cwd=notes, capture_output=True, check=False)
+    assert (notes / "notes.md").read_text() != "my notes\n"  # the shell expanded it
+
+
+@pytest.mark.parametrize("command", [": > x*.md", "echo x > R*.md", "truncate -s 0 *.none"])
+def test_a_glob_that_matches_no_unsaved_file_is_no_discard(command: str, notes: Path) -> None:
+    assert lost_in(command, notes) == set()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ': > "$F"',
+        'truncate -s 0 "$F"',
+        'tee "$F" < /dev/null',
+        'cp /dev/null "$F"',
+        'sort "$F" > "$F"',
+        'sort < "$F" 2> "$F"',
+        'grep -v x "$F" | sponge "$F"',
+        'sed s/a/b/ "$F" | tee "$F"',
+    ],
+)
+def test_a_single_file_known_only_at_run_time_may_be_any_unsaved_file(
+    command: str, notes: Path
+) -> None:
+    assert "notes.md" in lost_in(command, notes)
+    assert text_alone(command) != []
+
+
+@pytest.mark.parametrize(
+    "command", ['sort "$F" > "$G"', 'grep x "$F" | sponge "$G"', 'cat "$F" > "$OUT"']
+)
+def test_a_write_to_a_path_known_only_at_run_time_is_read_as_a_new_file(
+    command: str, notes: Path
+) -> None:
+    assert text_alone(command) == [] and lost_in(command, notes) == set()
+
+
+# --- what each redirection and producer is read as (pinned one by one) ---------------------
+
+
+def rules_raw(command: str) -> list[str]:
+    return [f.rule for f in raw(command)]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sort <> notes.md",
+        "sort 0<> notes.md",
+        "sort notes.md >&-",
+        "sort notes.md 2>&-",
+        "sort notes.md 2>&1",
+        "sort notes.md >&2",
+        "sort notes.md 1>&2",
+    ],
+)
+def test_descriptors_copied_closed_or_opened_for_reading_write_no_file(command):
+    assert raw(command) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "path"),
+    [("echo x > -", "-"), ("echo x > 2", "2"), ("echo x >& out.txt", "out.txt")],
+)
+def test_a_file_named_like_a_descriptor_is_written_as_a_file(command, path):
+    (finding,) = raw(command)
+    assert finding.rule == "overwrite.redirect" and finding.targets is not None
+    assert finding.targets.paths == (path,) and finding.targets.creates
+    assert finding.targets.follows  # `>` writes through a symlink to what it points to
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "false > notes.md",
+        "echo -n '' > notes.md",
+        "echo -n -e > notes.md",
+        "printf %s > notes.md",
+        "printf '%s' '' > notes.md",
+        "printf '' '' '' > notes.md",
+        "cat /dev/null /dev/null > notes.md",
+        "tail -n 0 other.md > notes.md",
+        "head --lines=0 other.md > notes.md",
+        "tee notes.md <<'EOF'\nEOF",
+        "tee notes.md 0<<'EOF'\nEOF",
+        "tee notes.md <<< ''",
+    ],
+)
+def test_a_producer_of_nothing_empties_the_file(command):
+    assert rules_of(command) == {"overwrite.truncate"}, text_alone(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo -e > notes.md",  # a new line
+        "echo -n x > notes.md",
+        "echo x -n > notes.md",
+        "printf x '' > notes.md",
+        "printf '%s' x > notes.md",
+        "printf '%s\\n' > notes.md",
+        "cat /dev/null other.md > notes.md",
+        "cat < other.md > notes.md",
+        "cat 2> /dev/null > notes.md",
+        "tail -n 1 other.md > notes.md",
+        "tee notes.md < other.md",
+        "ls | tee notes.md 2> /dev/null",
+        "tee notes.md <<'EOF'\nx\nEOF",
+        "tee notes.md 3<<'EOF'\nEOF",
+        "tee notes.md <<< x",
+    ],
+)
+def test_a_producer_of_content_writes_a_file_it_may_be_creating(command):
+    assert text_alone(command) == []
+    findings = [f for f in raw(command) if f.rule.startswith("overwrite.")]
+    assert findings and all(f.rule == "overwrite.redirect" for f in findings)
+    assert all(f.targets is not None and f.targets.creates for f in findings)
+
+
+@pytest.mark.parametrize(
+    ("command", "rule_id"),
+    [
+        ("exec > log.txt", "overwrite.redirect"),  # the rest of the shell's output
+        ("exec 1> log.txt", "overwrite.redirect"),
+        ("exec 2> log.txt", "overwrite.redirect"),
+        ("exec &> log.txt", "overwrite.redirect"),
+        ("exec 3<> log.txt", "overwrite.redirect"),
+        ("exec 0> log.txt", "overwrite.truncate"),  # nothing is written to it: only emptied
+        ("exec 3> log.txt", "overwrite.truncate"),
+        ("exec 9>| log.txt", "overwrite.truncate"),
+    ],
+)
+def test_exec_redirections_write_the_shells_output_or_only_empty_the_file(command, rule_id):
+    (finding,) = raw(command)
+    assert finding.rule == rule_id and finding.targets is not None
+    assert finding.targets.creates is (rule_id == "overwrite.redirect")
+
+
+def test_the_reason_says_how_the_file_the_command_reads_is_destroyed():
+    (emptied,) = text_alone("sort notes.md 2> notes.md")
+    assert emptied.reason.startswith("the shell empties the file before the command reads it")
+    (overwritten,) = text_alone("sed s/a/b/ notes.md 1<> notes.md")
+    assert overwritten.reason.startswith("the command writes over the file in place")
+    assert text_alone(": 3<> notes.md") == [] and raw(": 3<> notes.md") == []
+
+
+def test_a_quoted_file_name_read_and_written_is_the_same_file():
+    (finding,) = text_alone("sort 'my notes.md' > 'my notes.md'")
+    assert finding.rule == "overwrite.redirect" and finding.targets is not None
+    assert finding.targets.paths == ("my notes.md",)
+
+
+def test_the_finding_shows_the_command_with_its_own_redirection():
+    (finding,) = text_alone("sort notes.md > notes.md")
+    assert finding.text == "sort notes.md > notes.md"
+    (fd,) = text_alone("sort notes.md 2> notes.md")
+    assert fd.text == "sort notes.md 2> notes.md"
+
+
+def test_git_content_written_over_its_file_is_reported_once():
+    assert rules_raw("git show HEAD:src/app.py > src/app.py") == ["overwrite.git-content"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "tee --help",
+        "tee -a notes.md < /dev/null",
+        "tee --append notes.md < /dev/null",
+        "truncate notes.md",  # no size: truncate refuses
+        "truncate --help -s 0 notes.md",
+        "truncate -s +1M disk.img",
+        "truncate -s '>1M' disk.img",
+        "truncate -s %4K disk.img",
+        "fallocate --punch-hole -l 4096",  # no file
+        "fallocate -l 1M disk.img",
+        "ls | sponge -a notes.md",
+        "ls | sponge --append notes.md",
+        "ls | sponge -a",
+        "ls | sponge --append",
+        "ls | sponge a.md b.md",
+        "sed s/a/b/ notes.md | sponge notes.md",  # an edit of its own lines
+        "sort notes.md | sponge notes.md",
+        "sort -r notes.md | sponge notes.md",
+        "sed -u s/a/b/ notes.md | sponge notes.md",
+    ],
+)
+def test_options_and_forms_that_write_nothing_over_a_file_make_no_finding(command):
+    assert [f for f in raw(command) if f.rule.startswith("overwrite.")] == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "grep -v x notes.md | sponge notes.md",
+        "egrep -v x notes.md | sponge notes.md",
+        "fgrep -v x notes.md | sponge notes.md",
+        "rg -v x notes.md | sponge notes.md",
+        "head -n 5 notes.md | sponge notes.md",
+        "tail -n 5 notes.md | sponge notes.md",
+        "uniq notes.md | sponge notes.md",
+        "comm -12 notes.md other.md | sponge notes.md",
+        "cut -c1-10 notes.md | sponge notes.md",
+        "sort -u notes.md | sponge notes.md",
+        "sort --unique notes.md | sponge notes.md",
+        "sort -uf notes.md | sponge notes.md",
+        "grep -v x notes.md | cat | sponge notes.md",
+        "cat notes.md | grep -v x | sponge -- notes.md",
+    ],
+)
+def test_sponge_over_a_filter_that_drops_lines_of_the_file_deletes_from_it(command):
+    (finding,) = raw(command)
+    assert finding.rule == "overwrite.edit-deletes" and finding.targets is not None
+    assert finding.targets.paths == ("notes.md",) and finding.targets.follows
+
+
+@pytest.mark.parametrize(
+    ("command", "rule_id", "creates"),
+    [
+        ("tee notes.md < /dev/null", "overwrite.truncate", False),
+        ("git show HEAD:notes.md | tee notes.md", "overwrite.git-content", False),
+        ("sed s/a/b/ notes.md | tee notes.md", "overwrite.redirect", False),
+        ("ls | tee notes.md", "overwrite.redirect", True),
+        ("truncate -s 0 notes.md", "overwrite.truncate", False),
+        ("fallocate -p -o 0 -l 4096 notes.md", "overwrite.truncate", False),
+        (": | sponge -- notes.md", "overwrite.truncate", False),
+        ("ls | sponge notes.md", "overwrite.redirect", True),
+        ("true | echo x | tee notes.md", "overwrite.redirect", True),  # echo's output
+    ],
+)
+def test_each_write_names_its_file_and_writes_through_a_link(command, rule_id, creates):
+    (finding,) = [f for f in raw(command) if f.rule.startswith("overwrite.")]
+    assert finding.rule == rule_id and finding.targets is not None
+    assert finding.targets.paths == ("notes.md",)
+    assert finding.targets.follows and finding.targets.creates is creates
+
+
+def test_fallocate_names_its_one_file_by_the_last_word():
+    (finding,) = raw("fallocate --punch-hole -l 4096 a.bin notes.md")
+    assert finding.targets is not None and finding.targets.paths == ("notes.md",)
+
+
+def test_a_redirection_of_another_descriptor_leaves_tee_reading_its_pipe():
+    assert rules_of(": | tee notes.md 2> /dev/null") == {"overwrite.truncate"}
+    assert rules_of(": | tee notes.md 2> err.log") == {"overwrite.truncate"}

@@ -145,10 +145,15 @@ rule(
 rule(
     "git.update-ref-move",
     "discard",
-    "git update-ref moves a branch ref",
-    "moving a branch (or HEAD) to another commit leaves the commits only it held unreferenced",
+    "git update-ref moves a ref (a branch, HEAD, a tag)",
+    "moving a branch, HEAD or a tag to another commit leaves the commits only it held "
+    "unreferenced, as git branch -f, git reset and git tag -f do",
     "git branch NEW-NAME REV (a new branch), keeping the old one",
-    ("git update-ref refs/heads/main HEAD~3",),
+    (
+        "git update-ref refs/heads/main HEAD~3",
+        "git update-ref HEAD HEAD~1",
+        "git update-ref refs/tags/v1 HEAD~1",
+    ),
     ("git update-ref refs/remotes/origin/x HEAD",),
 )
 rule(
@@ -327,28 +332,25 @@ def _prune(call: GitCall, args: Args) -> list[Finding]:
 
 
 def _update_ref(call: GitCall, args: Args) -> list[Finding]:
+    """`update-ref -d REF` deletes a ref, `update-ref REF NEW` moves (or creates) it: refs
+    (REF, NEW), or (REF,) when NEW is only known at run time, or () when REF is; `--stdin`
+    reads any of these at run time."""
     operands = args.operands()
     if args.has("--stdin") or call.inv.extra_args:
         targets = Targets("commits", unknown=True, git_dir_flag=call.elsewhere)
-        rule_id = "git.update-ref-delete"
-        return [git_finding(rule_id, call, targets)]
-    if not operands:
-        return []
-    ref = literal_or_text(operands[0])
-    if operands[0].literal() is not None and ref.startswith(_REFETCHABLE):
-        return []
-    targets = Targets(
-        "commits",
-        refs=(ref,),
-        unknown=operands[0].literal() is None,
-        git_dir_flag=call.elsewhere,
-    )
-    if args.has("-d"):
         return [git_finding("git.update-ref-delete", call, targets)]
-    is_branch = ref == "HEAD" or ref.startswith(("refs/heads/", "refs/interlock/"))
-    if len(operands) >= 2 and (is_branch or operands[0].literal() is None):
-        return [git_finding("git.update-ref-move", call, targets)]
-    return []
+    deleting = args.has("-d")
+    if len(operands) < (1 if deleting else 2):
+        return []  # git refuses: a usage error
+    ref = operands[0].literal()
+    if ref is not None and ref.startswith(_REFETCHABLE):
+        return []
+    new = None if deleting else operands[1].literal()
+    refs = () if ref is None else (ref,) if deleting or new is None else (ref, new)
+    unknown = ref is None or (not deleting and new is None)
+    targets = Targets("commits", refs=refs, unknown=unknown, git_dir_flag=call.elsewhere)
+    rule_id = "git.update-ref-delete" if deleting else "git.update-ref-move"
+    return [git_finding(rule_id, call, targets)]
 
 
 def _rewrite(call: GitCall, args: Args) -> list[Finding]:

@@ -164,8 +164,9 @@ def parse_git(inv: Invocation, assume_git: bool = False) -> GitCall | None:
     for opt in parsed.opts:
         if opt.name == "-C":
             cwd = join_cwd(cwd, opt.value) if opt.value != "" else cwd
+            elsewhere = elsewhere or opt.value is None  # `-C "$d"`: any repository at all
         elif opt.name == "-c":
-            config.append(option_pair(opt.value, opt.text))
+            config.append(option_pair(opt.value, opt.prefix))
         elif opt.name == "--config-env":
             key = (opt.value or "").rsplit("=", 1)[0] if opt.value is not None else None
             config.append((key.strip().lower(), None) if key is not None else ("", None))

@@ -174,6 +174,9 @@ READ_TREE = spec(
 )
 
 _REV_ONLY = r"^(HEAD|@)$"
+# What no ref name holds (git check-ref-format): a component starting with `.`, an empty
+# component, a glob character.
+_NEVER_A_REF = re.compile(r"(^|/)\.|//|[*?\[]")
 _EXTENSION = r"\.[A-Za-z_][A-Za-z0-9_-]{0,9}$"
 # Extensionless names that are files far more often than branches.
 _KNOWN_FILES = frozenset(
@@ -186,9 +189,9 @@ _KNOWN_FILES = frozenset(
 def looks_like_path(word: Word) -> bool:
     """Whether a `git checkout X` operand reads as a path rather than a branch.
 
-    A path: `.`, `./x`, `../x`, `/x`, `x/`, a glob, pathspec magic (`:/`, `:(top)`), a file
-    name with an extension (`app.py`, `feature/a.py`), a dotfile, a well-known extensionless
-    file (`Makefile`). A bare or slashed word (`main`, `origin/main`, `feature/x`, `v1.2.3`)
+    A path: `.`, `./x`, `../x`, `/x`, `x/`, a glob (quoted too), pathspec magic (`:/`,
+    `:(top)`), what no ref name can be (`src/.`, `src//lib`, `a/.hidden`), a file name with an
+    extension (`app.py`, `feature/a.py`), a well-known extensionless file (`Makefile`). A bare or slashed word (`main`, `origin/main`, `feature/x`, `v1.2.3`)
     reads as a branch, tag or revision.
     """
     text = literal_or_text(word)
@@ -196,11 +199,11 @@ def looks_like_path(word: Word) -> bool:
         return True
     if text.startswith(("./", "../", "/", ":/", ":(", "~/")) or text.endswith("/"):
         return True
+    if word.literal() is not None and _NEVER_A_REF.search(text):
+        return True  # `src/.`, `src//lib`, `.env`, a quoted glob: git reads a pathspec
     if any(c in text for c in "~^@{") and word.literal() is not None:
         return False
-    base = text.rstrip("/").rsplit("/", 1)[-1]
-    if base.startswith(".") and len(base) > 1:
-        return True
+    base = text.rsplit("/", 1)[-1]
     return bool(re.search(_EXTENSION, base)) or base in _KNOWN_FILES
 
 
@@ -229,7 +232,13 @@ def _reset(call: GitCall, args: Args) -> list[Finding]:
     refs: tuple[str, ...] = ()
     if rev is not None and not re.match(_REV_ONLY, literal_or_text(rev)):
         refs = (literal_or_text(rev),)
-    targets = Targets("tracked", whole_tree=True, refs=refs, git_dir_flag=call.elsewhere)
+    targets = Targets(
+        "tracked",
+        whole_tree=True,
+        refs=refs,
+        unknown=rev is not None and rev.literal() is None,  # `reset --hard "$R"`: any commit
+        git_dir_flag=call.elsewhere,
+    )
     target = refs[0] if refs else "HEAD"
     instead = (
         "git stash push -m 'before reset' (keeps your changes recoverable), "

@@ -431,14 +431,16 @@ class Judge:
                 c for ref in refs or ("HEAD",) for c in self._commits_left_behind(loc, facts, ref)
             ]
             return lost
-        if rule == "git.update-ref-move":
+        full = rule.startswith("git.update-ref")
+        if rule in ("git.update-ref-move", "git.branch-force-move"):  # (REF, NEW)
             if not refs:  # the ref itself is named at run time
                 return self._any_ref_lost(loc, rule)
-            return self._moved_off(loc, refs[0], refs[1] if len(refs) > 1 else None)
+            name = refs[0] if full or refs[0].startswith("refs/") else f"refs/heads/{refs[0]}"
+            return self._moved_off(loc, name, refs[1] if len(refs) > 1 else None)
         lost = []
         for ref in refs:
-            full = rule.startswith("git.update-ref") or ref.startswith("refs/")
-            lost += self._moved_off(loc, ref if full else f"refs/heads/{ref}", None)
+            name = ref if full or ref.startswith("refs/") else f"refs/heads/{ref}"
+            lost += self._moved_off(loc, name, None)
         if targets.unknown:
             lost += self._any_ref_lost(loc, rule)
         return list(dict.fromkeys(lost))

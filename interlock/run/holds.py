@@ -99,7 +99,7 @@ def hold_commits(
     names = tuple(refs)
     if rule.startswith(("git.reset", "git.checkout")):
         names = ("HEAD",)
-    elif rule == "git.update-ref-move":
+    elif rule in ("git.update-ref-move", "git.branch-force-move"):
         names = names[:1]  # (REF, NEW): REF moves
     for name in names or ("HEAD",):
         if name == "HEAD":

@@ -164,3 +164,88 @@ def test_hold_for_update_ref_keeps_the_moved_ref_not_head(refs_repo: Path):
     )
     assert loose == []
     assert len(kept) == 1 and kept[0].startswith(f"topic at {topic_only[:12]}"), kept
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout -B topic main",
+        "git switch -C topic main",
+        "git switch --force-create=topic main",
+        "git worktree add -B topic ../wt main",
+        "git checkout -B main HEAD~1",
+        "git switch -C main HEAD~1",
+        "git branch -f topic main",
+        "git branch --force topic",
+        'git checkout -B "$B" main',
+        'git switch -C topic "$START"',
+    ],
+)
+def test_resetting_an_existing_branch_loses_the_commits_only_it_held(refs_repo: Path, command: str):
+    found, reasons = verdict(command, refs_repo)
+    assert found == "block", reasons
+    assert any(r.startswith("git.branch-force-move") and "commit" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout -B fresh main",
+        "git switch -C fresh HEAD~1",
+        "git worktree add -B fresh ../wt",
+        "git checkout -B main",
+        "git switch -C topic topic",
+        "git branch -f topic topic",
+        "git worktree add -b other ../wt",
+    ],
+)
+def test_creating_or_resetting_a_branch_in_place_loses_nothing(refs_repo: Path, command: str):
+    assert verdict(command, refs_repo) == ("allow", [])
+
+
+def test_a_branch_reset_to_a_descendant_loses_nothing(refs_repo: Path):
+    run_git(refs_repo, "branch", "behind", "HEAD~1")
+    assert verdict("git checkout -B behind main", refs_repo) == ("allow", [])
+    assert verdict("git branch -f behind main", refs_repo) == ("allow", [])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'git fetch origin "+$B:$B"',
+        'git fetch -f origin "$SPEC"',
+        'git fetch . "+refs/heads/*:refs/heads/*"',
+    ],
+)
+def test_a_forced_fetch_into_branches_named_at_run_time_may_overwrite_any(
+    refs_repo: Path, command: str
+):
+    found, reasons = verdict(command, refs_repo)
+    assert found == "block", reasons
+    assert any(r.startswith("git.fetch-force") and "commit" in r for r in reasons), reasons
+
+
+def test_an_unforced_fetch_of_a_run_time_name_is_allowed(refs_repo: Path):
+    assert verdict('git fetch origin "$B"', refs_repo) == ("allow", [])
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ('git push origin "+$B"', "git.push-force"),
+        ('git push origin ":$B"', "git.push-force"),
+        ('git push --repo="$R" "+main"', "git.push-force"),
+        ('git gc --prune="$WHEN"', "git.gc-prune-now"),
+    ],
+)
+def test_a_run_time_refspec_or_expiry_keeps_what_it_surely_says(
+    refs_repo: Path, command: str, rule: str
+):
+    found, reasons = verdict(command, refs_repo)
+    assert found == "block", reasons
+    assert any(r.startswith(rule) for r in reasons), reasons
+
+
+def test_a_push_or_gc_with_a_plain_run_time_value_is_allowed(refs_repo: Path):
+    assert verdict('git push origin "$B"', refs_repo) == ("allow", [])
+    assert verdict("git gc --prune=2.weeks.ago", refs_repo) == ("allow", [])

@@ -9,12 +9,14 @@ a merge, rebase, cherry-pick, revert or am.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from interlock.engine.findings import Finding, Targets
 from interlock.engine.rules.args import Args, OptSpec, literal_or_text, parse_args, spec
 from interlock.engine.rules.common import rule
 from interlock.engine.rules.git.invocation import GitCall, git_finding
 from interlock.engine.rules.git.push import FETCH, PUSH, check_fetch, check_push
+from interlock.shell.model import Word
 
 rule(
     "git.branch-force-delete",
@@ -28,10 +30,15 @@ rule(
 rule(
     "git.branch-force-move",
     "discard",
-    "git branch -f moves an existing branch",
+    "git branch -f (or checkout -B, switch -C, worktree add -B) moves an existing branch",
     "commits only reachable from the branch's old tip become unreferenced",
     "git branch NEW-NAME REV (a new branch), keeping the old one",
-    ("git branch -f main HEAD~3",),
+    (
+        "git branch -f main HEAD~3",
+        "git checkout -B main HEAD~3",
+        "git switch -C main HEAD~3",
+        "git worktree add -B main ../wt HEAD~3",
+    ),
     ("git branch topic", "git branch topic HEAD~1"),
 )
 rule(
@@ -214,6 +221,11 @@ SUBMODULE = spec(
 PRUNE = spec(long_value="expire", long_flags="dry-run verbose progress")
 UPDATE_REF = spec(short_value="m", long_flags="no-deref stdin create-reflog")
 WORKTREE_REMOVE = spec(long_flags="force")
+WORKTREE_ADD = spec(
+    short_value="bB",
+    long_value="reason",
+    long_flags="force detach checkout no-checkout lock quiet track no-track guess-remote orphan",
+)
 
 # Ref namespaces whose deletion loses nothing: copies of what a remote has.
 _REFETCHABLE = ("refs/remotes/",)
@@ -239,9 +251,29 @@ def _branch(call: GitCall, args: Args) -> list[Finding]:
         targets = Targets("commits", refs=names[-1:], unknown=unknown, git_dir_flag=call.elsewhere)
         return [git_finding("git.branch-force-rename", call, targets)]
     if force and not renaming and not listing and not args.has("-d", "--delete") and names:
-        targets = Targets("commits", refs=names[:1], unknown=unknown, git_dir_flag=call.elsewhere)
-        return [git_finding("git.branch-force-move", call, targets)]
+        operands = args.operands()
+        start = operands[1] if len(operands) > 1 else None
+        return [branch_move(call, operands[0].literal(), start)]
     return []
+
+
+def branch_move(
+    call: GitCall, name: str | None, start: Word | None, creates: bool = False
+) -> Finding:
+    """`branch -f NAME [START]`, `checkout -B NAME [START]`, `switch -C`, `worktree add -B`:
+    NAME is reset to START (default HEAD), as a force move. creates: the command is as often
+    used to create NAME (`checkout -B`): by text alone not a discard, the tree decides."""
+    targets = replace(move_targets(call, name, start, "HEAD"), creates=creates)
+    return git_finding("git.branch-force-move", call, targets)
+
+
+def move_targets(call: GitCall, ref: str | None, new: Word | None, default: str) -> Targets:
+    """Where a ref moves: refs (REF, NEW); (REF,) when NEW is only known at run time; () when
+    REF is (any ref of its kind may move)."""
+    to = default if new is None else new.literal()
+    refs = () if ref is None else (ref,) if to is None else (ref, to)
+    unknown = ref is None or to is None or call.inv.extra_args
+    return Targets("commits", refs=refs, unknown=unknown, git_dir_flag=call.elsewhere)
 
 
 def _reflog(call: GitCall, args: Args) -> list[Finding]:
@@ -267,9 +299,11 @@ def _immediate(value: str | None) -> bool:
 def _gc(call: GitCall, args: Args) -> list[Finding]:
     prune = args.last("--prune", "--no-prune")
     configured = [v for k, v in call.config if k in _EXPIRY_KEYS]
-    now = prune is not None and prune.name == "--prune" and prune.value is not None
-    if now and prune is not None and not _immediate(prune.value):
-        now = False
+    now = (
+        prune is not None
+        and prune.name == "--prune"
+        and (prune.unknown_value or _immediate(prune.value))  # `--prune="$X"`: maybe now
+    )
     if not (now or any(v is None or _immediate(v) for v in configured)):
         return []
     if prune is not None and prune.name == "--no-prune" and not configured:
@@ -345,12 +379,15 @@ def _update_ref(call: GitCall, args: Args) -> list[Finding]:
     ref = operands[0].literal()
     if ref is not None and ref.startswith(_REFETCHABLE):
         return []
-    new = None if deleting else operands[1].literal()
-    refs = () if ref is None else (ref,) if deleting or new is None else (ref, new)
-    unknown = ref is None or (not deleting and new is None)
-    targets = Targets("commits", refs=refs, unknown=unknown, git_dir_flag=call.elsewhere)
-    rule_id = "git.update-ref-delete" if deleting else "git.update-ref-move"
-    return [git_finding(rule_id, call, targets)]
+    if deleting:
+        targets = Targets(
+            "commits",
+            refs=() if ref is None else (ref,),
+            unknown=ref is None,
+            git_dir_flag=call.elsewhere,
+        )
+        return [git_finding("git.update-ref-delete", call, targets)]
+    return [git_finding("git.update-ref-move", call, move_targets(call, ref, operands[1], ""))]
 
 
 def _rewrite(call: GitCall, args: Args) -> list[Finding]:
@@ -360,6 +397,13 @@ def _rewrite(call: GitCall, args: Args) -> list[Finding]:
 
 
 def _worktree(call: GitCall, args: Args) -> list[Finding]:
+    if call.args and call.args[0].literal() == "add":
+        add = parse_args(call.args[1:], WORKTREE_ADD)
+        reset = add.last("-B")
+        if reset is None:
+            return []
+        start = add.operands()[1] if len(add.operands()) > 1 else None
+        return [branch_move(call, reset.value, start, creates=True)]
     if not call.args or call.args[0].literal() != "remove":
         return []
     sub = parse_args(call.args[1:], WORKTREE_REMOVE)

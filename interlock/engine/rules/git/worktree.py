@@ -265,6 +265,16 @@ def _checkout_operands(args: Args) -> tuple[Word | None, tuple[Word, ...], bool]
 
 
 def _checkout(call: GitCall, args: Args) -> list[Finding]:
+    reset = args.last("-B")
+    if reset is not None:  # `checkout -B NAME [START]`: NAME is reset to START
+        start = args.positionals[0] if args.positionals else None
+        return [history.branch_move(call, reset.value, start, creates=True)] + _checkout_paths(
+            call, args
+        )
+    return _checkout_paths(call, args)
+
+
+def _checkout_paths(call: GitCall, args: Args) -> list[Finding]:
     treeish, paths, candidate = _checkout_operands(args)
     creating = args.has("-b", "-B", "--orphan")
     from_file = args.has("--pathspec-from-file")
@@ -320,10 +330,15 @@ def _restore(call: GitCall, args: Args) -> list[Finding]:
 
 
 def _switch(call: GitCall, args: Args) -> list[Finding]:
-    if not args.has("--discard-changes", "-f", "--force"):
-        return []
-    targets = Targets("tracked", whole_tree=True, git_dir_flag=call.elsewhere)
-    return [git_finding("git.switch-discard", call, targets)]
+    found: list[Finding] = []
+    reset = args.last("-C", "--force-create")
+    if reset is not None:  # `switch -C NAME [START]`: NAME is reset to START
+        start = args.positionals[0] if args.positionals else None
+        found.append(history.branch_move(call, reset.value, start, creates=True))
+    if args.has("--discard-changes", "-f", "--force"):
+        targets = Targets("tracked", whole_tree=True, git_dir_flag=call.elsewhere)
+        found.append(git_finding("git.switch-discard", call, targets))
+    return found
 
 
 def _clean(call: GitCall, args: Args) -> list[Finding]:

@@ -189,3 +189,74 @@ def test_checkout_of_a_ref_name_is_a_switch(dirty: Path, command: str):
 def test_other_pathspecs_are_normalised_like_git_does(dirty: Path, command: str):
     (dirty / "src" / "new.py").write_text("untracked\n")
     assert verdict(command, dirty)[0] == "block"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git -c core.worktree=/tmp/elsewhere reset --hard",
+        'git -c core.worktree="$W" checkout .',
+        "git -c core.worktree=../other clean -fd",
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.worktree GIT_CONFIG_VALUE_0=/x git reset --hard",
+        "git --config-env=core.worktree=W reset --hard",
+    ],
+)
+def test_core_worktree_configuration_points_git_at_another_tree(git_repo: Path, command: str):
+    found, reasons = verdict(command, git_repo)
+    assert found == "block", reasons
+    assert any("a repository named by --git-dir/--work-tree" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git --exec-path=/tmp/tools fetch origin",
+        'git --exec-path="$X" fetch origin',
+        "git -c alias.f=fetch --exec-path=/tmp/tools f origin",
+    ],
+)
+def test_exec_path_makes_git_run_programs_from_elsewhere(git_repo: Path, command: str):
+    found, reasons = verdict(command, git_repo)
+    assert found == "block", reasons
+    assert any(r.startswith("git.config-code") and "--exec-path" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["git --exec-path", "git --exec-path=/usr/lib/git-core status", "git -c core.editor=vi status"],
+)
+def test_git_s_own_exec_path_and_other_keys_are_allowed(git_repo: Path, command: str):
+    assert verdict(command, git_repo) == ("allow", [])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git repack -a -d",
+        "git repack -ad",
+        "git repack -a -d -f --depth 50",
+        "git repack -A -d --unpack-unreachable=now",
+        'git repack -A -d --unpack-unreachable="$WHEN"',
+    ],
+)
+def test_repack_that_drops_unreachable_objects_is_a_discard(git_repo: Path, command: str):
+    found, reasons = verdict(command, git_repo)
+    assert found == "block", reasons
+    assert any(r.startswith("git.repack-drop") for r in reasons), reasons
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git repack -A -d",
+        "git repack -Ad",
+        "git repack -a",
+        "git repack -d",
+        "git repack -a -d --keep-unreachable",
+        "git repack -a -d --cruft",
+        "git repack -a -d -n",
+        "git repack -A -d --unpack-unreachable=2.weeks.ago",
+    ],
+)
+def test_repack_that_keeps_unreachable_objects_is_allowed(git_repo: Path, command: str):
+    assert verdict(command, git_repo) == ("allow", [])

@@ -140,6 +140,16 @@ rule(
     ("git prune -n", "git worktree prune"),
 )
 rule(
+    "git.repack-drop",
+    "discard",
+    "git repack -a -d drops the unreachable objects of the packs it replaces",
+    "unreachable commits and blobs kept in packs (lost work, dropped stashes) are deleted "
+    "with the old packs, without gc's grace period",
+    "git repack -A -d (keeps them, loose, for gc's grace period) or git gc",
+    ("git repack -a -d", "git repack -ad", "git repack -A -d --unpack-unreachable=now"),
+    ("git repack -A -d", "git repack -a", "git repack -a -d --keep-unreachable"),
+)
+rule(
     "git.update-ref-delete",
     "discard",
     "git update-ref -d deletes a ref",
@@ -219,6 +229,13 @@ SUBMODULE = spec(
     ),
 )
 PRUNE = spec(long_value="expire", long_flags="dry-run verbose progress")
+REPACK = spec(
+    long_value=(
+        "unpack-unreachable cruft-expiration max-cruft-size window depth threads "
+        "window-memory max-pack-size filter filter-to keep-pack expire-to"
+    ),
+    long_flags="cruft keep-unreachable local quiet write-bitmap-index pack-kept-objects",
+)
 UPDATE_REF = spec(short_value="m", long_flags="no-deref stdin create-reflog")
 WORKTREE_REMOVE = spec(long_flags="force")
 WORKTREE_ADD = spec(
@@ -365,6 +382,22 @@ def _prune(call: GitCall, args: Args) -> list[Finding]:
     return [git_finding("git.prune", call, targets)]
 
 
+def _repack(call: GitCall, args: Args) -> list[Finding]:
+    """`-a -d` deletes the old packs with their unreachable objects; `-A` loosens them first
+    (those older than `--unpack-unreachable` are dropped); `--cruft` and `--keep-unreachable`
+    keep them."""
+    if not args.has("-d") or args.has("--cruft", "--keep-unreachable", "-n"):
+        return []
+    loosened = args.last("-a", "-A")
+    if loosened is None:
+        return []
+    if loosened.name == "-A":
+        until = args.last("--unpack-unreachable")
+        if until is None or not (until.unknown_value or _immediate(until.value)):
+            return []
+    return [git_finding("git.repack-drop", call, Targets("unreachable"))]
+
+
 def _update_ref(call: GitCall, args: Args) -> list[Finding]:
     """`update-ref -d REF` deletes a ref, `update-ref REF NEW` moves (or creates) it: refs
     (REF, NEW), or (REF,) when NEW is only known at run time, or () when REF is; `--stdin`
@@ -422,6 +455,7 @@ _HANDLERS: dict[str, tuple[Handler, OptSpec]] = {
     "reflog": (_reflog, spec(long_flags="expire-unreachable expire all dry-run rewrite")),
     "gc": (_gc, GC),
     "prune": (_prune, PRUNE),
+    "repack": (_repack, REPACK),
     "update-ref": (_update_ref, UPDATE_REF),
     "filter-branch": (_rewrite, spec()),
     "filter-repo": (_rewrite, spec()),

@@ -119,6 +119,10 @@ def check_config_code(inv: Invocation, call: GitCall | None) -> list[Finding]:
     found = _env_findings(inv)
     if call is not None:
         found += _config_findings(inv, call) + _option_findings(inv, call)
+        for path in call.exec_paths:
+            if elsewhere_env("GIT_EXEC_PATH", path):
+                reason = "`--exec-path` makes git run its programs from another directory"
+                found.append(_finding(inv, reason, call.cwd))
     unique: dict[str, Finding] = {}
     for finding in found:
         unique.setdefault(finding.reason, finding)

@@ -260,3 +260,68 @@ def test_repack_that_drops_unreachable_objects_is_a_discard(git_repo: Path, comm
 )
 def test_repack_that_keeps_unreachable_objects_is_allowed(git_repo: Path, command: str):
     assert verdict(command, git_repo) == ("allow", [])
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git mv -f README.md src/app.py",
+        "git mv --force README.md src/app.py",
+        "git mv -f app.py src/",
+        "git mv -kf README.md src/app.py",
+    ],
+)
+def test_git_mv_force_over_unsaved_work_is_a_discard(dirty: Path, command: str):
+    (dirty / "app.py").write_text("top\n")
+    found, reasons = verdict(command, dirty)
+    assert found == "block", reasons
+    assert any(r.startswith("git.mv-force") and "src/app.py" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git mv -f README.md src/new.py",
+        "git mv README.md src/app.py",
+        "git mv -n -f README.md src/app.py",
+        "git mv -f README.md src/lib/",
+    ],
+)
+def test_git_mv_that_overwrites_nothing_unsaved_is_allowed(dirty: Path, command: str):
+    assert verdict(command, dirty) == ("allow", [])
+
+
+def test_a_stash_action_named_at_run_time_may_clear_every_entry(dirty: Path):
+    subprocess.run(["git", "stash", "-q"], cwd=dirty, check=True)
+    found, reasons = verdict('git stash "$ACTION"', dirty)
+    assert found == "block", reasons
+    assert any(r.startswith("git.stash-clear") for r in reasons), reasons
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("git reflog drop --all", "git.reflog-expire"),
+        ("git send-pack --force url main", "git.push-force"),
+        ("git send-pack url +main", "git.push-force"),
+        ("git http-push --force url main", "git.push-force"),
+        ("GIT_TEMPLATE_DIR=/tmp/t git init x", "git.config-code"),
+        ('git -c trailer.sign.command="$X" commit -m x', "git.config-code"),
+        ('git -c difftool.x.path="$X" difftool', "git.config-code"),
+        ('git -c mergetool.x.path="$X" mergetool', "git.config-code"),
+        ('git -c sendemail.sendmailcmd="$X" send-email a.patch', "git.config-code"),
+        ('git -c hook.lint.command="$X" commit -m x', "git.config-code"),
+        ('git -c instaweb.httpd="$X" instaweb', "git.config-code"),
+        ('git -c gpg.ssh.defaultKeyCommand="$X" commit -S -m x', "git.config-code"),
+    ],
+)
+def test_more_git_programs_and_discards(git_repo: Path, command: str, rule: str):
+    found, reasons = verdict(command, git_repo)
+    assert found == "block", reasons
+    assert any(r.startswith(rule) for r in reasons), reasons
+
+
+def test_trailer_command_known_is_judged_as_code(dirty: Path):
+    found, reasons = verdict("git -c trailer.s.command='rm -rf src' commit -m x", dirty)
+    assert found == "block" and any(r.startswith("fs.rm-recursive") for r in reasons), reasons
+    assert verdict("git send-pack url main", dirty) == ("allow", [])

@@ -76,12 +76,24 @@ _PROGRAM_KEYS = (
     "browser.*.cmd",
     "man.*.cmd",
     "difftool.*.cmd",
+    "difftool.*.path",
     "mergetool.*.cmd",
+    "mergetool.*.path",
+    "man.*.path",
+    "browser.*.path",
     "sendemail.tocmd",
     "sendemail.cccmd",
     "sendemail.headercmd",
+    "sendemail.sendmailcmd",
     "sendemail.*.tocmd",
     "sendemail.*.cccmd",
+    "sendemail.*.headercmd",
+    "sendemail.*.sendmailcmd",
+    "instaweb.httpd",
+    "trailer.*.command",
+    "trailer.*.cmd",
+    "hook.*.command",
+    "gpg.ssh.defaultkeycommand",
 )
 _PROGRAM_KEY_RE = re.compile(
     "^(" + "|".join(re.escape(k).replace(r"\*", r"[^=]+") for k in _PROGRAM_KEYS) + ")$"
@@ -113,9 +125,11 @@ PROGRAM_ENV = frozenset(
 )
 # Environment variables that make git read configuration (or programs) from elsewhere.
 _ELSEWHERE_ENV = frozenset(
-    ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "GIT_EXEC_PATH")
+    ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR")
 )
-_HARMLESS_ELSEWHERE = frozenset(("/dev/null", "/usr/lib/git-core", "/usr/libexec/git-core"))
+_HARMLESS_ELSEWHERE = frozenset(
+    ("/dev/null", "/usr/lib/git-core", "/usr/libexec/git-core", "/usr/share/git-core/templates", "")
+)
 
 # Options of git subcommands whose value is a command git runs (as a shell command line).
 PROGRAM_OPTIONS = {

@@ -113,7 +113,7 @@ rule(
 rule(
     "git.reflog-expire",
     "discard",
-    "git reflog expire/delete drops the history of where refs pointed",
+    "git reflog expire/delete/drop drops the history of where refs pointed",
     "the reflog is the last way back to commits lost by a reset or a deleted branch; "
     "expiring it lets gc delete them",
     "leave the reflog alone (git keeps it 90 days); git reflog to look",
@@ -297,7 +297,7 @@ def _reflog(call: GitCall, args: Args) -> list[Finding]:
     if not call.args:
         return []
     action = call.args[0].literal()
-    if action is not None and action not in ("expire", "delete"):
+    if action is not None and action not in ("expire", "delete", "drop"):
         return []
     if args.has("-n", "--dry-run"):
         return []
@@ -452,6 +452,8 @@ Handler = Callable[[GitCall, Args], list[Finding]]
 _HANDLERS: dict[str, tuple[Handler, OptSpec]] = {
     "branch": (_branch, BRANCH),
     "push": (check_push, PUSH),
+    "send-pack": (check_push, PUSH),
+    "http-push": (check_push, PUSH),
     "reflog": (_reflog, spec(long_flags="expire-unreachable expire all dry-run rewrite")),
     "gc": (_gc, GC),
     "prune": (_prune, PRUNE),

@@ -9,6 +9,7 @@ a flag that is really an option's value (`commit -m --hard`) is never mistaken f
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from collections.abc import Callable
@@ -104,6 +105,16 @@ rule(
     "git rm --cached PATHS (untrack, keep the file), or commit the changes first",
     ("git rm -f src/app.py",),
     ("git rm --cached src/app.py", "git rm src/app.py"),
+)
+rule(
+    "git.mv-force",
+    "discard",
+    "git mv --force overwrites the destination",
+    "moving over an existing file replaces it; its uncommitted content (or an untracked file "
+    "there) exists nowhere else",
+    "git mv without -f (refuses when the destination exists), or move the destination aside",
+    ("git mv -f a.py b.py", "git mv --force src/a.py lib/"),
+    ("git mv a.py b.py", "git mv -n -f a.py b.py"),
 )
 rule(
     "git.checkout-index-force",
@@ -364,8 +375,11 @@ def _clean(call: GitCall, args: Args) -> list[Finding]:
 
 def _stash(call: GitCall, args: Args) -> list[Finding]:
     first = call.args[0].literal() if call.args else "push"
-    if first not in ("drop", "clear"):
+    if first not in ("drop", "clear", None):
         return []
+    if first is None:  # `git stash "$ACTION"`: it may be `clear`
+        targets = Targets("stash", refs=("refs/stash",), git_dir_flag=call.elsewhere)
+        return [git_finding("git.stash-clear", call, targets)]
     operands = parse_args(call.args[1:], spec()).positionals
     if first == "clear":
         targets = Targets("stash", refs=("refs/stash",), git_dir_flag=call.elsewhere)
@@ -386,6 +400,24 @@ def _rm(call: GitCall, args: Args) -> list[Finding]:
         git_dir_flag=call.elsewhere,
     )
     return [git_finding("git.rm-force", call, targets)]
+
+
+def _mv(call: GitCall, args: Args) -> list[Finding]:
+    """`git mv -f SRC... DST` overwrites DST (or, DST a directory, the files named like each
+    SRC inside it)."""
+    operands = args.operands()
+    if not args.has("-f", "--force") or args.has("-n", "--dry-run") or len(operands) < 2:
+        return []
+    *sources, dest = operands
+    targets = Targets(
+        "files",
+        paths=(literal_or_text(dest),),
+        single=True,
+        into=tuple(posixpath.basename(literal_or_text(w).rstrip("/")) for w in sources),
+        unknown=_unknown(tuple(operands), call),
+        git_dir_flag=call.elsewhere,
+    )
+    return [git_finding("git.mv-force", call, targets)]
 
 
 def _checkout_index(call: GitCall, args: Args) -> list[Finding]:
@@ -425,6 +457,7 @@ _HANDLERS: dict[str, tuple[Handler, OptSpec]] = {
     "clean": (_clean, CLEAN),
     "stash": (_stash, spec()),
     "rm": (_rm, GIT_RM),
+    "mv": (_mv, spec(long_flags="force dry-run verbose")),
     "checkout-index": (_checkout_index, CHECKOUT_INDEX),
     "read-tree": (_read_tree, READ_TREE),
 }

@@ -249,3 +249,22 @@ def test_a_run_time_refspec_or_expiry_keeps_what_it_surely_says(
 def test_a_push_or_gc_with_a_plain_run_time_value_is_allowed(refs_repo: Path):
     assert verdict('git push origin "$B"', refs_repo) == ("allow", [])
     assert verdict("git gc --prune=2.weeks.ago", refs_repo) == ("allow", [])
+
+
+def test_past_64_candidates_a_ref_named_at_run_time_is_taken_to_lose_something(git_repo: Path):
+    head = run_git(git_repo, "rev-parse", "HEAD")
+    stdin = "".join(f"create refs/heads/b{n} {head}\n" for n in range(63))
+    subprocess.run(
+        ["git", "update-ref", "--stdin"], cwd=git_repo, input=stdin, text=True, check=True
+    )
+    assert verdict('git branch -D "$B"', git_repo) == ("allow", [])  # main + 63: 64 judged
+    run_git(git_repo, "branch", "b63")
+    found, reasons = verdict('git branch -D "$B"', git_repo)
+    assert found == "block" and any("among 65" in r for r in reasons), reasons
+
+
+def test_a_forced_fetch_named_at_run_time_is_judged_among_branches(refs_repo: Path):
+    run_git(refs_repo, "branch", "keep-ahead", "main")
+    run_git(refs_repo, "branch", "keep-topic", "topic")
+    assert verdict('git fetch -f origin "$S"', refs_repo) == ("allow", [])  # v1: a tag's
+    assert verdict('git update-ref -d "$R"', refs_repo)[0] == "block"  # any ref: v1's commit

@@ -39,6 +39,7 @@ def test_the_dashed_form_reads_as_the_subcommand(call, inv) -> None:
     assert call("git-r x").sub == "r"
     assert parse_git(inv("git- reset")) is None  # `git-` alone names no subcommand
     assert parse_git(inv("gitk --all")) is None
+    assert parse_git(inv("mkdir -p x")) is None  # a longer name, not `git-...`
 
 
 def test_other_programs_are_not_git_unless_the_name_is_unknown(inv) -> None:
@@ -74,6 +75,7 @@ def test_a_double_dash_before_the_subcommand(call) -> None:
         ("git show reset", "show", ["reset"]),
         ("git stash list", "stash", ["list"]),
         ("git $X", None, []),
+        ("git $X status", "status", []),
         ("git $X frobnicate", None, ["frobnicate"]),
     ],
 )

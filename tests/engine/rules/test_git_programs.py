@@ -68,6 +68,7 @@ def test_code_known_only_at_run_time_is_reported(code, cmd: str, reason: str) ->
         "git config core.pager less",
         "git config --get core.pager",
         'git --version config core.pager "$P"',
+        'git -c alias.ager="$A" config core.pager less',  # `ager`: no alias the line runs
         'git log "$KEY" value',
         'git commit -c core.pager="$X"',
         "git fetch --upload-pack cat origin",

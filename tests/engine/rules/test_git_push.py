@@ -36,6 +36,7 @@ def one(found, cmd: str) -> Finding:
         ("git push --repo=up +main", ("up", "+main")),
         ("git push --repo up -f", ("up",)),
         ("git push origin :old", ("origin", ":old")),
+        ("git push origin :x", ("origin", ":x")),
         ("git push origin --delete old", ("origin", "old")),
         ("git push --mirror backup", ("backup",)),
         ("git push --prune origin", ("origin",)),
@@ -112,6 +113,7 @@ def test_the_suggestion_names_the_first_branch_pushed(found) -> None:
     assert (
         "--force-with-lease=BRANCH:EXPECTED-SHA origin BRANCH" in one(found, "git push -f").instead
     )
+    assert "origin b:c (names" in one(found, "git push origin +a:b:c").instead
     instead = one(found, "git push up +HEAD:refs/heads/main").instead
     assert "--force-with-lease=main:EXPECTED-SHA up refs/heads/main" in instead
 

@@ -82,6 +82,8 @@ def test_include_keys() -> None:
         ("credential.https://h.helper", "cache", "git credential-cache"),
         ("core.sshcommand", "!ssh", "!ssh"),
         ("diff.external", "helper", "helper"),
+        ("x.helper", "store", "store"),  # a helper outside credential.*: no credential- prefix
+        ("credential.username", "bob", "bob"),
     ],
 )
 def test_program_code(key: str, value: str, code: str | None) -> None:

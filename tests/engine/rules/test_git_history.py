@@ -56,6 +56,10 @@ def shape(found, cmd: str, **kw: object) -> tuple[str, str, tuple[str, ...], boo
         ),
         ('git tag -d "$T"', ("git.tag-delete", "commits", ('refs/tags/"$T"',), True, False)),
         (
+            'git tag -d v1 "$T"',
+            ("git.tag-delete", "commits", ("refs/tags/v1", 'refs/tags/"$T"'), True, False),
+        ),
+        (
             "git tag -f v1 HEAD~1",
             ("git.tag-force-move", "commits", ("refs/tags/v1",), False, False),
         ),

@@ -249,6 +249,7 @@ def test_repack(found, cmd: str, dropped: bool) -> None:
 
 
 def test_sequencer_aborts(found) -> None:
+    assert found("git merge --abort")[0].targets.whole_tree
     for sub in ("merge", "rebase", "cherry-pick", "revert", "am"):
         assert [f.rule for f in found(f"git {sub} --abort")] == ["git.operation-abort"], sub
     for sub in ("rebase", "cherry-pick", "revert", "am"):

@@ -336,6 +336,7 @@ def test_looks_like_path(text: str, path: bool) -> None:
 
 def test_an_unquoted_glob_or_a_run_time_tilde_is_a_path() -> None:
     assert looks_like_path(Word("*", "*", has_glob=True))
+    assert looks_like_path(Word('"$D"/*', None, has_glob=True))
     assert not looks_like_path(Word('"$B"', None))
     assert looks_like_path(Word('"$D"/a.py', None))
     assert not looks_like_path(Word('"$B"~1', None))

@@ -327,6 +327,8 @@ def test_worktree_forms_that_destroy_nothing(found, cmd: str) -> None:
         ("HEAD^", False),
         ("@{-1}", False),
         ("main@{1}", False),
+        ("HEAD~1:app.py", False),  # a revision's blob, not a file name
+        ("v2^{}:lib/x.py", False),
         ("x.tooLongExtension", False),
     ],
 )

@@ -50,6 +50,7 @@ def shape(found, cmd: str, **kw: object):
             "git reset --hard HEADS",
             ("git.reset-hard", "tracked", (), True, False, ("HEADS",), False),
         ),
+        ("git reset --hard v1 x", ("git.reset-hard", "tracked", (), True, False, ("v1",), False)),
         ('git reset --hard "$R"', ("git.reset-hard", "tracked", (), True, True, ('"$R"',), False)),
         ("git --git-dir=x reset --hard", ("git.reset-hard", "tracked", (), True, False, (), True)),
         (

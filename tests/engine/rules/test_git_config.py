@@ -188,6 +188,7 @@ def test_ext_command(url: str, command: str | None) -> None:
         ("list", []),
         ("edit", []),
         ("edit core.pager less", []),
+        ("list core.pager less", []),
         ("get core.pager less", []),
         ("unset alias.x y", []),
         ("set core.pager", []),

@@ -231,6 +231,8 @@ def test_a_single_ambiguous_operand_is_a_candidate(found) -> None:
     assert one(found, "git checkout $(pick)").targets.candidate
     assert not one(found, "git checkout a.py b.py").targets.candidate
     assert not one(found, "git checkout -p").targets.candidate
+    assert not one(found, "git checkout -p main").targets.candidate
+    assert not one(found, "git checkout main a.py").targets.candidate
 
 
 def test_suggestions_name_the_paths_and_the_revision(found) -> None:

@@ -170,6 +170,7 @@ def test_run_time_arguments_make_branch_and_tag_targets_unknown(found) -> None:
         "git worktree add -b t ../wt",
         "git worktree add ../wt",
         "git worktree list",
+        "git worktree move -f ../a ../b",
         "git worktree remove ../wt",
         "git worktree",
         "git reflog",

@@ -91,6 +91,8 @@ def shape(found, cmd: str, **kw: object) -> tuple[str, str, tuple[str, ...], boo
             "git worktree add -B t ../wt",
             ("git.branch-force-move", "commits", ("t", "HEAD"), False, False),
         ),
+        ("git checkout -B t m x", ("git.branch-force-move", "commits", ("t", "m"), False, False)),
+        ("git switch -C t m x", ("git.branch-force-move", "commits", ("t", "m"), False, False)),
         (
             "git worktree add -B t ../wt m",
             ("git.branch-force-move", "commits", ("t", "m"), False, False),

@@ -14,6 +14,7 @@ from interlock.engine.rules.args import parse_args, spec
 from interlock.engine.rules.git.config import (
     ATTACHED_PROGRAM_OPTIONS,
     PROGRAM_OPTIONS,
+    clone_config,
     config_writes,
     ext_command,
     is_program_key,
@@ -74,7 +75,8 @@ def git_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     if call is None or call.informational:
         return []
     found: list[HiddenCode] = []
-    for key, value in call.config:
+    pairs = call.config + tuple(clone_config(call.args) if call.sub == "clone" else ())
+    for key, value in pairs:
         if value is not None and is_program_key(key):
             if (code := program_code(key, value)) is not None:
                 found.append(HiddenCode(code, f"git config `{key}`", call.cwd))

@@ -254,7 +254,7 @@ class Judge:
             return stashed + ([("refs/stash", None)] if facts.stash_count else [])
         lost: list[_Lost] = []
         if targets.destroys == "commits" or targets.refs:
-            lost += [(c, None) for c in self._lost_commits(loc, facts, targets.refs, finding.rule)]
+            lost += [(c, None) for c in self._lost_commits(loc, facts, targets, finding.rule)]
         if targets.destroys != "commits":
             unsaved = self._unsaved(loc, targets.destroys, targets.saved)
             if targets.whole_tree or targets.unknown or base is None:
@@ -446,15 +446,29 @@ class Judge:
     # --- commits ---------------------------------------------------------------------------
 
     def _lost_commits(
-        self, loc: RepoLocation, facts: TreeFacts, refs: Iterable[str], rule: str
+        self, loc: RepoLocation, facts: TreeFacts, targets: Targets, rule: str
     ) -> list[str]:
-        lost: list[str] = []
-        for ref in refs or ("HEAD",):
-            if rule.startswith(("git.reset", "git.checkout", "git.update-ref-move")):
-                lost += self._commits_left_behind(loc, facts, ref)
-            else:
-                lost += self._commits_only_on_branch(loc, ref)
-        return lost
+        refs = targets.refs
+        if rule.startswith(("git.reset", "git.checkout")):
+            if targets.unknown:  # HEAD moves to a revision named at run time: any commit
+                return self._moved_off(loc, "HEAD", None)
+            lost = [
+                c for ref in refs or ("HEAD",) for c in self._commits_left_behind(loc, facts, ref)
+            ]
+            return lost
+        full = rule.startswith("git.update-ref")
+        if rule in ("git.update-ref-move", "git.branch-force-move"):  # (REF, NEW)
+            if not refs:  # the ref itself is named at run time
+                return self._any_ref_lost(loc, rule)
+            name = refs[0] if full or refs[0].startswith("refs/") else f"refs/heads/{refs[0]}"
+            return self._moved_off(loc, name, refs[1] if len(refs) > 1 else None)
+        lost = []
+        for ref in refs:
+            name = ref if full or ref.startswith("refs/") else f"refs/heads/{ref}"
+            lost += self._moved_off(loc, name, None)
+        if targets.unknown:
+            lost += self._any_ref_lost(loc, rule)
+        return list(dict.fromkeys(lost))
 
     def _commits_left_behind(self, loc: RepoLocation, facts: TreeFacts, target: str) -> list[str]:
         """Commits reachable from HEAD but not from `target` nor any other ref."""
@@ -469,12 +483,49 @@ class Judge:
         skip = head_ref.decode().strip() if code == 0 else None
         return _unique_commits(loc, facts.head, [out.decode().strip()], skip)
 
-    def _commits_only_on_branch(self, loc: RepoLocation, name: str) -> list[str]:
-        ref = name if name.startswith("refs/") else f"refs/heads/{name}"
-        code, out, _ = git.run(["rev-parse", "-q", "--verify", f"{ref}^{{commit}}"], loc.worktree)
-        if code != 0:
-            return []
-        return _unique_commits(loc, out.decode().strip(), [], ref)
+    def _moved_off(self, loc: RepoLocation, name: str, new: str | None) -> list[str]:
+        """Commits only the ref `name` holds (HEAD: its branch, or itself when detached) that
+        the revision `new` it moves to does not hold (None: deleted, or moved anywhere)."""
+        tip = _resolve(loc, f"{name}^{{commit}}")
+        if tip is None:
+            return []  # no such ref: it is created, or git refuses
+        exclude: list[str] = []
+        if new is not None:
+            if _resolve(loc, new) is None:
+                return []  # git refuses a revision that does not exist
+            exclude = [c for c in (_resolve(loc, f"{new}^{{commit}}"),) if c is not None]
+        skip: str | None = name
+        if name == "HEAD":
+            code, out, _ = git.run(["symbolic-ref", "-q", "HEAD"], loc.worktree)
+            skip = out.decode().strip() if code == 0 else None
+        return _unique_commits(loc, tip, exclude, skip)
+
+    def _any_ref_lost(self, loc: RepoLocation, rule: str) -> list[str]:
+        """What a ref named at run time may lose: the commits each ref of its kind alone holds
+        (branches for `branch`, tags for `tag`, any ref or HEAD for `update-ref`)."""
+        kind = _RUNTIME_REF_KINDS.get(rule.split("-", 1)[0], "refs/")
+        _, out, _ = git.run(["for-each-ref", "--format=%(refname)", kind], loc.worktree)
+        names = [r for r in out.decode(errors="replace").split() if not r.startswith(_REFETCHED)]
+        names += ["HEAD"] if kind == "refs/" else []
+        if len(names) > _MAX_RUNTIME_REFS:
+            return [f"(a ref named at run time, among {len(names)})"]
+        return list(dict.fromkeys(c for name in names for c in self._moved_off(loc, name, None)))
+
+
+# Where a ref named at run time may lie, by the command that names it.
+_RUNTIME_REF_KINDS = {
+    "git.branch": "refs/heads/",
+    "git.fetch": "refs/heads/",
+    "git.tag": "refs/tags/",
+}
+_REFETCHED = "refs/remotes/"
+# Past this many candidates, a ref named at run time is taken to lose something.
+_MAX_RUNTIME_REFS = 64
+
+
+def _resolve(loc: RepoLocation, rev: str) -> str | None:
+    code, out, _ = git.run(["rev-parse", "-q", "--verify", rev], loc.worktree)
+    return out.decode().strip() if code == 0 else None
 
 
 def _unique_commits(

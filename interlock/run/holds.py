@@ -96,8 +96,12 @@ def hold_commits(
     back, commits still not held)."""
     tips: list[str] = []
     kept: list[str] = []
-    moves_head = rule.startswith(("git.reset", "git.checkout", "git.update-ref-move"))
-    for name in (("HEAD",) if moves_head else tuple(refs)) or ("HEAD",):
+    names = tuple(refs)
+    if rule.startswith(("git.reset", "git.checkout")):
+        names = ("HEAD",)
+    elif rule in ("git.update-ref-move", "git.branch-force-move"):
+        names = names[:1]  # (REF, NEW): REF moves
+    for name in names or ("HEAD",):
         if name == "HEAD":
             code, out, _ = git.run(["symbolic-ref", "-q", "--short", "HEAD"], loc.worktree)
             branch = out.decode().strip() if code == 0 else "HEAD"

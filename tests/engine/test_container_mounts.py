@@ -81,7 +81,7 @@ def test_a_target_outside_the_persons_work_is_allowed(tree, line):
         "docker run -v $PWD:/app img rm -rf src",  # relative to the image's own WORKDIR
         "docker run -v $PWD:/app -w /app img sh -c 'rm -rf other'",  # code it runs
         "docker exec box rm -rf other",  # the container's mounts are not on the line
-        "cd \"$X\"; docker run -v $PWD:/app -w /app img rm -rf other",  # $PWD not known
+        'cd "$X"; docker run -v $PWD:/app -w /app img rm -rf other',  # $PWD not known
     ],
 )
 def test_a_mount_that_is_not_understood_keeps_every_unsaved_path_at_stake(tree, line):

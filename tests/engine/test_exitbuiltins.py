@@ -23,7 +23,6 @@ def spec(line: str) -> TrapSpec | None:
     return trap_spec(root.words[1:])  # type: ignore[attr-defined]
 
 
-
 def test_a_trap_reset_names_its_signals_and_no_body():
     assert spec("- EXIT") == TrapSpec(None, ("EXIT",))
     assert spec("- ERR EXIT") == TrapSpec(None, ("ERR", "EXIT"))

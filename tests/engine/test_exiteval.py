@@ -17,7 +17,6 @@ def maskings(text: str) -> list[Masking | None]:
     return [masking for _, masking in found]
 
 
-
 def later(text: str) -> str:
     return f"a later `; {text}` sets the exit status"
 

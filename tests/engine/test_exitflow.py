@@ -87,7 +87,7 @@ UNMASKED = [
     "trap 'exit 0' EXIT; trap - EXIT; pytest",
     "trap 'exit 0' ERR; trap '' ERR; pytest",
     "(trap 'exit 0' EXIT); pytest",
-    "trap \"rm -f $TMP\" EXIT; pytest",
+    'trap "rm -f $TMP" EXIT; pytest',
     "trap 'exit $?' EXIT; pytest",
     "pytest 2>/dev/null",
     "pytest > out.log 2>&1",
@@ -174,11 +174,17 @@ MASKED = [
     ("trap 'exit 0' EXIT; pytest", "a `trap 'exit 0' EXIT` exits with 0"),
     ("trap 'exit 0' 0; pytest", "a `trap 'exit 0' EXIT` exits with 0"),
     ("trap 'exit 0' ERR; pytest; echo x", "a `trap 'exit 0' ERR` exits with 0"),
-    ("trap 'echo failed; exit 0' ERR; set -e; pytest", "a `trap 'echo failed; exit 0' ERR` exits with 0"),
-    ("trap \"exit $OK\" EXIT; pytest", "a `trap 'exit $OK' EXIT` exits with 0"),
+    (
+        "trap 'echo failed; exit 0' ERR; set -e; pytest",
+        "a `trap 'echo failed; exit 0' ERR` exits with 0",
+    ),
+    ('trap "exit $OK" EXIT; pytest', "a `trap 'exit $OK' EXIT` exits with 0"),
     ("bash -c \"trap 'exit 0' EXIT; pytest\"", "a `trap 'exit 0' EXIT` exits with 0"),
     ("(trap 'exit 0' EXIT; pytest)", "a `trap 'exit 0' EXIT` exits with 0"),
-    ("if pytest; then echo ok; else echo bad; fi", "the `else` branch taken when it fails succeeds"),
+    (
+        "if pytest; then echo ok; else echo bad; fi",
+        "the `else` branch taken when it fails succeeds",
+    ),
     ("if pytest; then :; elif true; then :; fi", "the `elif` branch taken when it fails succeeds"),
 ]
 
@@ -218,7 +224,7 @@ HIDDEN = [
     "pytest | tee out.log",
     "pytest; echo done",
     "pytest > log 2>&1; cat log",
-    "pytest; echo \"exit: $?\"",
+    'pytest; echo "exit: $?"',
     "pytest &",
     "echo $(pytest)",
     "if pytest; then echo ok; fi",
@@ -435,9 +441,7 @@ def failing_pytest(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @settings(max_examples=300, deadline=None)
 @given(lines(3, REAL_LEAVES))
-def test_a_line_called_unmasked_really_fails_in_bash_when_its_validator_fails(
-    failing_pytest, line
-):
+def test_a_line_called_unmasked_really_fails_in_bash_when_its_validator_fails(failing_pytest, line):
     import subprocess
 
     if "pytest" not in line or any(m is not None for m in maskings(line)):

@@ -16,7 +16,6 @@ def maskings(text: str) -> list[Masking | None]:
     return [masking for _, masking in found]
 
 
-
 UNMASKED_IN_BASH = [
     "pytest; false",  # the line fails either way: no pass can be credited
     "false || pytest",
@@ -67,17 +66,29 @@ FORGED_IN_BASH = [
     ("f() { pytest || return 0; }; f", "`|| return 0` swallows its failure"),
     ("f() { pytest || exit 0; }; f", "`|| exit 0` swallows its failure"),
     ("pytest; rc=$?; rc=0; exit $rc", "a later `; exit $rc` sets the exit status"),
-    ("pytest; case x in x) exit 0;; esac", "a later `; case x in x) exit 0;; esac` sets the exit status"),
+    (
+        "pytest; case x in x) exit 0;; esac",
+        "a later `; case x in x) exit 0;; esac` sets the exit status",
+    ),
     ("case x in x) pytest || true;; esac", "`|| true` swallows its failure"),
     ("eval 'pytest || true'", "`|| true` swallows its failure"),
     ("while true; do pytest || break; done", "`|| break` swallows its failure"),
     ("pytest; exit 256", "a later `; exit 256` sets the exit status"),  # bash takes it mod 256
     # two words: the first is the body (the command `EXIT` on ERR), the EXIT trap stays
     ("trap 'exit 0' EXIT; trap EXIT ERR; pytest", "a `trap 'exit 0' EXIT` exits with 0"),
-    ("pytest; rc=$?; [ $rc = 1 ] && exit 0; exit $rc", "a later `; [ $rc = 1 ] && exit 0` sets the exit status"),
-    ("pytest; rc=$?; [ 1 = $rc ] && exit 0; exit $rc", "a later `; [ 1 = $rc ] && exit 0` sets the exit status"),
+    (
+        "pytest; rc=$?; [ $rc = 1 ] && exit 0; exit $rc",
+        "a later `; [ $rc = 1 ] && exit 0` sets the exit status",
+    ),
+    (
+        "pytest; rc=$?; [ 1 = $rc ] && exit 0; exit $rc",
+        "a later `; [ 1 = $rc ] && exit 0` sets the exit status",
+    ),
     # a test that fails has status 1, which the next test reads
-    ("pytest; [ $? = 0 ]; [ $? = 1 ] && exit 0", "a later `; [ $? = 1 ] && exit 0` sets the exit status"),
+    (
+        "pytest; [ $? = 0 ]; [ $? = 1 ] && exit 0",
+        "a later `; [ $? = 1 ] && exit 0` sets the exit status",
+    ),
     ("pytest; rc=256; exit $rc", "a later `; exit $rc` sets the exit status"),
 ]
 
@@ -104,9 +115,7 @@ HIDDEN_IN_BASH = [
 
 
 @pytest.mark.parametrize(("line", "reason"), HIDDEN_IN_BASH)
-def test_a_construct_that_only_drops_the_status_hides_it_and_bash_agrees(
-    line, reason, bash_status
-):
+def test_a_construct_that_only_drops_the_status_hides_it_and_bash_agrees(line, reason, bash_status):
     assert maskings(line) == [Masking(reason, forged=False)]
     assert bash_status(line) == 0
 
@@ -125,12 +134,8 @@ def test_recursion_gives_up_on_the_function_not_on_the_line():
 
 
 def test_a_while_body_may_never_run():
-    assert maskings("while [ -f x ]; do pytest || exit 1; done") == [
-        Masking(NOT_RUN, forged=False)
-    ]
-    assert maskings("until [ -f x ]; do pytest || exit 1; done") == [
-        Masking(NOT_RUN, forged=False)
-    ]
+    assert maskings("while [ -f x ]; do pytest || exit 1; done") == [Masking(NOT_RUN, forged=False)]
+    assert maskings("until [ -f x ]; do pytest || exit 1; done") == [Masking(NOT_RUN, forged=False)]
 
 
 def test_a_saved_status_overwritten_by_an_unknown_value_forges_the_exit():
@@ -229,7 +234,12 @@ def test_a_subshell_sets_pipestatus_to_its_own_status():
 
 @pytest.mark.parametrize(
     "line",
-    ["pytest; exit ²", "rc=²; pytest; exit $rc", "pytest; [ $? -eq ² ] || exit 1", "pytest; exit ٣"],
+    [
+        "pytest; exit ²",
+        "rc=²; pytest; exit $rc",
+        "pytest; [ $? -eq ² ] || exit 1",
+        "pytest; exit ٣",
+    ],
 )
 def test_digits_bash_does_not_read_as_numbers_are_unknown_not_a_crash(line, bash_status):
     # `str.isdigit` takes `²` and `٣`; bash reads them as text (`exit ²` fails with 2): an

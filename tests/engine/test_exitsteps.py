@@ -18,7 +18,6 @@ def maskings(text: str) -> list[Masking | None]:
     return [masking for _, masking in found]
 
 
-
 UNMASKED_IN_BASH = [
     # bash gives `$?` and PIPESTATUS back after an ERR trap's body: the line exits with
     # pytest's status, not the trap's (it was called forged and refused)

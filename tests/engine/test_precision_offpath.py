@@ -176,9 +176,7 @@ def outside(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.mark.parametrize("command", ["git reset --hard", "git clean -fdx", "git stash drop"])
-def test_a_git_discard_outside_any_repository_loses_nothing_since_git_refuses(
-    outside, command
-):
+def test_a_git_discard_outside_any_repository_loses_nothing_since_git_refuses(outside, command):
     assert discards(command, outside) == []
 
 

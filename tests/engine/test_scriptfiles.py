@@ -156,7 +156,9 @@ def test_a_python_script_is_read_like_python_code_given_with_c(dirty):
     got = judged(dirty, "python3 clean.py")
     assert got["verdict"] == "block"
     assert got["findings"][0]["text"] == "clean.py: rm -rf src"
-    (dirty / "run.py").write_text("#!/usr/bin/env python3\nimport os\nos.system('git reset --hard')\n")
+    (dirty / "run.py").write_text(
+        "#!/usr/bin/env python3\nimport os\nos.system('git reset --hard')\n"
+    )
     (dirty / "run.py").chmod(0o755)
     for command in ("./run.py", "python3 - < run.py", "python3 < run.py"):
         got = judged(dirty, command)

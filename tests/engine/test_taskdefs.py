@@ -288,4 +288,7 @@ def test_a_recipe_that_runs_a_task_in_another_directory_reads_that_directorys_fi
     for command in ("make test", "make web"):
         result = judge(project, command)
         assert rules_of(result) == {"validator.exit-forged"}, (command, result)
-        assert "web/" in result["findings"][0]["reason"] or "package.json" in result["findings"][0]["reason"]
+        assert (
+            "web/" in result["findings"][0]["reason"]
+            or "package.json" in result["findings"][0]["reason"]
+        )

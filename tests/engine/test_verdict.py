@@ -47,7 +47,9 @@ def test_an_internal_error_names_its_report_and_is_cut_like_any_command():
     assert finding.rule == "interlock.internal-error" and finding.severity == "block"
     assert finding.text == "y" * 117 + "..."
     assert internal_error_finding("y" * 120, "r").text == "y" * 120
-    assert finding.reason == "interlock failed while analysing this command (report: /tmp/crash.txt)"
+    assert (
+        finding.reason == "interlock failed while analysing this command (report: /tmp/crash.txt)"
+    )
 
 
 def _finding(rule: str) -> Finding:

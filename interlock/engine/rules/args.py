@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from interlock.shell.lex import scan_word
 from interlock.shell.model import Word
 
 
@@ -66,7 +67,7 @@ def spec(
 class Opt:
     """One option as written: name `-f` or `--force` (abbreviations resolved), its value."""
 
-    __slots__ = ("name", "value", "word", "unknown_value")
+    __slots__ = ("name", "value", "word", "unknown_value", "prefix")
 
     def __init__(
         self,
@@ -74,11 +75,14 @@ class Opt:
         value: str | None = None,
         word: Word | None = None,
         unknown_value: bool = False,
+        prefix: str = "",
     ) -> None:
         self.name = name
         self.value = value
         self.word = word  # the word the value came from, when it had one
         self.unknown_value = unknown_value  # the value word is not a literal
+        # an unknown value's literal start (`core.pager=` of `-c core.pager="$X"`)
+        self.prefix = prefix
 
     @property
     def text(self) -> str | None:
@@ -139,6 +143,50 @@ def resolve_long(name: str, known: frozenset[str]) -> str:
     return shortest if matches and all(m.startswith(shortest) for m in matches) else name
 
 
+def literal_prefix(word: Word) -> str:
+    """The word's value up to its first expansion: `--exec=` of `--exec="$X"`, `-C` of
+    `-C"$d"`, `core.pager=` of `"core.pager=$X"` (the whole value when it is a literal)."""
+    lit = word.literal()
+    if lit is not None:
+        return lit
+    scan = scan_word(word.text, 0)
+    known: list[str] = []
+    # each literal piece is in both lists; an expansion only in the template
+    for part, piece in zip(scan.parts, scan.template, strict=False):
+        if part != piece:
+            break
+        known.append(part)
+    return "".join(known)
+
+
+def _value_opt(name: str, word: Word) -> Opt:
+    """An option whose value is the word `word`."""
+    lit = word.literal()
+    return Opt(name, lit, word, lit is None, literal_prefix(word) if lit is None else "")
+
+
+_GLUED_LONG = re.compile(r"^--([A-Za-z0-9][A-Za-z0-9-]*)=")
+
+
+def _glued(word: Word, sp: OptSpec) -> list[Opt] | None:
+    """Options written with a value known only at run time in the same word
+    (`--upload-pack="$X"`, `-C"$d"`, `-fu$X`); None when the word is no such option."""
+    prefix = literal_prefix(word)
+    match = _GLUED_LONG.match(prefix)
+    if match is not None:
+        name = "--" + resolve_long(match.group(1), sp.known_longs())
+        return [Opt(name, None, word, True, prefix[match.end() :])]
+    if not prefix.startswith("-") or prefix.startswith("--"):
+        return None
+    opts: list[Opt] = []
+    for pos, ch in enumerate(prefix[1:], start=1):
+        if ch in sp.short_value or ch in sp.short_optional:
+            opts.append(Opt("-" + ch, None, word, True, prefix[pos + 1 :]))
+            return opts
+        opts.append(Opt("-" + ch))
+    return None  # the options that follow are only known at run time: not an option here
+
+
 def _parse_long(word: str, words: Sequence[Word], i: int, sp: OptSpec) -> tuple[Opt, int]:
     body = word[2:]
     name, eq, value = body.partition("=")
@@ -146,9 +194,7 @@ def _parse_long(word: str, words: Sequence[Word], i: int, sp: OptSpec) -> tuple[
     if eq:
         return Opt("--" + name, value), i + 1
     if name in sp.long_value and i + 1 < len(words):
-        nxt = words[i + 1]
-        lit = nxt.literal()
-        return Opt("--" + name, lit, nxt, lit is None), i + 2
+        return _value_opt("--" + name, words[i + 1]), i + 2
     return Opt("--" + name), i + 1
 
 
@@ -162,9 +208,7 @@ def _parse_short(word: str, words: Sequence[Word], i: int, sp: OptSpec) -> tuple
                 opts.append(Opt("-" + ch, rest))
                 return opts, i + 1
             if i + 1 < len(words):
-                nxt = words[i + 1]
-                lit = nxt.literal()
-                opts.append(Opt("-" + ch, lit, nxt, lit is None))
+                opts.append(_value_opt("-" + ch, words[i + 1]))
                 return opts, i + 2
             opts.append(Opt("-" + ch))
             return opts, i + 1
@@ -191,6 +235,9 @@ def parse_args(words: Sequence[Word], sp: OptSpec) -> Args:
         elif lit is not None and lit.startswith("-") and len(lit) > 1:
             found, i = _parse_short(lit, words, i, sp)
             opts.extend(found)
+        elif lit is None and (glued := _glued(word, sp)) is not None:
+            opts.extend(glued)
+            i += 1
         elif sp.stop_at_positional:
             return Args(tuple(opts), (), (), False, tuple(words[i:]))
         else:

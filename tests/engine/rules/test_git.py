@@ -247,7 +247,6 @@ ALLOWED = [
     "git checkout -",
     "git checkout @{-1}",
     "git checkout -b feature/x",
-    "git checkout -B feature/x",
     "git checkout --orphan gh-pages",
     "git checkout -b topic origin/topic",
     "git checkout --detach",
@@ -257,7 +256,6 @@ ALLOWED = [
     "git restore",
     "git switch main",
     "git switch -c topic",
-    "git switch -C topic",
     "git switch --detach HEAD~1",
     "git clean -n",
     "git clean --dry-run -d",
@@ -427,6 +425,20 @@ def test_path_discards_report_what_they_destroy_where(
 def test_single_ambiguous_checkout_operand_is_a_candidate_path(one) -> None:
     assert one("git checkout src/app.py").targets.candidate  # type: ignore[union-attr]
     assert not one("git checkout -- src/app.py").targets.candidate  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    "cmd", ["git checkout -B feature/x", "git switch -C topic", "git worktree add -B t ../wt"]
+)
+def test_a_branch_reset_that_may_create_the_branch_is_left_to_the_tree(cmd: str, one) -> None:
+    finding = one(cmd)
+    assert finding.rule == "git.branch-force-move"
+    assert finding.targets is not None and finding.targets.creates
+
+
+def test_branch_force_is_a_discard_by_text_alone(one) -> None:
+    targets = one("git branch -f topic main").targets
+    assert targets is not None and not targets.creates and targets.refs == ("topic", "main")
 
 
 def test_checkout_through_xargs_has_unknown_targets(one) -> None:

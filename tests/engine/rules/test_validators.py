@@ -510,7 +510,10 @@ MASKED = [
     ("npm run test --if-present", "validator.pass-with-no-tests"),
     ("tox --skip-missing-interpreters", "validator.pass-with-no-tests"),
     ("tox -e py27 --skip-missing-interpreters=true", "validator.pass-with-no-tests"),
-    ("mvn test -Dtest=Token -Dsurefire.failIfNoSpecifiedTests=false", "validator.pass-with-no-tests"),
+    (
+        "mvn test -Dtest=Token -Dsurefire.failIfNoSpecifiedTests=false",
+        "validator.pass-with-no-tests",
+    ),
     ("ruff check --exit-zero .", "validator.ignore-failures"),
     ("ruff --exit-zero", "validator.ignore-failures"),
     ("flake8 --exit-zero src", "validator.ignore-failures"),
@@ -714,9 +717,7 @@ def verdict_kinds(inv: Callable[..., Invocation]) -> Callable[[str], list[str]]:
         kinds = {
             f.kind
             for f in findings
-            if not (
-                f.targets and (f.targets.temp_only or f.targets.lease or f.targets.creates)
-            )
+            if not (f.targets and (f.targets.temp_only or f.targets.lease or f.targets.creates))
         }
         match = rules.classify_validator(invocation)
         found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)

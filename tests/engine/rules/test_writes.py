@@ -43,7 +43,12 @@ def test_writers_name_the_path_they_write(command, path):
 
 @pytest.mark.parametrize(
     "command",
-    ["curl -o - https://example.com", "tar -cf x.tar -C .git/hooks .", "sort in.txt", "uniq in.txt"],
+    [
+        "curl -o - https://example.com",
+        "tar -cf x.tar -C .git/hooks .",
+        "sort in.txt",
+        "uniq in.txt",
+    ],
 )
 def test_reading_or_writing_to_stdout_writes_no_path(command):
     assert written(command) == set()

@@ -76,12 +76,24 @@ _PROGRAM_KEYS = (
     "browser.*.cmd",
     "man.*.cmd",
     "difftool.*.cmd",
+    "difftool.*.path",
     "mergetool.*.cmd",
+    "mergetool.*.path",
+    "man.*.path",
+    "browser.*.path",
     "sendemail.tocmd",
     "sendemail.cccmd",
     "sendemail.headercmd",
+    "sendemail.sendmailcmd",
     "sendemail.*.tocmd",
     "sendemail.*.cccmd",
+    "sendemail.*.headercmd",
+    "sendemail.*.sendmailcmd",
+    "instaweb.httpd",
+    "trailer.*.command",
+    "trailer.*.cmd",
+    "hook.*.command",
+    "gpg.ssh.defaultkeycommand",
 )
 _PROGRAM_KEY_RE = re.compile(
     "^(" + "|".join(re.escape(k).replace(r"\*", r"[^=]+") for k in _PROGRAM_KEYS) + ")$"
@@ -113,22 +125,29 @@ PROGRAM_ENV = frozenset(
 )
 # Environment variables that make git read configuration (or programs) from elsewhere.
 _ELSEWHERE_ENV = frozenset(
-    ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "GIT_EXEC_PATH")
+    ("GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG", "GIT_EXEC_PATH", "GIT_TEMPLATE_DIR")
 )
-_HARMLESS_ELSEWHERE = frozenset(("/dev/null", "/usr/lib/git-core", "/usr/libexec/git-core"))
+_HARMLESS_ELSEWHERE = frozenset(
+    ("/dev/null", "/usr/lib/git-core", "/usr/libexec/git-core", "/usr/share/git-core/templates", "")
+)
 
 # Options of git subcommands whose value is a command git runs (as a shell command line).
 PROGRAM_OPTIONS = {
     "fetch": ("--upload-pack",),
     "clone": ("--upload-pack", "-u"),
     "pull": ("--upload-pack",),
-    "ls-remote": ("--upload-pack",),
+    "ls-remote": ("--upload-pack", "--exec"),
     "archive": ("--exec",),
     "push": ("--receive-pack", "--exec"),
     "send-pack": ("--receive-pack", "--exec"),
     "fetch-pack": ("--upload-pack", "--exec"),
     "difftool": ("-x", "--extcmd"),
+    "instaweb": ("-d", "--httpd"),
+    "daemon": ("--access-hook",),
+    "send-email": ("--to-cmd", "--cc-cmd", "--header-cmd", "--sendmail-cmd"),
 }
+# Options of git subcommands whose value is a directory of hook programs git runs.
+TEMPLATE_OPTIONS = {"clone": ("--template",), "init": ("--template",)}
 # Options whose command can only be attached (`git grep -O'CMD'`, `--open-files-in-pager=CMD`).
 ATTACHED_PROGRAM_OPTIONS = {"grep": ("-O", "--open-files-in-pager=")}
 
@@ -172,18 +191,13 @@ def elsewhere_env(name: str, value: str | None) -> bool:
     return name in _ELSEWHERE_ENV and value not in _HARMLESS_ELSEWHERE
 
 
-_PLAIN_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
-
-
-def option_pair(text: str | None, source: str | None = None) -> Pair:
+def option_pair(text: str | None, prefix: str = "") -> Pair:
     """`-c key=value` (a bare `key` means true). When the word is not literal its value is
-    unknown (None), and so is its key ("") unless the source spells the key out plainly
-    (`-c core.pager="$X"`)."""
+    unknown (None), and so is its key ("") unless the word's literal start (`prefix`) holds
+    the whole key (`-c core.pager="$X"`: `core.pager=`)."""
     if text is None:
-        key = (source or "").partition("=")[0]
-        return (
-            (key.lower(), None) if "=" in (source or "") and _PLAIN_KEY.match(key) else ("", None)
-        )
+        key, eq, _ = prefix.partition("=")
+        return (key.strip().lower(), None) if eq else ("", None)
     key, eq, value = text.partition("=")
     return (key.strip().lower(), value if eq else "true")
 
@@ -293,3 +307,20 @@ def config_writes(args: tuple[Word, ...]) -> list[Pair]:
     if key is None:
         return [("", value)]
     return [(key.lower(), value)]
+
+
+CLONE_OPTS = spec(
+    short_value="obucj",
+    long_value=(
+        "origin branch upload-pack config jobs depth template reference reference-if-able "
+        "separate-git-dir shallow-since shallow-exclude filter server-option bundle-uri "
+        "ref-format revision"
+    ),
+)
+
+
+def clone_config(args: tuple[Word, ...]) -> list[Pair]:
+    """The configuration `git clone -c KEY=VALUE` / `--config` gives the new repository, which
+    the clone itself already uses (`-c core.sshCommand=...` runs for the first fetch)."""
+    opts = parse_args(args, CLONE_OPTS).values("-c", "--config")
+    return [option_pair(opt.value, opt.prefix) for opt in opts]

@@ -9,12 +9,14 @@ a merge, rebase, cherry-pick, revert or am.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from interlock.engine.findings import Finding, Targets
 from interlock.engine.rules.args import Args, OptSpec, literal_or_text, parse_args, spec
 from interlock.engine.rules.common import rule
 from interlock.engine.rules.git.invocation import GitCall, git_finding
 from interlock.engine.rules.git.push import FETCH, PUSH, check_fetch, check_push
+from interlock.shell.model import Word
 
 rule(
     "git.branch-force-delete",
@@ -28,10 +30,15 @@ rule(
 rule(
     "git.branch-force-move",
     "discard",
-    "git branch -f moves an existing branch",
+    "git branch -f (or checkout -B, switch -C, worktree add -B) moves an existing branch",
     "commits only reachable from the branch's old tip become unreferenced",
     "git branch NEW-NAME REV (a new branch), keeping the old one",
-    ("git branch -f main HEAD~3",),
+    (
+        "git branch -f main HEAD~3",
+        "git checkout -B main HEAD~3",
+        "git switch -C main HEAD~3",
+        "git worktree add -B main ../wt HEAD~3",
+    ),
     ("git branch topic", "git branch topic HEAD~1"),
 )
 rule(
@@ -106,7 +113,7 @@ rule(
 rule(
     "git.reflog-expire",
     "discard",
-    "git reflog expire/delete drops the history of where refs pointed",
+    "git reflog expire/delete/drop drops the history of where refs pointed",
     "the reflog is the last way back to commits lost by a reset or a deleted branch; "
     "expiring it lets gc delete them",
     "leave the reflog alone (git keeps it 90 days); git reflog to look",
@@ -133,6 +140,16 @@ rule(
     ("git prune -n", "git worktree prune"),
 )
 rule(
+    "git.repack-drop",
+    "discard",
+    "git repack -a -d drops the unreachable objects of the packs it replaces",
+    "unreachable commits and blobs kept in packs (lost work, dropped stashes) are deleted "
+    "with the old packs, without gc's grace period",
+    "git repack -A -d (keeps them, loose, for gc's grace period) or git gc",
+    ("git repack -a -d", "git repack -ad", "git repack -A -d --unpack-unreachable=now"),
+    ("git repack -A -d", "git repack -a", "git repack -a -d --keep-unreachable"),
+)
+rule(
     "git.update-ref-delete",
     "discard",
     "git update-ref -d deletes a ref",
@@ -145,10 +162,15 @@ rule(
 rule(
     "git.update-ref-move",
     "discard",
-    "git update-ref moves a branch ref",
-    "moving a branch (or HEAD) to another commit leaves the commits only it held unreferenced",
+    "git update-ref moves a ref (a branch, HEAD, a tag)",
+    "moving a branch, HEAD or a tag to another commit leaves the commits only it held "
+    "unreferenced, as git branch -f, git reset and git tag -f do",
     "git branch NEW-NAME REV (a new branch), keeping the old one",
-    ("git update-ref refs/heads/main HEAD~3",),
+    (
+        "git update-ref refs/heads/main HEAD~3",
+        "git update-ref HEAD HEAD~1",
+        "git update-ref refs/tags/v1 HEAD~1",
+    ),
     ("git update-ref refs/remotes/origin/x HEAD",),
 )
 rule(
@@ -207,8 +229,20 @@ SUBMODULE = spec(
     ),
 )
 PRUNE = spec(long_value="expire", long_flags="dry-run verbose progress")
+REPACK = spec(
+    long_value=(
+        "unpack-unreachable cruft-expiration max-cruft-size window depth threads "
+        "window-memory max-pack-size filter filter-to keep-pack expire-to"
+    ),
+    long_flags="cruft keep-unreachable local quiet write-bitmap-index pack-kept-objects",
+)
 UPDATE_REF = spec(short_value="m", long_flags="no-deref stdin create-reflog")
 WORKTREE_REMOVE = spec(long_flags="force")
+WORKTREE_ADD = spec(
+    short_value="bB",
+    long_value="reason",
+    long_flags="force detach checkout no-checkout lock quiet track no-track guess-remote orphan",
+)
 
 # Ref namespaces whose deletion loses nothing: copies of what a remote has.
 _REFETCHABLE = ("refs/remotes/",)
@@ -234,16 +268,36 @@ def _branch(call: GitCall, args: Args) -> list[Finding]:
         targets = Targets("commits", refs=names[-1:], unknown=unknown, git_dir_flag=call.elsewhere)
         return [git_finding("git.branch-force-rename", call, targets)]
     if force and not renaming and not listing and not args.has("-d", "--delete") and names:
-        targets = Targets("commits", refs=names[:1], unknown=unknown, git_dir_flag=call.elsewhere)
-        return [git_finding("git.branch-force-move", call, targets)]
+        operands = args.operands()
+        start = operands[1] if len(operands) > 1 else None
+        return [branch_move(call, operands[0].literal(), start)]
     return []
+
+
+def branch_move(
+    call: GitCall, name: str | None, start: Word | None, creates: bool = False
+) -> Finding:
+    """`branch -f NAME [START]`, `checkout -B NAME [START]`, `switch -C`, `worktree add -B`:
+    NAME is reset to START (default HEAD), as a force move. creates: the command is as often
+    used to create NAME (`checkout -B`): by text alone not a discard, the tree decides."""
+    targets = replace(move_targets(call, name, start, "HEAD"), creates=creates)
+    return git_finding("git.branch-force-move", call, targets)
+
+
+def move_targets(call: GitCall, ref: str | None, new: Word | None, default: str) -> Targets:
+    """Where a ref moves: refs (REF, NEW); (REF,) when NEW is only known at run time; () when
+    REF is (any ref of its kind may move)."""
+    to = default if new is None else new.literal()
+    refs = () if ref is None else (ref,) if to is None else (ref, to)
+    unknown = ref is None or to is None or call.inv.extra_args
+    return Targets("commits", refs=refs, unknown=unknown, git_dir_flag=call.elsewhere)
 
 
 def _reflog(call: GitCall, args: Args) -> list[Finding]:
     if not call.args:
         return []
     action = call.args[0].literal()
-    if action is not None and action not in ("expire", "delete"):
+    if action is not None and action not in ("expire", "delete", "drop"):
         return []
     if args.has("-n", "--dry-run"):
         return []
@@ -262,9 +316,11 @@ def _immediate(value: str | None) -> bool:
 def _gc(call: GitCall, args: Args) -> list[Finding]:
     prune = args.last("--prune", "--no-prune")
     configured = [v for k, v in call.config if k in _EXPIRY_KEYS]
-    now = prune is not None and prune.name == "--prune" and prune.value is not None
-    if now and prune is not None and not _immediate(prune.value):
-        now = False
+    now = (
+        prune is not None
+        and prune.name == "--prune"
+        and (prune.unknown_value or _immediate(prune.value))  # `--prune="$X"`: maybe now
+    )
     if not (now or any(v is None or _immediate(v) for v in configured)):
         return []
     if prune is not None and prune.name == "--no-prune" and not configured:
@@ -326,29 +382,45 @@ def _prune(call: GitCall, args: Args) -> list[Finding]:
     return [git_finding("git.prune", call, targets)]
 
 
+def _repack(call: GitCall, args: Args) -> list[Finding]:
+    """`-a -d` deletes the old packs with their unreachable objects; `-A` loosens them first
+    (those older than `--unpack-unreachable` are dropped); `--cruft` and `--keep-unreachable`
+    keep them."""
+    if not args.has("-d") or args.has("--cruft", "--keep-unreachable", "-n"):
+        return []
+    loosened = args.last("-a", "-A")
+    if loosened is None:
+        return []
+    if loosened.name == "-A":
+        until = args.last("--unpack-unreachable")
+        if until is None or not (until.unknown_value or _immediate(until.value)):
+            return []
+    return [git_finding("git.repack-drop", call, Targets("unreachable"))]
+
+
 def _update_ref(call: GitCall, args: Args) -> list[Finding]:
+    """`update-ref -d REF` deletes a ref, `update-ref REF NEW` moves (or creates) it: refs
+    (REF, NEW), or (REF,) when NEW is only known at run time, or () when REF is; `--stdin`
+    reads any of these at run time."""
     operands = args.operands()
     if args.has("--stdin") or call.inv.extra_args:
         targets = Targets("commits", unknown=True, git_dir_flag=call.elsewhere)
-        rule_id = "git.update-ref-delete"
-        return [git_finding(rule_id, call, targets)]
-    if not operands:
-        return []
-    ref = literal_or_text(operands[0])
-    if operands[0].literal() is not None and ref.startswith(_REFETCHABLE):
-        return []
-    targets = Targets(
-        "commits",
-        refs=(ref,),
-        unknown=operands[0].literal() is None,
-        git_dir_flag=call.elsewhere,
-    )
-    if args.has("-d"):
         return [git_finding("git.update-ref-delete", call, targets)]
-    is_branch = ref == "HEAD" or ref.startswith(("refs/heads/", "refs/interlock/"))
-    if len(operands) >= 2 and (is_branch or operands[0].literal() is None):
-        return [git_finding("git.update-ref-move", call, targets)]
-    return []
+    deleting = args.has("-d")
+    if len(operands) < (1 if deleting else 2):
+        return []  # git refuses: a usage error
+    ref = operands[0].literal()
+    if ref is not None and ref.startswith(_REFETCHABLE):
+        return []
+    if deleting:
+        targets = Targets(
+            "commits",
+            refs=() if ref is None else (ref,),
+            unknown=ref is None,
+            git_dir_flag=call.elsewhere,
+        )
+        return [git_finding("git.update-ref-delete", call, targets)]
+    return [git_finding("git.update-ref-move", call, move_targets(call, ref, operands[1], ""))]
 
 
 def _rewrite(call: GitCall, args: Args) -> list[Finding]:
@@ -358,6 +430,13 @@ def _rewrite(call: GitCall, args: Args) -> list[Finding]:
 
 
 def _worktree(call: GitCall, args: Args) -> list[Finding]:
+    if call.args and call.args[0].literal() == "add":
+        add = parse_args(call.args[1:], WORKTREE_ADD)
+        reset = add.last("-B")
+        if reset is None:
+            return []
+        start = add.operands()[1] if len(add.operands()) > 1 else None
+        return [branch_move(call, reset.value, start, creates=True)]
     if not call.args or call.args[0].literal() != "remove":
         return []
     sub = parse_args(call.args[1:], WORKTREE_REMOVE)
@@ -373,9 +452,12 @@ Handler = Callable[[GitCall, Args], list[Finding]]
 _HANDLERS: dict[str, tuple[Handler, OptSpec]] = {
     "branch": (_branch, BRANCH),
     "push": (check_push, PUSH),
+    "send-pack": (check_push, PUSH),
+    "http-push": (check_push, PUSH),
     "reflog": (_reflog, spec(long_flags="expire-unreachable expire all dry-run rewrite")),
     "gc": (_gc, GC),
     "prune": (_prune, PRUNE),
+    "repack": (_repack, REPACK),
     "update-ref": (_update_ref, UPDATE_REF),
     "filter-branch": (_rewrite, spec()),
     "filter-repo": (_rewrite, spec()),

@@ -75,10 +75,22 @@ class GitCall:
     config: configuration the command line gives (`-c key=value`, `--config-env`, the
       GIT_CONFIG_* variables), keys lower-cased, in the order git applies them.
     informational: `--help`/`--version` before the subcommand: nothing runs.
+    exec_paths: the directories `--exec-path=DIR` makes git run its programs from (None:
+      only known at run time).
     aliases: the command-line aliases expanded to reach `sub`: (name, value) pairs.
     """
 
-    __slots__ = ("inv", "sub", "args", "cwd", "elsewhere", "config", "informational", "aliases")
+    __slots__ = (
+        "inv",
+        "sub",
+        "args",
+        "cwd",
+        "elsewhere",
+        "config",
+        "informational",
+        "aliases",
+        "exec_paths",
+    )
 
     def __init__(
         self,
@@ -99,6 +111,7 @@ class GitCall:
         self.config = config
         self.informational = informational
         self.aliases = aliases
+        self.exec_paths: tuple[str | None, ...] = ()
 
 
 def _alias_words(value: str) -> tuple[Word, ...] | None:
@@ -122,6 +135,7 @@ def _expand_alias(call: GitCall) -> GitCall:
     """Expand aliases the command line itself defines (`-c alias.x=...`, GIT_CONFIG_*), chains
     included; a `!` alias is shell code, judged by engine.hidden, and stays unexpanded here."""
     seen: set[str] = set()
+    exec_paths = call.exec_paths
     while call.sub is not None and call.sub not in seen and call.sub not in GIT_COMMANDS:
         name = call.sub
         seen.add(name)
@@ -141,6 +155,7 @@ def _expand_alias(call: GitCall) -> GitCall:
             call.informational,
             call.aliases + ((name, value),),
         )
+        call.exec_paths = exec_paths
     return call
 
 
@@ -161,24 +176,31 @@ def parse_git(inv: Invocation, assume_git: bool = False) -> GitCall | None:
         (w.literal() or w.text).split("=", 1)[0] in _ELSEWHERE_ENV for w in inv.assignments
     )
     config: list[Pair] = env_pairs(inv.assignments)
+    exec_paths: list[str | None] = []
     for opt in parsed.opts:
         if opt.name == "-C":
             cwd = join_cwd(cwd, opt.value) if opt.value != "" else cwd
+            elsewhere = elsewhere or opt.value is None  # `-C "$d"`: any repository at all
         elif opt.name == "-c":
-            config.append(option_pair(opt.value, opt.text))
+            config.append(option_pair(opt.value, opt.prefix))
         elif opt.name == "--config-env":
             key = (opt.value or "").rsplit("=", 1)[0] if opt.value is not None else None
             config.append((key.strip().lower(), None) if key is not None else ("", None))
         elif opt.name in ("--git-dir", "--work-tree"):
             elsewhere = True
+        elif opt.name == "--exec-path" and (opt.value is not None or opt.unknown_value):
+            exec_paths.append(opt.value)
     informational = parsed.has("--help", "-h", "--version", "-v") or any(
         o.name.endswith("-path") and o.name != "--exec-path" for o in parsed.opts
     )
+    # `-c core.worktree=DIR` is --work-tree (a key only known at run time may be it)
+    elsewhere = elsewhere or any(key in ("core.worktree", "") for key, _ in config)
     rest = parsed.rest or parsed.after_dashdash
     while len(rest) > 1 and rest[0].literal() is None and rest[1].literal() in GIT_SUBCOMMANDS:
         rest = rest[1:]  # `git $OPTS reset --hard`: the unknown word is read as an option
     sub = rest[0].literal() if rest else None
     call = GitCall(inv, sub, tuple(rest[1:]), cwd, elsewhere, tuple(config), informational)
+    call.exec_paths = tuple(exec_paths)
     return _expand_alias(call)
 
 

@@ -18,7 +18,9 @@ from interlock.engine.rules.common import catalog, make_finding
 from interlock.engine.rules.git.config import (
     PROGRAM_ENV,
     PROGRAM_OPTIONS,
+    TEMPLATE_OPTIONS,
     Pair,
+    clone_config,
     config_writes,
     elsewhere_env,
     is_include_key,
@@ -51,6 +53,8 @@ def _config_findings(inv: Invocation, call: GitCall) -> list[Finding]:
     found: list[Finding] = []
     names = {call.sub or ""} | {name for name, _ in call.aliases}
     pairs: list[Pair] = list(call.config)
+    if call.sub == "clone":
+        pairs += clone_config(call.args)
     if call.sub == "config" and not call.informational:
         written = config_writes(call.args)
         pairs += written
@@ -67,15 +71,20 @@ def _config_findings(inv: Invocation, call: GitCall) -> list[Finding]:
 
 
 def _option_findings(inv: Invocation, call: GitCall) -> list[Finding]:
-    options = PROGRAM_OPTIONS.get(call.sub or "")
+    options = PROGRAM_OPTIONS.get(call.sub or "", ())
+    templates = TEMPLATE_OPTIONS.get(call.sub or "", ())
     found: list[Finding] = []
-    if options:
+    if options or templates:
         short = "".join(o[1] for o in options if len(o) == 2)
-        longs = " ".join(o[2:] for o in options if o.startswith("--"))
+        longs = " ".join(o[2:] for o in options + templates if o.startswith("--"))
         args = parse_args(call.args, spec(short_value=short, long_value=longs))
         for opt in args.values(*options):
             if opt.value is None:
                 found.append(_finding(inv, f"git runs `{opt.name}` {opt.text}", call.cwd))
+        for opt in args.values(*templates):
+            if opt.value is None:
+                reason = f"git runs the hooks of the template directory {opt.text}"
+                found.append(_finding(inv, reason, call.cwd))
     for word in call.args:
         if word.literal() is None and word.text.lstrip("'\"").lower().startswith("ext::"):
             found.append(_finding(inv, f"the `ext::` remote {word.text} runs a command", call.cwd))
@@ -110,6 +119,10 @@ def check_config_code(inv: Invocation, call: GitCall | None) -> list[Finding]:
     found = _env_findings(inv)
     if call is not None:
         found += _config_findings(inv, call) + _option_findings(inv, call)
+        for path in call.exec_paths:
+            if elsewhere_env("GIT_EXEC_PATH", path):
+                reason = "`--exec-path` makes git run its programs from another directory"
+                found.append(_finding(inv, reason, call.cwd))
     unique: dict[str, Finding] = {}
     for finding in found:
         unique.setdefault(finding.reason, finding)

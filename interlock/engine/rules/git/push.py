@@ -6,7 +6,7 @@ into a local branch.
 from __future__ import annotations
 
 from interlock.engine.findings import Finding, Targets
-from interlock.engine.rules.args import Args, literal_or_text, spec
+from interlock.engine.rules.args import Args, literal_or_text, literal_prefix, spec
 from interlock.engine.rules.common import rule
 from interlock.engine.rules.git.invocation import GitCall, git_finding
 
@@ -123,16 +123,21 @@ def check_push(call: GitCall, args: Args) -> list[Finding]:
     if args.has("-n", "--dry-run"):
         return []
     texts = [literal_or_text(w) for w in args.operands()]
+    # what each operand surely starts with (`+` of `"+$B"`, `:` of `":$B"`)
+    heads = [literal_prefix(w) for w in args.operands()]
     repo = args.last("--repo")
     remote = repo.text if repo is not None else (texts[0] if texts else None)
     refspecs = texts if repo is not None else texts[1:]
+    starts = heads if repo is not None else heads[1:]
     force = args.last("-f", "--force", "--no-force")
     forced = (force is not None and force.name != "--no-force") or args.has("--mirror")
     deletes = args.has("-d", "--delete", "--prune") or any(
-        r.startswith(":") and len(r) > 1 for r in refspecs
+        h.startswith(":") and len(r) > 1 for h, r in zip(starts, refspecs, strict=True)
     )
     leases = _leases(args)
-    pushed: list[tuple[bool, str | None]] = [(r.startswith("+"), _destination(r)) for r in refspecs]
+    pushed: list[tuple[bool, str | None]] = [
+        (h.startswith("+"), _destination(r)) for h, r in zip(starts, refspecs, strict=True)
+    ]
     pushed = pushed or [(False, None)]
     protections = [
         _protection(leases, dst) if (plus or leases) else "explicit" for plus, dst in pushed
@@ -162,10 +167,14 @@ def check_push(call: GitCall, args: Args) -> list[Finding]:
 def check_fetch(call: GitCall, args: Args) -> list[Finding]:
     if args.has("--dry-run"):
         return []
-    texts = [literal_or_text(w) for w in args.operands()]
     forced = args.has("-f", "--force")
     local: list[str] = []
-    for refspec in texts[1:]:
+    unknown = False
+    for word in args.operands()[1:]:
+        refspec = word.literal()
+        if refspec is None:  # `"+$B:$B"`: a forced refspec into a branch named at run time
+            unknown = unknown or literal_prefix(word).startswith("+") or forced
+            continue
         if ":" not in refspec:
             continue
         dst = refspec.split(":", 1)[1]
@@ -173,8 +182,8 @@ def check_fetch(call: GitCall, args: Args) -> list[Finding]:
             continue
         if refspec.startswith("+") or forced:
             local.append(dst if dst.startswith("refs/") else f"refs/heads/{dst}")
-    if not local:
+    if not local and not unknown:
         return []
-    unknown = any("*" in ref for ref in local)
+    unknown = unknown or any("*" in ref for ref in local)
     targets = Targets("commits", refs=tuple(local), unknown=unknown, git_dir_flag=call.elsewhere)
     return [git_finding("git.fetch-force", call, targets)]

@@ -9,6 +9,7 @@ a flag that is really an option's value (`commit -m --hard`) is never mistaken f
 
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
 from collections.abc import Callable
@@ -106,6 +107,16 @@ rule(
     ("git rm --cached src/app.py", "git rm src/app.py"),
 )
 rule(
+    "git.mv-force",
+    "discard",
+    "git mv --force overwrites the destination",
+    "moving over an existing file replaces it; its uncommitted content (or an untracked file "
+    "there) exists nowhere else",
+    "git mv without -f (refuses when the destination exists), or move the destination aside",
+    ("git mv -f a.py b.py", "git mv --force src/a.py lib/"),
+    ("git mv a.py b.py", "git mv -n -f a.py b.py"),
+)
+rule(
     "git.checkout-index-force",
     "discard",
     "git checkout-index --force overwrites working-tree files",
@@ -174,6 +185,9 @@ READ_TREE = spec(
 )
 
 _REV_ONLY = r"^(HEAD|@)$"
+# What no ref name holds (git check-ref-format): a component starting with `.`, an empty
+# component, a glob character.
+_NEVER_A_REF = re.compile(r"(^|/)\.|//|[*?\[]")
 _EXTENSION = r"\.[A-Za-z_][A-Za-z0-9_-]{0,9}$"
 # Extensionless names that are files far more often than branches.
 _KNOWN_FILES = frozenset(
@@ -186,9 +200,9 @@ _KNOWN_FILES = frozenset(
 def looks_like_path(word: Word) -> bool:
     """Whether a `git checkout X` operand reads as a path rather than a branch.
 
-    A path: `.`, `./x`, `../x`, `/x`, `x/`, a glob, pathspec magic (`:/`, `:(top)`), a file
-    name with an extension (`app.py`, `feature/a.py`), a dotfile, a well-known extensionless
-    file (`Makefile`). A bare or slashed word (`main`, `origin/main`, `feature/x`, `v1.2.3`)
+    A path: `.`, `./x`, `../x`, `/x`, `x/`, a glob (quoted too), pathspec magic (`:/`,
+    `:(top)`), what no ref name can be (`src/.`, `src//lib`, `a/.hidden`), a file name with an
+    extension (`app.py`, `feature/a.py`), a well-known extensionless file (`Makefile`). A bare or slashed word (`main`, `origin/main`, `feature/x`, `v1.2.3`)
     reads as a branch, tag or revision.
     """
     text = literal_or_text(word)
@@ -196,11 +210,11 @@ def looks_like_path(word: Word) -> bool:
         return True
     if text.startswith(("./", "../", "/", ":/", ":(", "~/")) or text.endswith("/"):
         return True
+    if word.literal() is not None and _NEVER_A_REF.search(text):
+        return True  # `src/.`, `src//lib`, `.env`, a quoted glob: git reads a pathspec
     if any(c in text for c in "~^@{") and word.literal() is not None:
         return False
-    base = text.rstrip("/").rsplit("/", 1)[-1]
-    if base.startswith(".") and len(base) > 1:
-        return True
+    base = text.rsplit("/", 1)[-1]
     return bool(re.search(_EXTENSION, base)) or base in _KNOWN_FILES
 
 
@@ -229,7 +243,13 @@ def _reset(call: GitCall, args: Args) -> list[Finding]:
     refs: tuple[str, ...] = ()
     if rev is not None and not re.match(_REV_ONLY, literal_or_text(rev)):
         refs = (literal_or_text(rev),)
-    targets = Targets("tracked", whole_tree=True, refs=refs, git_dir_flag=call.elsewhere)
+    targets = Targets(
+        "tracked",
+        whole_tree=True,
+        refs=refs,
+        unknown=rev is not None and rev.literal() is None,  # `reset --hard "$R"`: any commit
+        git_dir_flag=call.elsewhere,
+    )
     target = refs[0] if refs else "HEAD"
     instead = (
         "git stash push -m 'before reset' (keeps your changes recoverable), "
@@ -256,6 +276,16 @@ def _checkout_operands(args: Args) -> tuple[Word | None, tuple[Word, ...], bool]
 
 
 def _checkout(call: GitCall, args: Args) -> list[Finding]:
+    reset = args.last("-B")
+    if reset is not None:  # `checkout -B NAME [START]`: NAME is reset to START
+        start = args.positionals[0] if args.positionals else None
+        return [history.branch_move(call, reset.value, start, creates=True)] + _checkout_paths(
+            call, args
+        )
+    return _checkout_paths(call, args)
+
+
+def _checkout_paths(call: GitCall, args: Args) -> list[Finding]:
     treeish, paths, candidate = _checkout_operands(args)
     creating = args.has("-b", "-B", "--orphan")
     from_file = args.has("--pathspec-from-file")
@@ -311,10 +341,15 @@ def _restore(call: GitCall, args: Args) -> list[Finding]:
 
 
 def _switch(call: GitCall, args: Args) -> list[Finding]:
-    if not args.has("--discard-changes", "-f", "--force"):
-        return []
-    targets = Targets("tracked", whole_tree=True, git_dir_flag=call.elsewhere)
-    return [git_finding("git.switch-discard", call, targets)]
+    found: list[Finding] = []
+    reset = args.last("-C", "--force-create")
+    if reset is not None:  # `switch -C NAME [START]`: NAME is reset to START
+        start = args.positionals[0] if args.positionals else None
+        found.append(history.branch_move(call, reset.value, start, creates=True))
+    if args.has("--discard-changes", "-f", "--force"):
+        targets = Targets("tracked", whole_tree=True, git_dir_flag=call.elsewhere)
+        found.append(git_finding("git.switch-discard", call, targets))
+    return found
 
 
 def _clean(call: GitCall, args: Args) -> list[Finding]:
@@ -340,8 +375,11 @@ def _clean(call: GitCall, args: Args) -> list[Finding]:
 
 def _stash(call: GitCall, args: Args) -> list[Finding]:
     first = call.args[0].literal() if call.args else "push"
-    if first not in ("drop", "clear"):
+    if first not in ("drop", "clear", None):
         return []
+    if first is None:  # `git stash "$ACTION"`: it may be `clear`
+        targets = Targets("stash", refs=("refs/stash",), git_dir_flag=call.elsewhere)
+        return [git_finding("git.stash-clear", call, targets)]
     operands = parse_args(call.args[1:], spec()).positionals
     if first == "clear":
         targets = Targets("stash", refs=("refs/stash",), git_dir_flag=call.elsewhere)
@@ -362,6 +400,24 @@ def _rm(call: GitCall, args: Args) -> list[Finding]:
         git_dir_flag=call.elsewhere,
     )
     return [git_finding("git.rm-force", call, targets)]
+
+
+def _mv(call: GitCall, args: Args) -> list[Finding]:
+    """`git mv -f SRC... DST` overwrites DST (or, DST a directory, the files named like each
+    SRC inside it)."""
+    operands = args.operands()
+    if not args.has("-f", "--force") or args.has("-n", "--dry-run") or len(operands) < 2:
+        return []
+    *sources, dest = operands
+    targets = Targets(
+        "files",
+        paths=(literal_or_text(dest),),
+        single=True,
+        into=tuple(posixpath.basename(literal_or_text(w).rstrip("/")) for w in sources),
+        unknown=_unknown(tuple(operands), call),
+        git_dir_flag=call.elsewhere,
+    )
+    return [git_finding("git.mv-force", call, targets)]
 
 
 def _checkout_index(call: GitCall, args: Args) -> list[Finding]:
@@ -401,6 +457,7 @@ _HANDLERS: dict[str, tuple[Handler, OptSpec]] = {
     "clean": (_clean, CLEAN),
     "stash": (_stash, spec()),
     "rm": (_rm, GIT_RM),
+    "mv": (_mv, spec(long_flags="force dry-run verbose")),
     "checkout-index": (_checkout_index, CHECKOUT_INDEX),
     "read-tree": (_read_tree, READ_TREE),
 }

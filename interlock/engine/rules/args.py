@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from interlock.shell.lex import scan_word
 from interlock.shell.model import Word
 
 
@@ -175,6 +176,30 @@ def _parse_short(word: str, words: Sequence[Word], i: int, sp: OptSpec) -> tuple
     return opts, i + 1
 
 
+_LONG_WITH_VALUE = re.compile(r"^--([A-Za-z0-9][A-Za-z0-9-]*)=(.*)$", re.S)
+_SHORT_CLUSTER = re.compile(r"^-([A-Za-z0-9]+)(.*)$", re.S)
+
+
+def _unknown_value(word: Word, sp: OptSpec) -> list[Opt] | None:
+    """`--file="$DIR/x"`, `-f"$D"`: an option written out plainly with a value only known at
+    run time (the value word keeps its text, for rules that read its shape); None when the
+    word is not such an option."""
+    text = scan_word(word.text, 0).template_text
+    if m := _LONG_WITH_VALUE.match(text):
+        name = resolve_long(m.group(1), sp.known_longs())
+        return [Opt("--" + name, None, Word(m.group(2), None), True)]
+    if not (m := _SHORT_CLUSTER.match(text)):
+        return None
+    opts: list[Opt] = []
+    letters = m.group(1)
+    for pos, ch in enumerate(letters):
+        if ch in sp.short_value or ch in sp.short_optional:
+            value = Word(letters[pos + 1 :] + m.group(2), None)
+            return opts + [Opt("-" + ch, None, value, True)]
+        opts.append(Opt("-" + ch))
+    return None  # `-rf$X`: more options, or a value, only known at run time
+
+
 def parse_args(words: Sequence[Word], sp: OptSpec) -> Args:
     """Split `words` (arguments, without the command name) per `sp`."""
     opts: list[Opt] = []
@@ -191,6 +216,9 @@ def parse_args(words: Sequence[Word], sp: OptSpec) -> Args:
         elif lit is not None and lit.startswith("-") and len(lit) > 1:
             found, i = _parse_short(lit, words, i, sp)
             opts.extend(found)
+        elif lit is None and (unknown := _unknown_value(word, sp)) is not None:
+            opts.extend(unknown)
+            i += 1
         elif sp.stop_at_positional:
             return Args(tuple(opts), (), (), False, tuple(words[i:]))
         else:

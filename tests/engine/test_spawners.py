@@ -162,6 +162,33 @@ def test_placeholders_become_run_time_arguments_but_not_a_nested_xargs_replace_s
 
 
 @pytest.mark.parametrize(
+    ("text", "argv"),
+    [
+        ("find . -exec perl -e {} \\;", ["perl", "-e", None]),
+        ("find . -exec ruby -e {} \\;", ["ruby", "-e", None]),
+        ("find . -exec node -e {} \\;", ["node", "-e", None]),
+        ("find . -exec php -r {} \\;", ["php", "-r", None]),
+        ("find . -exec python3 -c {} \\;", ["python3", "-c", None]),
+        ("find . -exec cat {} \\;", ["cat", "{}"]),
+        ("find . -exec pythonic {} \\;", ["pythonic", None]),
+    ],
+)
+def test_find_hands_file_names_to_interpreters_as_unknown_code(text, argv):
+    spawned = [inv for inv in invocations(text) if inv.via and inv.via[0] == "find -exec"]
+    assert spawned[0].literals() == argv
+
+
+def test_find_exec_eval_runs_file_names_as_commands():
+    found = invocations("find . -exec eval {} \\;")
+    assert found[-1].argv[0].literal() is None
+
+
+@pytest.mark.parametrize("text", ["find", "find -H", "find -L -P", "find -D", "find src build"])
+def test_find_with_no_start_path_searches_here(text):
+    assert [inv.name for inv in invocations(text)] == ["find"]
+
+
+@pytest.mark.parametrize(
     ("text", "expected"),
     [
         ("find . -exec sh -c 'rm {}' \\;", [["find", ".", "-exec", "sh", "-c", "rm {}", ";"]]),
@@ -186,6 +213,8 @@ def test_find_placeholders_stay_paths_outside_code():
     ("text", "roots"),
     [
         ("find -H src -exec rm {} +", ("src",)),
+        ("find -P src -exec rm {} +", ("src",)),
+        ("find -L src -exec rm {} +", ("src",)),
         ("find -D tree src -exec rm {} +", ("src",)),
         ("find -O3 src -exec rm {} +", ("src",)),
         ("find -exec rm {} +", (".",)),

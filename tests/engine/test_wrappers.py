@@ -475,3 +475,193 @@ def test_sudo_background_hides_the_exit_status_and_sudo_assignments_reach_the_co
     (inv,) = walk(result)
     assert inv.literals() == ["git", "gc"]
     assert [a.literal() for a in inv.assignments] == ["FOO=1"]
+
+
+def unwrapped(text: str):
+    """What wrappers.unwrap says the one simple command of text hands over to."""
+    from interlock.engine.wrappers import unwrap
+
+    node = parse(text).root
+    return unwrap(node.words, None)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("sudo -b git gc", True),
+        ("sudo --background git gc", True),
+        ("sudo git gc", False),
+        ("watch git status", True),
+        ("watch -x git status", True),
+        ("watch -e git status", False),
+        ("watch --errexit git status", False),
+        ("watch -g git status", False),
+        ("watch --chgexit -x git status", False),
+    ],
+)
+def test_wrappers_that_hide_the_exit_status_say_so(text, masked):
+    found = unwrapped(text)
+    assert found is not None
+    assert (found.masks is not None) == masked
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("watch git status", "script"),
+        ("watch -x git status", "exec"),
+        ("watch --exec git status", "exec"),
+        ("eval git status", "script"),
+        ("env -S 'git status'", "script"),
+        ("flock f -c 'git gc'", "script"),
+        ("su -c 'git gc'", "script"),
+        ("npx -c 'git gc'", "script"),
+        ("pnpm exec -c git gc", "script"),
+        ("yarn exec git gc", "script"),
+        ("pnpm exec git gc", "exec"),
+        ("uv run git gc", "exec"),
+    ],
+)
+def test_what_kind_of_hand_over_each_wrapper_makes(text, kind):
+    found = unwrapped(text)
+    assert found is not None and found.kind == kind
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "sudo -l",
+        "sudo -v",
+        "sudo -k",
+        "sudo -K",
+        "sudo -V",
+        "sudo --list git",
+        "sudo --validate",
+        "sudo --edit /etc/hosts",
+        "sudo -u",
+        "doas -C /etc/doas.conf git gc",
+        "doas -u",
+        "doas",
+        "command -v git",
+        "command",
+        "builtin",
+        "exec",
+        "exec -a",
+        "nice",
+        "nice -n",
+        "ionice -p 1 git gc",
+        "ionice -P 1 git gc",
+        "ionice -u 1 git gc",
+        "ionice --pid 1 git gc",
+        "ionice -c",
+        "chrt -p 1 1234",
+        "chrt --pid 1 1234",
+        "chrt -m",
+        "chrt --max",
+        "chrt -T",
+        "taskset -p 1 1234",
+        "taskset --pid 1 1234",
+        "eval",
+        "timeout -s",
+        "env -S",
+        "watch -n 1",
+    ],
+)
+def test_a_wrapper_that_runs_nothing_hands_over_nothing(text):
+    assert unwrapped(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "argv"),
+    [
+        ("doas -u root git gc", ["git", "gc"]),
+        ("doas -n git gc", ["git", "gc"]),
+        ("command -p git gc", ["git", "gc"]),
+        ("command -- git gc", ["git", "gc"]),
+        ("command -p -- git gc", ["git", "gc"]),
+        ("builtin cd x", ["cd", "x"]),
+        ("exec -a name git gc", ["git", "gc"]),
+        ("exec -c git gc", ["git", "gc"]),
+        ("nice -n 5 git gc", ["git", "gc"]),
+        ("nice -5 git gc", ["git", "gc"]),
+        ("nice --5 git gc", ["git", "gc"]),
+        ("nice +5 git gc", ["git", "gc"]),
+        ("nice git gc", ["git", "gc"]),
+        ("ionice -c 3 git gc", ["git", "gc"]),
+        ("stdbuf -o L git gc", ["git", "gc"]),
+        ("/usr/bin/time -f %e git gc", ["git", "gc"]),
+        ("chrt -f 10 git gc", ["git", "gc"]),
+        ("chrt --sched-runtime 5 -d 0 git gc", ["git", "gc"]),
+        ("taskset -c 0 git gc", ["git", "gc"]),
+        ("taskset 0x1 git gc", ["git", "gc"]),
+        ("sudo -u app -g grp git gc", ["git", "gc"]),
+        ("sudo -- git gc", ["git", "gc"]),
+        ("timeout 5 git gc", ["git", "gc"]),
+        ("eval 'git gc'", ["git", "gc"]),
+    ],
+)
+def test_wrappers_hand_over_the_words_after_their_options(text, argv):
+    found = unwrapped(text)
+    assert found is not None
+    if found.kind == "exec":
+        assert [w.literal() for w in found.rest] == argv
+    else:
+        assert [s.text for s in found.scripts] == [" ".join(argv)]
+
+
+def test_eval_runs_in_the_same_shell_and_bash_c_in_a_new_one():
+    found = unwrapped("eval 'cd x'")
+    assert found is not None and found.scripts[0].same_shell
+    found = unwrapped("bash -c 'cd x'")
+    assert found is not None and not found.scripts[0].same_shell
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "args", "flags"),
+    [
+        ("bash -c 'git gc'", "git gc", (), (False, False)),
+        ("bash -c 'git gc' zero one", "git gc", ("zero", "one"), (False, False)),
+        ("bash -ec 'git gc'", "git gc", (), (True, False)),
+        ("bash -o pipefail -c 'git gc'", "git gc", (), (False, True)),
+        ("sh -c", "$RUNTIME_CODE", None, (False, False)),
+        ("sh -e -c", "$RUNTIME_CODE", None, (True, False)),
+    ],
+)
+def test_a_shell_hands_over_its_command_string_flags_and_arguments(text, code, args, flags):
+    found = unwrapped(text)
+    assert found is not None
+    (script,) = found.scripts
+    assert script.text == code
+    assert (script.errexit, script.pipefail) == flags
+    if args is None:
+        assert script.args is None and script.degraded
+    else:
+        assert [w.literal() for w in script.args or ()] == list(args)
+        assert not script.degraded
+
+
+def test_a_shell_reading_its_script_from_stdin_runs_the_heredoc_and_a_file_is_not_unwrapped():
+    from interlock.engine.wrappers import unwrap
+
+    words = parse("bash -s").root.words  # type: ignore[union-attr]
+    found = unwrap(words, "git gc\n")
+    assert found is not None and found.via == "bash <<"
+    assert [s.text for s in found.scripts] == ["git gc\n"]
+    found = unwrap(parse("bash -e").root.words, "git gc\n")  # type: ignore[union-attr]
+    assert found is not None and found.scripts[0].errexit
+    assert unwrap(words, None) is None
+    assert unwrap(parse("bash x.sh").root.words, "git gc\n") is None  # type: ignore[union-attr]
+    assert unwrap(()) is None
+
+
+def test_env_clears_the_environment_only_when_told():
+    found = unwrapped("env -i git gc")
+    assert found is not None and found.clears_env
+    found = unwrapped("env - git gc")
+    assert found is not None and found.clears_env
+    found = unwrapped("env -i -S 'git gc'")
+    assert found is not None and found.clears_env
+    found = unwrapped("env -u X git gc")
+    assert found is not None and not found.clears_env
+    found = unwrapped("env -S 'git gc'")
+    assert found is not None and not found.clears_env

@@ -49,6 +49,14 @@ def argvs(text: str) -> list[list[str | None]]:
         # find reading an action from an expansion
         "find . $A rm -rf src \\;",
         "find . $A rm {} +",
+        "find $A rm {} +",
+        "find . $A rm x {}",
+        "find . $A rm x +",
+        "find . -exec \\; $X",
+        'find . -fprintf out "%p" $X',
+        "find . -newer x $X",
+        "find . -name x $X",
+        'find "$D" -exec rm {} + $A',
         "find . -name x $A",
         'find src -type f "$@"',
         "find src -newermt 2020-01-01 $ACTION",
@@ -100,6 +108,12 @@ def test_a_spawned_discard_is_found_whatever_the_option_spelling(repo, command):
         'find build -name "$P" -print',
         'find build -fprintf out "%p" -print',
         'find "$D" -type f',
+        'find . -exec rm "$X" \\;',
+        'find . -exec rm {} + -name "$X"',
+        "find src + -name x",
+        'find . -fprintf out "$FMT"',
+        'find . -newermt "$T" -print',
+        'find . -size "$S" -print',
         'git rebase --onto "$NEW" main',
         'git rebase -x "true" main',
         'git rebase --strategy ours -X theirs "main"',
@@ -350,3 +364,17 @@ def test_git_bisect_run_reads_the_status_and_rebase_exec_is_a_script():
     assert child.kind == "script" and child.masks is None
     assert [s.text for s in child.scripts] == ["make"]
     assert not child.scripts[0].degraded
+
+
+def test_find_exec_without_its_terminator_runs_the_rest_of_the_line():
+    # find itself refuses it; read conservatively, the words after -exec are the command
+    found = invocations("find . -exec rm -rf x")
+    assert [inv.literals() for inv in found[1:]] == [["rm", "-rf", "x"]]
+    assert [inv.name for inv in invocations("find $A -exec rm -rf x")] == ["find", "rm"]
+
+
+def test_an_action_find_may_read_from_an_expansion_is_unknown_degraded_code():
+    found = invocations("find . -name x $A")
+    assert [inv.name for inv in found] == ["find", None]
+    assert found[-1].degraded
+    assert found[-1].via == ("find",)

@@ -378,3 +378,15 @@ def test_an_action_find_may_read_from_an_expansion_is_unknown_degraded_code():
     assert [inv.name for inv in found] == ["find", None]
     assert found[-1].degraded
     assert found[-1].via == ("find",)
+
+
+def test_parallel_passes_its_input_as_run_time_arguments_and_reads_command_files_as_unknown():
+    (inv,) = invocations("parallel rm ::: a")
+    assert inv.extra_args
+    found = invocations("parallel :::: cmds.txt")
+    assert found[-1].degraded and found[-1].via == ("parallel",)
+    found = invocations("parallel ::: 'git gc' ::::+ more.txt")
+    assert [inv.literals() for inv in found] == [["git", "gc"], [None]]
+    found = invocations("cat cmds | parallel")
+    assert [inv.name for inv in found] == ["cat", None]
+    assert found[-1].via == ("parallel",)

@@ -395,3 +395,14 @@ def test_parallel_passes_its_input_as_run_time_arguments_and_reads_command_files
     found = invocations("cat cmds | parallel")
     assert [inv.name for inv in found] == ["cat", None]
     assert found[-1].via == ("parallel",)
+
+
+def test_git_runs_the_last_word_as_its_command_and_attached_code_is_known():
+    assert invocations("git bisect run make")[-1].literals() == ["make"]
+    assert invocations("git rebase -x make")[-1].literals() == ["make"]
+    from interlock.engine.spawners import SPAWNERS
+
+    words = parse("git rebase --exec=make main").root.words  # type: ignore[union-attr]
+    spawn = SPAWNERS["git"](words, None)
+    assert spawn is not None
+    assert [(s.text, s.degraded) for s in spawn.children[0].scripts] == [("make", False)]

@@ -54,6 +54,7 @@ SCOPE_PATTERNS = (
     "interlock/engine/walk.py",
     "interlock/engine/shellstate.py",
     "interlock/engine/wrappers.py",
+    "interlock/engine/pkgrunners.py",
     "interlock/engine/launchers.py",
     "interlock/engine/spawners.py",
     "interlock/engine/unwrap.py",

@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from interlock.engine.findexpr import find_layout, find_search
 from interlock.engine.searchers import fd_spawn
 from interlock.engine.unwrap import (
+    RUNTIME_CODE,
     STDIN_SHELLS,
     OptSpec,
     Script,
     Unwrap,
     command_name,
+    could_be_option,
     join_script,
     lit,
     parse_options,
@@ -23,11 +26,34 @@ from interlock.engine.unwrap import (
 )
 from interlock.shell.model import Word
 
-# -i, -e and -l take only an attached value (`-i{}`), so they are read as flags.
+# GNU xargs: -i, -e and -l take only an attached value (`-i{}`, `-iF`, `-eEOF`, `-l5`).
 _XARGS = OptSpec(
-    "InPdEsLa", {"max-args", "max-procs", "delimiter", "max-chars", "arg-file", "process-slot-var"}
+    "InPdEsLa",
+    {"max-args", "max-procs", "delimiter", "max-chars", "arg-file", "process-slot-var"},
+    attached="iel",
+    flags=(
+        "null",
+        "eof",
+        "replace",
+        "max-lines",
+        "interactive",
+        "open-tty",
+        "no-run-if-empty",
+        "show-limits",
+        "verbose",
+        "exit",
+        "help",
+        "version",
+    ),
 )
 _FIND_EXEC = ("-exec", "-execdir", "-ok", "-okdir")
+# find primaries that take one argument (`-newerXY` too), and -fprintf, which takes two.
+_FIND_ONE_ARG = frozenset(
+    "-name -iname -path -ipath -wholename -iwholename -regex -iregex -type -xtype -newer "
+    "-anewer -cnewer -mtime -atime -ctime -mmin -amin -cmin -used -size -perm -user -group "
+    "-uid -gid -inum -links -samefile -lname -ilname -fstype -context -maxdepth -mindepth "
+    "-regextype -files0-from -printf -fprint -fprint0 -fls".split()
+)
 _PARALLEL = OptSpec(
     "jSNnIdaELlC",
     {
@@ -67,6 +93,7 @@ _PARALLEL = OptSpec(
 _PARALLEL_SEPARATORS = (":::", "::::", ":::+", "::::+")
 _PARALLEL_MARKS = ("{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{1}", "{2}", "{3}")
 _GIT_GLOBAL_WITH_VALUE = ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env")
+_GIT_ELSEWHERE = ("-C", "--git-dir", "--work-tree")
 _FIND_MASKS = "find ignores the exit status of `{} ... ;`"
 
 
@@ -107,9 +134,7 @@ def _xargs(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     if parsed is None or parsed[1] >= len(words):
         return None
     opts, i = parsed
-    marks = [v for name, v in opts.items if name in ("-I", "--replace") and v]
-    marks += ["{}" for name, v in opts.items if name in ("-i", "--replace") and not v]
-    marks += [name[2:] for name, v in opts.items if name.startswith("-i") and len(name) > 2]
+    marks = [v or "{}" for name, v in opts.items if name in ("-I", "-i", "--replace")]
     rest = with_placeholders(words[i:], tuple(marks)) if marks else words[i:]
     return Unwrap("exec", "xargs", rest=rest, extra_args=True)
 
@@ -124,23 +149,55 @@ def _find_roots(words: tuple[Word, ...]) -> tuple[tuple[str, ...] | None, int]:
     return (known if len(known) == len(roots) else None), 1 + end
 
 
+def _exec_end(words: tuple[Word, ...], i: int) -> int:
+    """The index of the `;` or `+` ending the command of `-exec` that starts at words[i]."""
+    while i < len(words):
+        v = lit(words[i])
+        if v == ";" or (v == "+" and lit(words[i - 1]) == "{}"):
+            break
+        i += 1
+    return i
+
+
+def _hides_action(words: tuple[Word, ...], start: int) -> bool:
+    """A word only known at run time where find may read a primary (`find . -name x $A`,
+    `find . $A rm -rf src \\;`: a start path only if what follows is one too) can be -exec
+    or -delete: a later `;`, `+` or `{}` that no literal -exec takes shows it."""
+    unknown = False
+    k = 1
+    while k < len(words):
+        v = lit(words[k])
+        if v is None:
+            if k >= start:
+                return True
+            unknown = True
+        elif unknown and v in (";", "+", "{}"):
+            return True
+        elif k >= start and v in _FIND_EXEC:
+            k = _exec_end(words, k + 1)
+        elif k >= start and (v in _FIND_ONE_ARG or v.startswith("-newer")):
+            k += 1
+        elif k >= start and v == "-fprintf":
+            k += 2
+        k += 1
+    return False
+
+
 def _find(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     arg_roots, i = _find_roots(words)
     children: list[Unwrap] = []
+    if _hides_action(words, i):
+        unknown = Script(RUNTIME_CODE, "find", degraded=True)
+        children.append(Unwrap("script", "find", scripts=(unknown,)))
     while i < len(words):
         action = lit(words[i])
         i += 1
         if action not in _FIND_EXEC:
             continue
-        command: list[Word] = []
-        while i < len(words):
-            v = lit(words[i])
-            if v == ";" or (v == "+" and command and lit(command[-1]) == "{}"):
-                break
-            command.append(words[i])
-            i += 1
-        plus = i < len(words) and lit(words[i]) == "+"
-        i += 1
+        end = _exec_end(words, i)
+        command = list(words[i:end])
+        plus = end < len(words) and lit(words[end]) == "+"
+        i = end + 1
         if command:
             command = _find_placeholders(command)
             masks = None if plus else _FIND_MASKS.format(action)
@@ -163,23 +220,34 @@ def _parallel(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     parsed = parse_options(words, 1, _PARALLEL)
     if parsed is None:
         return None
-    i = parsed[1]
+    opts, i = parsed
+    cwd = opts.directory("--wd", "--workdir")  # `--wd DIR`: the jobs run there
     end = next((k for k in range(i, len(words)) if lit(words[k]) in _PARALLEL_SEPARATORS), None)
     command = with_placeholders(words[i : len(words) if end is None else end], _PARALLEL_MARKS)
     if command:
         found = join_script(command, "parallel")
-        return Unwrap("script", "parallel", scripts=found.scripts, extra_args=True)
+        return Unwrap("script", "parallel", scripts=found.scripts, extra_args=True, cwd=cwd)
     if end is None:  # commands come from stdin
         unknown = Script("$STDIN_COMMANDS", "parallel", degraded=True)
         return Unwrap("script", "parallel", scripts=(unknown,))
-    args = [w for w in words[end:] if lit(w) not in _PARALLEL_SEPARATORS]
-    scripts = tuple(script_from(w, "parallel").scripts[0] for w in args)
-    return Unwrap("script", "parallel", scripts=scripts) if scripts else None
+    scripts: list[Script] = []
+    from_files = False  # `:::: FILE`: the commands are the lines of FILE
+    for word in words[end:]:
+        if (v := lit(word)) in _PARALLEL_SEPARATORS:
+            from_files = v in ("::::", "::::+")
+        elif from_files:
+            scripts.append(Script(RUNTIME_CODE, "parallel", degraded=True))
+        else:
+            scripts.extend(script_from(word, "parallel").scripts)
+    return Unwrap("script", "parallel", scripts=tuple(scripts), cwd=cwd) if scripts else None
 
 
 def _git(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    i = 1
+    """git runs these at the top of its work tree: where that is from here is unknown when
+    the line points git at another directory (`git -C DIR`, `--work-tree`, `--git-dir`)."""
+    i, elsewhere = 1, False
     while i < len(words) and (v := lit(words[i])) is not None and v.startswith("-"):
+        elsewhere |= v.split("=", 1)[0] in _GIT_ELSEWHERE
         i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
     sub = lit(words[i]) if i < len(words) else None
     child: Unwrap | None = None
@@ -198,24 +266,59 @@ def _git(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     elif sub == "bisect" and i + 2 < len(words) and lit(words[i + 1]) == "run":
         masks = "`git bisect run` reads its exit status as good or bad"
         child = Unwrap("exec", "git bisect run", rest=words[i + 2 :], masks=masks)
-    return Unwrap("spawn", "git", children=(child,)) if child is not None else None
+    if child is None:
+        return None
+    return Unwrap("spawn", "git", children=(replace(child, cwd=None) if elsewhere else child,))
+
+
+_REBASE_VIA = "git rebase -x"
+_REBASE_VALUES = ("onto", "strategy", "strategy-option")  # long options whose value follows
 
 
 def _rebase_exec(words: tuple[Word, ...]) -> Unwrap | None:
+    """`git rebase -x CMD`, `--exec CMD`, `--exec=CMD`, `--exe CMD` (git reads a unique
+    abbreviation), `-ixCMD`, `-ix CMD`. A word only known at run time that may be an option
+    (`git rebase "$OPTS"`: `--exec=CMD`) runs unknown code."""
     scripts: list[Script] = []
-    for k, word in enumerate(words):
-        v = lit(word) or ""
-        if v in ("-x", "--exec") and k + 1 < len(words):
-            scripts.extend(script_from(words[k + 1], "git rebase -x").scripts)
-        elif v.startswith("--exec="):
-            text = v.split("=", 1)[1]
-            scripts.append(Script(text, "git rebase -x"))
-        elif v.startswith("-x") and len(v) > 2 and not v.startswith("--"):
-            scripts.append(Script(v[2:], "git rebase -x"))
-        elif lit(word) is None and template(word).startswith("--exec="):
-            text = template(word).split("=", 1)[1]
-            scripts.append(Script(text, "git rebase -x", degraded=True))
-    return Unwrap("script", "git rebase -x", scripts=tuple(scripts)) if scripts else None
+    k = 0
+    while k < len(words):
+        word = words[k]
+        value = lit(word)
+        if value == "--":
+            break
+        code, after = _rebase_option(template(word) if value is None else value)
+        if could_be_option(word):
+            code = RUNTIME_CODE
+        if after is not None and k + 1 < len(words):
+            k += 1
+            if after == "exec":
+                scripts.extend(script_from(words[k], _REBASE_VIA).scripts)
+        elif code is not None:
+            scripts.append(Script(code, _REBASE_VIA, degraded=value is None))
+        k += 1
+    return Unwrap("script", _REBASE_VIA, scripts=tuple(scripts)) if scripts else None
+
+
+def _rebase_option(text: str) -> tuple[str | None, str | None]:
+    """One word of `git rebase`: the code it gives --exec when attached, and what the next
+    word is: `exec` (the code), `value` (another option's value) or None."""
+    if text.startswith("--"):
+        name, eq, value = text[2:].partition("=")
+        if len(name) >= 2 and "exec".startswith(name):
+            return (value, None) if eq else (None, "exec")
+        return None, "value" if name in _REBASE_VALUES and not eq else None
+    if not text.startswith("-"):
+        return None, None
+    letters = text[1:]
+    for pos, ch in enumerate(letters):
+        rest = letters[pos + 1 :]
+        if ch == "x":
+            return (rest, None) if rest else (None, "exec")
+        if ch in "sX":  # -s STRATEGY, -X OPTION: the rest, or the next word
+            return None, None if rest else "value"
+        if ch in "SC":  # -S[KEYID], -C<N>: the rest is the value
+            break
+    return None, None
 
 
 SPAWNERS: dict[str, Callable[[tuple[Word, ...], str | None], Unwrap | None]] = {

@@ -58,6 +58,8 @@ class Script:
 class Unwrap:
     """What a wrapper hands control to (see wrappers.py): kind exec (rest), script (scripts)
     or spawn (children). `masks` says why the wrapper hides the inner exit status, if it does.
+    `cwd`: KEEP, the directory the command runs in (relative to the wrapper's), or None when
+    it is only known at run time.
     """
 
     kind: str
@@ -72,27 +74,73 @@ class Unwrap:
     arg_search: Search | None = None  # what a file search hands over (engine.findexpr)
     masks: str | None = None
     mounts: Mounts | None = None  # a container's binds: its paths on the host (engine.mounts)
+    clears_env: bool = False  # `env -i`: the command sees only the wrapper's assignments
 
 
 class OptSpec:
-    """Which options take a value: short letters, long names (without `--`)."""
+    """Which options take a value: short letters, long names (without `--`).
 
-    def __init__(self, short: str, long: Iterable[str] = ()) -> None:
+    attached: short letters whose value can only be attached (`xargs -i{}`, `-l5`): alone
+    they are flags, and the rest of the word is their value, never another option.
+    flags: every other long option, when the program's whole set is known: then a unique
+    abbreviation (`flock --time 3`, as getopt_long reads it) is resolved to its option;
+    otherwise an unknown long name is read as a flag.
+    """
+
+    def __init__(
+        self,
+        short: str,
+        long: Iterable[str] = (),
+        attached: str = "",
+        flags: Iterable[str] | None = None,
+    ) -> None:
         self.short = short
         self.long = frozenset(long)
+        self.attached = attached
+        self.flags = None if flags is None else frozenset(flags)
+
+    def resolve(self, name: str) -> str:
+        """`time` -> `timeout` when the set is known and only that option starts with it."""
+        if self.flags is None or name in self.long or name in self.flags:
+            return name
+        found = [k for k in self.long | self.flags if k.startswith(name)]
+        return found[0] if len(found) == 1 else name
 
 
 @dataclass(frozen=True)
 class Options:
-    """Options read by parse_options, in order: (`-u`, `root`), (`--chdir`, `x`), (`-E`, None)."""
+    """Options read by parse_options, in order: (`-u`, `root`), (`--chdir`, `x`), (`-E`, None).
+    A value only known at run time is None in items; `words` keeps each option's value word
+    (`-c "$CMD"`), literal or not."""
 
     items: tuple[tuple[str, str | None], ...]
+    words: tuple[tuple[str, Word], ...] = ()
+
+    def merged(self, other: Options) -> Options:
+        return Options(self.items + other.items, self.words + other.words)
 
     def has(self, *names: str) -> bool:
         return any(name in names for name, _ in self.items)
 
     def value(self, *names: str) -> str | None:
         found = None
+        for name, value in self.items:
+            if name in names:
+                found = value
+        return found
+
+    def word(self, *names: str) -> Word | None:
+        """The value word of the last of these options, None when none was given."""
+        found = None
+        for name, word in self.words:
+            if name in names:
+                found = word
+        return found
+
+    def directory(self, *names: str) -> str | None:
+        """The directory the last of these options (which take a value) names: KEEP when
+        none is given, None when its value is only known at run time (`-C "$D"`)."""
+        found: str | None = KEEP
         for name, value in self.items:
             if name in names:
                 found = value
@@ -110,38 +158,52 @@ def parse_options(words: tuple[Word, ...], i: int, spec: OptSpec) -> tuple[Optio
     command: unknown). None when an option lacks its value (a malformed command line).
     """
     items: list[tuple[str, str | None]] = []
+    values: list[tuple[str, Word]] = []
+
+    def take(name: str, word: Word) -> None:
+        items.append((name, word.literal()))
+        values.append((name, word))
+
     while i < len(words):
         v = words[i].literal()
         if v is None or v == "-" or not v.startswith("-"):
             break
         if v == "--":
-            return Options(tuple(items)), i + 1
+            return Options(tuple(items), tuple(values)), i + 1
         if v.startswith("--"):
             name, eq, value = v[2:].partition("=")
+            name = "--" + spec.resolve(name)
             if eq:
-                items.append(("--" + name, value))
-            elif name in spec.long:
+                take(name, Word(value, value))
+            elif name[2:] in spec.long:
                 if i + 1 >= len(words):
                     return None
-                items.append(("--" + name, words[i + 1].literal()))
+                take(name, words[i + 1])
                 i += 1
             else:
-                items.append(("--" + name, None))
+                items.append((name, None))
             i += 1
             continue
         for j in range(1, len(v)):
+            name, attached = "-" + v[j], v[j + 1 :]
+            if v[j] in spec.attached and attached:
+                take(name, Word(attached, attached))
+                break
+            if v[j] in spec.attached:
+                items.append((name, None))
+                break
             if v[j] in spec.short:
-                if j + 1 < len(v):
-                    items.append(("-" + v[j], v[j + 1 :]))
+                if attached:
+                    take(name, Word(attached, attached))
                 elif i + 1 < len(words):
-                    items.append(("-" + v[j], words[i + 1].literal()))
+                    take(name, words[i + 1])
                     i += 1
                 else:
                     return None
                 break
-            items.append(("-" + v[j], None))
+            items.append((name, None))
         i += 1
-    return Options(tuple(items)), i
+    return Options(tuple(items), tuple(values)), i
 
 
 _WINDOWS_SUFFIXES = (".exe", ".com", ".bat", ".cmd")
@@ -214,6 +276,28 @@ def exec_at(via: str, words: tuple[Word, ...], i: int, **kw: object) -> Unwrap |
     if i >= len(words):
         return None
     return Unwrap("exec", via, rest=words[i:], **kw)  # type: ignore[arg-type]
+
+
+def exec_after(via: str, words: tuple[Word, ...], i: int, **kw: object) -> Unwrap | None:
+    """The wrapper takes one operand at words[i] (`timeout DURATION`, `flock FILE`) and hands
+    over to what follows. An operand known only at run time that may begin with `-` (`"$T"`,
+    `$T`) may be an option instead, or several words, so where the command starts is unknown:
+    it is handed over as the command's first word (an unknown command). Alone and quoted
+    (`flock -n "$FD"`), it runs nothing in either reading."""
+    if i < len(words) and could_be_option(words[i]):
+        alone = i + 1 == len(words) and _is_quoted(words[i].text)
+        return None if alone else exec_at(via, words, i, **kw)
+    return exec_at(via, words, i + 1, **kw)
+
+
+def _is_quoted(text: str) -> bool:
+    """`"$X"`: one double-quoted word, which field splitting leaves whole."""
+    return len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in text[1:-1]
+
+
+def could_be_option(word: Word) -> bool:
+    """A non-literal word whose first character is only known at run time (`"$X"`, `$(f)`)."""
+    return word.literal() is None and template(word)[:1] in ("$", "`", "")
 
 
 def assignments_at(words: tuple[Word, ...], i: int) -> tuple[tuple[Word, ...], int]:

@@ -409,8 +409,9 @@ class _Walker:
                 cwd = None if moved is None else join_cwd(cwd, moved)
                 alts = tuple(None if moved is None else join_cwd(a, moved) for a in alts)
             masks = masks or found.masks
+            outer = () if found.clears_env else env.assignments
             env = env._replace(
-                assignments=env.assignments + found.assignments,
+                assignments=outer + found.assignments,
                 extra_args=env.extra_args or found.extra_args,
                 arg_roots=found.arg_roots if found.extra_args else env.arg_roots,
                 arg_search=found.arg_search if found.extra_args else env.arg_search,
@@ -474,6 +475,8 @@ class _Walker:
             arg_search=replace(child.arg_search, base=scope.cwd) if child.arg_search else None,
             own=0,
         )
+        if child.cwd is None:  # `git -C DIR rebase -x`: the top of a work tree found at run time
+            scope = Scope(None)
         if child.kind == "script":
             return self.scripts(child, scope.copy(), env, child.masks)
         env = env._replace(via=env.via + (child.via,))

@@ -19,10 +19,10 @@ from interlock.engine.carriers import CARRIERS
 from interlock.engine.containers import CONTAINERS
 from interlock.engine.datacode import DATACODE
 from interlock.engine.launchers import LAUNCHERS
+from interlock.engine.pkgrunners import PKG_RUNNERS
 from interlock.engine.runners import RUNNERS
 from interlock.engine.spawners import SPAWNERS
 from interlock.engine.unwrap import (
-    KEEP,
     RUNTIME_CODE,
     SHELLS,
     Options,
@@ -32,16 +32,18 @@ from interlock.engine.unwrap import (
     Unwrap,
     assignments_at,
     command_name,
+    could_be_option,
+    exec_after,
     exec_at,
     join_script,
     lit,
     parse_options,
     script_from,
     shell_script,
-    strip_version,
 )
-from interlock.shell.lex import scan_word
 from interlock.shell.model import Word
+
+_NO_OPTIONS = Options(())
 
 # -- privilege and environment ---------------------------------------------------------------
 
@@ -60,6 +62,25 @@ _SUDO = OptSpec(
         "other-user",
         "chroot",
     },
+    flags=(
+        "askpass",
+        "background",
+        "bell",
+        "edit",
+        "preserve-env",
+        "set-home",
+        "help",
+        "login",
+        "remove-timestamp",
+        "reset-timestamp",
+        "list",
+        "non-interactive",
+        "preserve-groups",
+        "stdin",
+        "shell",
+        "version",
+        "validate",
+    ),
 )
 
 
@@ -70,12 +91,10 @@ def _sudo(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     opts, i = parsed
     if opts.has("-e", "--edit", "-l", "--list", "-v", "--validate", "-k", "-K", "-V"):
         return None
-    cwd = opts.value("-D", "--chdir")
     assignments, i = assignments_at(words, i)
     masks = "runs in the background (`sudo -b`)" if opts.has("-b", "--background") else None
-    return exec_at(
-        "sudo", words, i, assignments=assignments, masks=masks, cwd=KEEP if cwd is None else cwd
-    )
+    cwd = opts.directory("-D", "--chdir")
+    return exec_at("sudo", words, i, assignments=assignments, masks=masks, cwd=cwd)
 
 
 def _doas(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
@@ -85,18 +104,32 @@ def _doas(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     return exec_at("doas", words, parsed[1])
 
 
-_ENV = OptSpec("uCSPa", {"unset", "chdir", "split-string", "argv0"})
+_ENV = OptSpec(
+    "uCSPa",
+    {"unset", "chdir", "split-string", "argv0"},
+    flags=(
+        "ignore-environment",
+        "null",
+        "debug",
+        "block-signal",
+        "default-signal",
+        "ignore-signal",
+        "list-signal-handling",
+        "help",
+        "version",
+    ),
+)
 
 
 def _env(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    i = 1
-    if i < len(words) and lit(words[i]) == "-":
-        i += 1
-    parsed = parse_options(words, i, _ENV)
+    parsed = parse_options(words, 1, _ENV)
     if parsed is None:
         return None
     opts, i = parsed
-    cwd = opts.value("-C", "--chdir")
+    clears = opts.has("-i", "--ignore-environment")
+    if i < len(words) and lit(words[i]) == "-":  # `env -`: `env -i`
+        clears, i = True, i + 1
+    cwd = opts.directory("-C", "--chdir")
     assignments, i = assignments_at(words, i)
     # `-u NAME` empties NAME for the command as `NAME=` does (expansions and the rules that
     # read the command's environment, e.g. INTERLOCK_* overrides, see it that way)
@@ -106,18 +139,11 @@ def _env(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
         if name in ("-u", "--unset") and value
     )
     assignments = unset + assignments
-    split = opts.value("-S", "--split-string")
+    split = opts.word("-S", "--split-string")
     if split is not None:
-        rest = " ".join(w.literal() or scan_word(w.text, 0).template_text for w in words[i:])
-        script = Script(f"{split} {rest}".strip(), "env -S")
-        return Unwrap(
-            "script",
-            "env -S",
-            scripts=(script,),
-            assignments=assignments,
-            cwd=KEEP if cwd is None else cwd,
-        )
-    return exec_at("env", words, i, assignments=assignments, cwd=KEEP if cwd is None else cwd)
+        found = join_script((split,) + words[i:], "env -S")
+        return replace(found, assignments=assignments, cwd=cwd, clears_env=clears)
+    return exec_at("env", words, i, assignments=assignments, cwd=cwd, clears_env=clears)
 
 
 def _command(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
@@ -167,13 +193,18 @@ def _nice(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     i = 1
     if i < len(words) and (v := lit(words[i])) is not None and v.lstrip("-+").isdigit():
         i += 1  # `nice -10 cmd`
-    parsed = parse_options(words, i, OptSpec("n", {"adjustment"}))
+    parsed = parse_options(words, i, OptSpec("n", {"adjustment"}, flags=("help", "version")))
     return None if parsed is None else exec_at("nice", words, parsed[1])
 
 
+_TIMEOUT = OptSpec(
+    "sk", {"signal", "kill-after"}, flags=("foreground", "preserve-status", "verbose", "help")
+)
+
+
 def _timeout(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    parsed = parse_options(words, 1, OptSpec("sk", {"signal", "kill-after"}))
-    return None if parsed is None else exec_at("timeout", words, parsed[1] + 1)
+    parsed = parse_options(words, 1, _TIMEOUT)
+    return None if parsed is None else exec_after("timeout", words, parsed[1])
 
 
 def _chrt(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
@@ -182,37 +213,77 @@ def _chrt(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     )
     if parsed is None or parsed[0].has("-p", "--pid", "-m", "--max"):
         return None
-    return exec_at("chrt", words, parsed[1] + 1)
+    return exec_after("chrt", words, parsed[1])
 
 
 def _taskset(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     parsed = parse_options(words, 1, OptSpec(""))
     if parsed is None or parsed[0].has("-p", "--pid"):
         return None
-    return exec_at("taskset", words, parsed[1] + 1)
+    return exec_after("taskset", words, parsed[1])
+
+
+# util-linux: `flock [opts] FILE CMD...`, `flock [opts] FILE -c STRING`, `flock [opts] FD`;
+# options end at FILE (getopt `+`), and after it only `-c`/`--command` is read.
+_FLOCK = OptSpec(
+    "wE",
+    {"timeout", "wait", "conflict-exit-code", "start", "length"},
+    flags=(
+        "shared",
+        "exclusive",
+        "unlock",
+        "nonblocking",
+        "nb",
+        "close",
+        "no-fork",
+        "verbose",
+        "fcntl",
+        "help",
+        "version",
+    ),
+)
 
 
 def _flock(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    spec = OptSpec("Ewc", {"conflict-exit-code", "timeout", "wait", "command"})
-    parsed = parse_options(words, 1, spec)
+    parsed = parse_options(words, 1, _FLOCK)
     if parsed is None:
         return None
-    opts, i = parsed
-    i += 1  # the lock file
-    more = parse_options(words, i, spec)
-    if more is not None:
-        opts, i = Options(opts.items + more[0].items), more[1]
-    command = opts.value("-c", "--command")
-    if command is not None:
-        return script_from(Word(command, command), "flock -c")
-    if i < len(words) and lit(words[i]) in ("-c", "--command") and i + 1 < len(words):
-        return script_from(words[i + 1], "flock -c")
-    return exec_at("flock", words, i)
+    i = parsed[1]  # the lock file (a descriptor when nothing follows)
+    if (
+        i + 2 < len(words)
+        and not could_be_option(words[i])
+        and lit(words[i + 1]) in ("-c", "--command")
+    ):
+        return script_from(words[i + 2], "flock -c")
+    return exec_after("flock", words, i)
+
+
+# procps-ng watch: `-d[permanent]` takes only an attached value; options end at the command.
+_WATCH = OptSpec(
+    "nqs",
+    {"interval", "equexit", "shotsdir"},
+    attached="d",
+    flags=(
+        "beep",
+        "color",
+        "no-color",
+        "differences",
+        "errexit",
+        "follow",
+        "chgexit",
+        "precise",
+        "no-rerun",
+        "no-title",
+        "no-wrap",
+        "exec",
+        "help",
+        "version",
+    ),
+)
 
 
 def _watch(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    spec = OptSpec("nq", {"interval", "differences", "equexit"})
-    parsed = parse_options(words, 1, spec)
+    parsed = parse_options(words, 1, _WATCH)
     if parsed is None or parsed[1] >= len(words):
         return None
     opts, i = parsed
@@ -255,153 +326,40 @@ def _eval(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     return join_script(words[1:], "eval", same_shell=True)
 
 
+# util-linux su and runuser; getopt permutes, so options may follow the user.
+_SU = OptSpec(
+    "cgGswu",
+    {
+        "command",
+        "session-command",
+        "group",
+        "supp-group",
+        "shell",
+        "whitelist-environment",
+        "user",
+    },
+    flags=("fast", "login", "preserve-environment", "pty", "no-pty", "help", "version"),
+)
+_SU_CODE = ("-c", "--command", "--session-command")
+
+
 def _su(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     name = command_name(words[0]) or "su"
-    for k, word in enumerate(words[1:], start=1):
-        value = lit(word) or ""
-        if value in ("-c", "--command") and k + 1 < len(words):
-            return script_from(words[k + 1], f"{name} -c")
-        if value.startswith("--command="):
-            text = value.split("=", 1)[1]
-            return script_from(Word(text, text), f"{name} -c")
-    return None
-
-
-# -- runners of project tools --------------------------------------------------------------
-
-_UV_RUN = OptSpec(
-    "pfPC",
-    {
-        "with",
-        "with-editable",
-        "with-requirements",
-        "python",
-        "project",
-        "directory",
-        "package",
-        "extra",
-        "group",
-        "only-group",
-        "no-group",
-        "env-file",
-        "index",
-        "default-index",
-        "index-url",
-        "extra-index-url",
-        "find-links",
-        "cache-dir",
-        "config-file",
-        "exclude-newer",
-        "prerelease",
-        "resolution",
-        "index-strategy",
-        "keyring-provider",
-        "link-mode",
-        "refresh-package",
-        "reinstall-package",
-        "upgrade-package",
-        "no-binary-package",
-        "no-build-package",
-        "python-platform",
-        "color",
-        "allow-insecure-host",
-        "config-setting",
-        "from",
-    },
-)
-
-
-def _uv(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    sub = lit(words[1]) if len(words) > 1 else None
-    if sub == "run":
-        parsed = parse_options(words, 2, _UV_RUN)
+    opts, i, hidden = _NO_OPTIONS, 1, False
+    while i < len(words):
+        parsed = parse_options(words, i, _SU)
         if parsed is None:
             return None
-        opts, i = parsed
-        cwd = opts.value("--directory")
-        if opts.has("-m", "--module") and i < len(words):
-            python = (Word("python", "python"), Word("-m", "-m"))
-            return Unwrap(
-                "exec", "uv run", rest=python + words[i:], cwd=KEEP if cwd is None else cwd
-            )
-        return exec_at("uv run", words, i, cwd=KEEP if cwd is None else cwd)
-    if sub == "tool" and len(words) > 2 and lit(words[2]) == "run":
-        return _package_runner(words, 3, "uv tool run", _UV_RUN)
-    return None
-
-
-def _uvx(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    return _package_runner(words, 1, "uvx", _UV_RUN)
-
-
-def _env_runner(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    """poetry/pipenv/pdm/hatch/conda/mamba run."""
-    name = command_name(words[0]) or ""
-    spec = OptSpec("CPnp", {"directory", "project", "name", "prefix", "cwd", "env"})
-    parsed = parse_options(words, 1, spec)
-    if parsed is None:
-        return None
-    opts, i = parsed
-    if i >= len(words) or lit(words[i]) != "run":
-        return None
-    more = parse_options(words, i + 1, spec)
-    if more is None:
-        return None
-    cwd = opts.value("-C", "--directory") or more[0].value("--cwd")
-    return exec_at(f"{name} run", words, more[1], cwd=KEEP if cwd is None else cwd)
-
-
-_NPX = OptSpec("pc", {"package", "call", "cache", "userconfig", "registry"})
-
-
-def _package_runner(
-    words: tuple[Word, ...], i: int, via: str, spec: OptSpec = _NPX
-) -> Unwrap | None:
-    parsed = parse_options(words, i, spec)
-    if parsed is None:
-        return None
-    opts, i = parsed
-    call = opts.value("-c", "--call")
-    if call is not None and via in ("npx", "npm exec"):
-        return script_from(Word(call, call), f"{via} -c")
-    if i >= len(words):
-        return None
-    head = words[i]
-    if not opts.has("-p", "--package", "--from") and (value := head.literal()) is not None:
-        head = Word(head.text, strip_version(value), head.has_glob, head.substitutions)
-    return Unwrap("exec", via, rest=(head,) + words[i + 1 :])
-
-
-def _npx(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    name = command_name(words[0]) or "npx"
-    return _package_runner(words, 1, "npx" if name in ("npx", "pnpx") else name)
-
-
-def _js_pm(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    """pnpm exec/dlx, yarn dlx/exec, bun x, npm exec/x."""
-    name = command_name(words[0]) or ""
-    sub = lit(words[1]) if len(words) > 1 else None
-    if sub not in ("exec", "dlx", "x"):
-        return None
-    return _package_runner(words, 2, "npm exec" if name == "npm" else f"{name} {sub}")
-
-
-def _dotenv(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    i = 1
-    if i < len(words) and lit(words[i]) == "run":
+        opts, i = opts.merged(parsed[0]), parsed[1]
+        hidden = hidden and not parsed[0].has(*_SU_CODE)  # the last `-c` wins
+        # the user, or `-` (a login shell); `su -c X "$U"`: "$U" may be `-cCODE`
+        hidden = hidden or (i < len(words) and could_be_option(words[i]))
         i += 1
-    for k in range(i, len(words)):
-        if lit(words[k]) == "--":
-            return exec_at("dotenv", words, k + 1)
-    parsed = parse_options(words, i, OptSpec("evpf", {"file"}))
-    return None if parsed is None else exec_at("dotenv", words, parsed[1])
-
-
-def _direnv(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    if len(words) > 2 and lit(words[1]) == "exec":
-        cwd = lit(words[2])
-        return exec_at("direnv exec", words, 3, cwd=cwd)
-    return None
+    if hidden:
+        unknown = Script(RUNTIME_CODE, f"{name} -c", degraded=True)
+        return Unwrap("script", f"{name} -c", scripts=(unknown,))
+    code = opts.word(*_SU_CODE)
+    return None if code is None else script_from(code, f"{name} -c")
 
 
 WRAPPERS = {
@@ -421,22 +379,8 @@ WRAPPERS = {
     "eval": _eval,
     "su": _su,
     "runuser": _su,
-    "uv": _uv,
-    "uvx": _uvx,
-    "npx": _npx,
-    "pnpx": _npx,
-    "bunx": _npx,
-    "pnpm": _js_pm,
-    "yarn": _js_pm,
-    "bun": _js_pm,
-    "npm": _js_pm,
-    "dotenv": _dotenv,
-    "direnv": _direnv,
     **{name: _simple for name in _SIMPLE_OPTS},
-    **{
-        name: _env_runner
-        for name in ("poetry", "pipenv", "pdm", "hatch", "conda", "mamba", "micromamba", "rye")
-    },
+    **PKG_RUNNERS,
     **{name: _shell for name in SHELLS},
     **SPAWNERS,
     **CONTAINERS,

@@ -57,6 +57,8 @@ def test_nl2bash_full_check_has_no_internal_error_and_prints_discards_for_review
     assert kinds["self-disable"] <= 2
     assert kinds["discard"] <= 0.08 * len(lines)
     assert unparsed <= 0.003 * len(lines)
-    # `unparsed` findings also cover code only known when it runs (`eval "$X"`, `... | sh`)
-    assert kinds["unparsed"] <= 0.01 * len(lines)
+    # `unparsed` findings also cover code only known when it runs (`eval "$X"`, `... | sh`,
+    # a find expression or su option read from an expansion: `find . "$@"` may be -exec or
+    # -delete, `su -c X "$U"` may be `-cCODE`)
+    assert kinds["unparsed"] <= 0.011 * len(lines)
     assert verdicts["block"] <= 0.10 * total  # people's one-liners: refusals are a minority

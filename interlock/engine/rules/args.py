@@ -165,28 +165,6 @@ def _value_opt(name: str, word: Word) -> Opt:
     return Opt(name, lit, word, lit is None, literal_prefix(word) if lit is None else "")
 
 
-_GLUED_LONG = re.compile(r"^--([A-Za-z0-9][A-Za-z0-9-]*)=")
-
-
-def _glued(word: Word, sp: OptSpec) -> list[Opt] | None:
-    """Options written with a value known only at run time in the same word
-    (`--upload-pack="$X"`, `-C"$d"`, `-fu$X`); None when the word is no such option."""
-    prefix = literal_prefix(word)
-    match = _GLUED_LONG.match(prefix)
-    if match is not None:
-        name = "--" + resolve_long(match.group(1), sp.known_longs())
-        return [Opt(name, None, word, True, prefix[match.end() :])]
-    if not prefix.startswith("-") or prefix.startswith("--"):
-        return None
-    opts: list[Opt] = []
-    for pos, ch in enumerate(prefix[1:], start=1):
-        if ch in sp.short_value or ch in sp.short_optional:
-            opts.append(Opt("-" + ch, None, word, True, prefix[pos + 1 :]))
-            return opts
-        opts.append(Opt("-" + ch))
-    return None  # the options that follow are only known at run time: not an option here
-
-
 def _parse_long(word: str, words: Sequence[Word], i: int, sp: OptSpec) -> tuple[Opt, int]:
     body = word[2:]
     name, eq, value = body.partition("=")
@@ -219,6 +197,37 @@ def _parse_short(word: str, words: Sequence[Word], i: int, sp: OptSpec) -> tuple
     return opts, i + 1
 
 
+_LONG_WITH_VALUE = re.compile(r"^--([A-Za-z0-9][A-Za-z0-9-]*)=(.*)$", re.S)
+_SHORT_CLUSTER = re.compile(r"^-([A-Za-z0-9]+)(.*)$", re.S)
+
+
+def _unknown_value(word: Word, sp: OptSpec) -> list[Opt] | None:
+    """`--file="$DIR/x"`, `--upload-pack="$X"`, `-f"$D"`, `-fu$X`: an option written out
+    plainly with a value only known at run time in the same word. The value word keeps its text
+    (for rules that read its shape) and `prefix` its literal start (`core.pager=` of
+    `-c"core.pager=$X"`). None when the word is not such an option."""
+    text = scan_word(word.text, 0).template_text
+    known = literal_prefix(word)
+
+    def after(head: str) -> str:
+        return known[len(head) :] if known.startswith(head) else ""
+
+    if m := _LONG_WITH_VALUE.match(text):
+        name = resolve_long(m.group(1), sp.known_longs())
+        prefix = after(f"--{m.group(1)}=")
+        return [Opt("--" + name, None, Word(m.group(2), None), True, prefix)]
+    if not (m := _SHORT_CLUSTER.match(text)):
+        return None
+    opts: list[Opt] = []
+    letters = m.group(1)
+    for pos, ch in enumerate(letters):
+        if ch in sp.short_value or ch in sp.short_optional:
+            value = Word(letters[pos + 1 :] + m.group(2), None)
+            return opts + [Opt("-" + ch, None, value, True, after("-" + letters[: pos + 1]))]
+        opts.append(Opt("-" + ch))
+    return None  # `-rf$X`: more options, or a value, only known at run time
+
+
 def parse_args(words: Sequence[Word], sp: OptSpec) -> Args:
     """Split `words` (arguments, without the command name) per `sp`."""
     opts: list[Opt] = []
@@ -235,8 +244,8 @@ def parse_args(words: Sequence[Word], sp: OptSpec) -> Args:
         elif lit is not None and lit.startswith("-") and len(lit) > 1:
             found, i = _parse_short(lit, words, i, sp)
             opts.extend(found)
-        elif lit is None and (glued := _glued(word, sp)) is not None:
-            opts.extend(glued)
+        elif lit is None and (unknown := _unknown_value(word, sp)) is not None:
+            opts.extend(unknown)
             i += 1
         elif sp.stop_at_positional:
             return Args(tuple(opts), (), (), False, tuple(words[i:]))

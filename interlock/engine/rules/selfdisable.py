@@ -327,10 +327,13 @@ def _config_file_findings(inv: Invocation, call: GitCall) -> list[Finding]:
 
 
 def _skips_hooks_env(name: str, value: str, word: Word, persistent: bool, git: bool) -> bool:
+    """An empty value skips nothing (`env -u HUSKY_SKIP_HOOKS` empties it: hooks run)."""
     if name not in _HOOK_SKIP_ENV or (name == "SKIP" and not (persistent or git)):
         return False
-    skipping = _HOOK_SKIP_ENV[name]
-    return skipping is None or word.literal() is None or value.strip().lower() in skipping
+    if word.literal() is None:
+        return True
+    skipping, value = _HOOK_SKIP_ENV[name], value.strip().lower()
+    return value != "" if skipping is None else value in skipping
 
 
 def _env_findings(inv: Invocation) -> list[Finding]:
@@ -340,9 +343,11 @@ def _env_findings(inv: Invocation) -> list[Finding]:
     words = list(inv.assignments)
     if inv.name in _SETTERS or inv.name == "env":
         words += [w for w in inv.argv[1:] if "=" in literal_or_text(w)]
+    last: dict[str, tuple[str, Word]] = {}  # the value each variable ends with
     for word in words:
-        text = literal_or_text(word)
-        name, _, value = text.partition("=")
+        name, _, value = literal_or_text(word).partition("=")
+        last[name] = (value, word)
+    for name, (value, word) in last.items():
         if _skips_hooks_env(name, value, word, persistent or inv.name == "env", git):
             found.append(_find("selfdisable.hook-skip-env", inv))
     for word in inv.assignments:
@@ -370,15 +375,30 @@ def _interlock_words(inv: Invocation) -> list[str | None] | None:
         return argv[1:]
     if name is None or not re.match(r"^python[0-9.]*$", name):
         return None
-    i = 1
-    while i < len(argv) and (argv[i] or "").startswith("-") and argv[i] != "-m":
-        i += 2 if argv[i] in ("-W", "-X") else 1
-    if i + 1 < len(argv) and argv[i] == "-m":
-        module = argv[i + 1] or ""
-        return argv[i + 2 :] if module.split(".")[0] == "interlock" else None
+    module, i = _python_module(argv)
+    if module is not None:
+        return argv[i:] if module.split(".")[0] == "interlock" else None
     if i < len(argv) and literal_or_text(inv.argv[i]).rsplit("/", 1)[-1] == "interlock":
         return argv[i + 1 :]
     return None
+
+
+def _python_module(argv: list[str | None]) -> tuple[str | None, int]:
+    """`python [opts] -m MODULE ARGS` (`-mMODULE`, `-Im MODULE`): the module and the index of
+    its first argument; else (None, the index of the first operand)."""
+    i = 1
+    while i < len(argv) and (word := argv[i] or "").startswith("-") and word != "-":
+        step = 1
+        for pos, letter in enumerate(word[1:], start=2):
+            if letter in "mWX" and not word.startswith("--"):  # options with a value
+                attached = word[pos:]
+                value = attached or (argv[i + 1] if i + 1 < len(argv) else None)
+                step = 1 if attached else 2
+                if letter == "m":
+                    return value or "", i + step
+                break
+        i += step
+    return None, i
 
 
 _APPROVE = (

@@ -147,6 +147,14 @@ def test_outside_a_repository_only_the_global_rules_apply(tmp_path, wrap):
     assert not (outside / ".git").exists()
 
 
+def _default_signals() -> None:
+    """A signal ignored on entry stays ignored in bash and everything below it (a test run
+    under `nohup`, or started with `&` by a non-interactive shell, ignores SIGHUP or SIGINT):
+    the wrapper starts as it would under a person's terminal."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGHUP])
 def test_a_signal_sent_to_the_wrapper_reaches_the_command_and_the_wrapper_dies_of_it(
     git_repo, sig, pid_alive
@@ -160,6 +168,7 @@ def test_a_signal_sent_to_the_wrapper_reaches_the_command_and_the_wrapper_dies_o
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=_default_signals,
     )
     deadline = time.monotonic() + 60
     while not (pidfile.exists() and pidfile.read_text().strip()) and time.monotonic() < deadline:

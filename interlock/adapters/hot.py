@@ -93,9 +93,13 @@ def _fields(agent: str, event: str) -> dict[str, object]:
     }
 
 
-def _write(stdout: str, stderr: str) -> None:
-    # an answer is going out: the budget's own must not follow it
+def _disarm() -> None:
+    """An answer is going out: the budget's own (_arm_budget) must not follow it."""
     _signal.setitimer(_signal.ITIMER_REAL, 0)
+
+
+def _write(stdout: str, stderr: str) -> None:
+    _disarm()
     for fd, text in ((1, stdout), (2, stderr)):
         data = text.encode("utf-8", "replace")
         while data:
@@ -278,7 +282,7 @@ def _forward(fields: dict[str, object], raw: bytes, hook_cwd: str) -> int | str:
     code, out, err = frame
     if code not in (0, 1, 2):
         return _INLINE
-    _signal.setitimer(_signal.ITIMER_REAL, 0)
+    _disarm()
     for fd, data in ((1, out), (2, err)):
         hotclient.write_all(fd, data)  # False: the agent closed its end; the event was judged
     return code
@@ -298,7 +302,7 @@ def _warm(req: dict[str, object], cwd: str) -> int | None:
     if reply is None:
         hotclient.ensure_daemon(where)
         return None
-    _signal.setitimer(_signal.ITIMER_REAL, 0)
+    _disarm()
     try:
         return hotclient.printed(reply, (0, 1, 2))
     except OSError:  # the agent closed its end: the event was judged (and journaled) once

@@ -323,8 +323,6 @@ def _gc(call: GitCall, args: Args) -> list[Finding]:
     )
     if not (now or any(v is None or _immediate(v) for v in configured)):
         return []
-    if prune is not None and prune.name == "--no-prune" and not configured:
-        return []
     targets = Targets("unreachable", git_dir_flag=call.elsewhere)
     return [git_finding("git.gc-prune-now", call, targets)]
 

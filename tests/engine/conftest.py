@@ -31,3 +31,16 @@ def bash_status(tmp_path_factory: pytest.TempPathFactory):
         return proc.returncode
 
     return run
+
+
+@pytest.fixture
+def repo_with_work(git_repo, git):
+    """A repository whose src/app.py holds uncommitted work and whose build/ is ignored
+    (removing build/ discards nothing)."""
+    (git_repo / ".gitignore").write_text("build/\n")
+    git(git_repo, "add", ".gitignore")
+    git(git_repo, "commit", "-q", "-m", "ignore build")
+    (git_repo / "src" / "app.py").write_text("print('unsaved work')\n")
+    (git_repo / "build").mkdir()
+    (git_repo / "build" / "out.o").write_text("object\n")
+    return git_repo

@@ -17,14 +17,8 @@ from interlock.shell.parse import parse
 
 
 @pytest.fixture
-def repo(git_repo, git):
-    (git_repo / ".gitignore").write_text("build/\n")
-    git(git_repo, "add", ".gitignore")
-    git(git_repo, "commit", "-q", "-m", "ignore build")
-    (git_repo / "src" / "app.py").write_text("print('unsaved work')\n")
-    (git_repo / "build").mkdir()
-    (git_repo / "build" / "out.o").write_text("object\n")
-    return git_repo
+def repo(repo_with_work):
+    return repo_with_work
 
 
 def judge(repo, command: str) -> tuple[str, set[str]]:

@@ -79,9 +79,14 @@ def test_a_plain_command_asks_once_and_sends_its_completion_without_waiting(
 def test_a_quiet_completion_is_journaled_once_after_the_wrapper_has_exited(daemons, git_repo, poll):
     pid = daemons.start(git_repo)
     # the command stops the daemon: the wrapper sends `complete` into the stopped daemon's
-    # socket and exits; nothing is journaled until the daemon runs again
+    # socket and exits; nothing is journaled until the daemon runs again. SIGSTOP stops a
+    # process's threads one by one as each is next scheduled (a loaded machine leaves a
+    # window in which one of them still serves a connection): wait until all have stopped.
+    stopped = f"grep -L ') T ' /proc/{pid}/task/*/stat | grep -q ."
     started = time.monotonic()
-    result = probe(git_repo, "-c", f"kill -STOP {pid}; echo done")
+    result = probe(
+        git_repo, "-c", f"kill -STOP {pid}; while {stopped}; do sleep 0.01; done; echo done"
+    )
     try:
         assert result.returncode == 0 and result.stdout.startswith("done\n"), result.stderr
         assert _seen(result) == ["connect", "ask attempt", "send complete"], result.stderr

@@ -170,6 +170,30 @@ def pid_alive() -> Callable[[int], bool]:
     return _pid_alive
 
 
+def _stop_process(pid: int) -> None:
+    """SIGSTOP `pid` and wait until every one of its threads has stopped: the kernel stops a
+    process's threads one by one as each is next scheduled, and on a loaded machine one of
+    them may still serve a connection for a while after kill() returned."""
+    os.kill(pid, signal.SIGSTOP)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        states = []
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError):
+                with open(f"/proc/{pid}/task/{task}/stat") as handle:
+                    states.append(handle.read().rsplit(")", 1)[1].split()[0])
+        if all(state in "Tt" for state in states):
+            return
+        time.sleep(0.005)
+    raise AssertionError(f"process {pid} did not stop within 10 s")
+
+
+@pytest.fixture(scope="session")
+def stop_process() -> Callable[[int], None]:
+    """`stop_process(pid)`: SIGSTOP it and return once all its threads have stopped."""
+    return _stop_process
+
+
 # --- real daemons (tests of the daemon, and commands driven end to end through it) ---
 
 

@@ -313,10 +313,10 @@ def test_a_malformed_reply_even_from_a_forged_daemon_means_judging_inline(dirty_
 
 
 def test_a_stopped_daemon_costs_one_short_wait_and_is_replaced(
-    daemons, dirty_repo, poll, pid_alive
+    daemons, dirty_repo, poll, pid_alive, stop_process
 ):
     pid = daemons.start(dirty_repo)
-    os.kill(pid, signal.SIGSTOP)
+    stop_process(pid)
     try:
         want = inline(dirty_repo, *DISCARD)
         started = time.monotonic()
@@ -335,11 +335,11 @@ def test_a_stopped_daemon_costs_one_short_wait_and_is_replaced(
 
 
 def test_a_commit_with_a_stopped_daemon_goes_ahead_in_process(
-    daemons, git_repo, poll, pid_alive, interlock, git
+    daemons, git_repo, poll, pid_alive, interlock, git, stop_process
 ):
     assert interlock(git_repo, "install").returncode == 0
     pid = daemons.start(git_repo)
-    os.kill(pid, signal.SIGSTOP)
+    stop_process(pid)
     try:
         (git_repo / "src" / "app.py").write_text("print('changed')\n")
         git(git_repo, "add", "-A")

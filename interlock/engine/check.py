@@ -61,12 +61,8 @@ def _apply_facts(
     """
     if not any(f.kind == "discard" for f in analysis.findings):
         return analysis.findings
-    if assume_dirty:  # a bare lease and a write that may create its file: by the tree only
-        return tuple(
-            f
-            for f in analysis.findings
-            if not (f.targets and (f.targets.temp_only or f.targets.lease or f.targets.creates))
-        )
+    if assume_dirty:
+        return tuple(f for f in analysis.findings if not (f.targets and f.targets.by_tree_only))
     from interlock.engine.precision import Judge
 
     judge = Judge(start, facts() if callable(facts) else facts, max_file_size)

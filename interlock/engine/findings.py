@@ -66,9 +66,13 @@ class Targets:
     unknown: bool = False
     refs: tuple[str, ...] = ()
     git_dir_flag: bool = False  # git -C/--git-dir/--work-tree pointed elsewhere
-    # `git checkout X` where X reads as a path but may be a branch: a discard only if X is
-    # really a path in the tree (the facts layer checks it exists and is dirty).
+    # `git checkout X`, one operand: a switch when X names a commit (the facts layer resolves
+    # it), else a checkout of the path X over its uncommitted changes.
     candidate: bool = False
+    # ... and X reads as a branch (`main`, `"$BRANCH"`; not `app.py`, `src/`, `$(...)`): by
+    # text alone a switch; in a tree a discard only when it names no commit and a path by
+    # that name holds unsaved work (a word named at run time: when any work is unsaved).
+    ref_like: bool = False
     # Every target is a literal path in a temp dir (/tmp/x): free when judged by text alone,
     # but the facts layer still checks that no worktree lives there.
     temp_only: bool = False
@@ -103,6 +107,13 @@ class Targets:
     # paths that hold unsaved work (engine.findmatch); `paths` are then only the literal
     # operands besides it.
     search: Search | None = None
+
+    @property
+    def by_tree_only(self) -> bool:
+        """A discard only the tree can show (a literal temp dir, a bare lease, a write that
+        may create its file, a checkout operand that reads as a branch): by text alone (the
+        `--assume-dirty` judgement) it destroys nothing."""
+        return self.temp_only or self.lease or self.creates or self.ref_like
 
 
 @dataclass(frozen=True)

@@ -252,6 +252,8 @@ class Judge:
             if stashed and finding.rule != "git.stash-clear":
                 return stashed  # the entry the line made (a clear takes older ones too)
             return stashed + ([("refs/stash", None)] if facts.stash_count else [])
+        if targets.candidate and not targets.unknown and _names_commit(loc, targets.paths[0]):
+            return []  # `git checkout main`: a switch, which keeps or refuses over local changes
         lost: list[_Lost] = []
         if targets.destroys == "commits" or targets.refs:
             lost += [(c, None) for c in self._lost_commits(loc, facts, targets, finding.rule)]
@@ -521,6 +523,13 @@ _RUNTIME_REF_KINDS = {
 _REFETCHED = "refs/remotes/"
 # Past this many candidates, a ref named at run time is taken to lose something.
 _MAX_RUNTIME_REFS = 64
+
+
+def _names_commit(loc: RepoLocation, operand: str) -> bool:
+    """Whether `git checkout X`'s single operand names a commit (`-` is the branch before),
+    which git then switches to rather than read it as a path."""
+    rev = "@{-1}" if operand == "-" else operand
+    return _resolve(loc, rev + "^{commit}") is not None
 
 
 def _resolve(loc: RepoLocation, rev: str) -> str | None:

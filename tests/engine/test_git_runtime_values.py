@@ -175,6 +175,39 @@ def test_checkout_of_a_ref_name_is_a_switch(dirty: Path, command: str):
     assert verdict(command, dirty) == ("allow", [])
 
 
+def test_checkout_of_a_word_no_ref_names_checks_out_that_path(dirty: Path):
+    # `git checkout src` with no ref named src is `git checkout -- src`
+    found, reasons = verdict("git checkout src", dirty)
+    assert found == "block" and reasons[0].startswith("git.checkout-discard"), reasons
+    assert verdict("git checkout lib", dirty / "src")[0] == "block"
+    assert verdict("git checkout nosuch", dirty) == ("allow", [])  # git fails; nothing lost
+    subprocess.run(["git", "branch", "src"], cwd=dirty, check=True)
+    assert verdict("git checkout src", dirty) == ("allow", [])  # git prefers the ref
+    assert verdict("git checkout -- src", dirty)[0] == "block"  # never a ref after --
+    assert verdict("git checkout HEAD -- src", dirty)[0] == "block"
+    subprocess.run(["git", "tag", "lib"], cwd=dirty, check=True)
+    assert verdict("git checkout lib", dirty / "src") == ("allow", [])
+
+
+def test_checkout_of_the_previous_branch_is_a_switch(dirty: Path):
+    (dirty / "-").write_text("a file named -\n")  # `git checkout -` never checks it out
+    subprocess.run(["git", "add", "--", "-"], cwd=dirty, check=True)
+    subprocess.run(["git", "commit", "-qm", "dash", "--", "-"], cwd=dirty, check=True)
+    (dirty / "-").write_text("edited\n")
+    subprocess.run(["git", "branch", "-q", "other"], cwd=dirty, check=True)
+    subprocess.run(["git", "checkout", "-q", "other"], cwd=dirty, check=True)
+    assert verdict("git checkout -", dirty) == ("allow", [])
+    assert verdict("git checkout @{-1}", dirty) == ("allow", [])
+
+
+def test_checkout_of_a_word_named_at_run_time_may_be_a_path(git_repo: Path, dirty: Path):
+    for command in ('git checkout "$BRANCH"', "git checkout $(git rev-parse HEAD)"):
+        found, reasons = verdict(command, dirty)
+        assert found == "block" and reasons[0].startswith("git.checkout-discard"), reasons
+    subprocess.run(["git", "stash", "-q"], cwd=dirty, check=True)
+    assert verdict('git checkout "$BRANCH"', dirty) == ("allow", [])  # nothing unsaved
+
+
 @pytest.mark.parametrize(
     "command",
     [

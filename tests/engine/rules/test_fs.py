@@ -22,7 +22,7 @@ from interlock.shell.parse import parse
 def static(findings: list[Finding]) -> list[Finding]:
     """Findings as the text alone judges them: literal temp-dir targets are free, and a write
     that may be creating its file is no discard."""
-    return [f for f in findings if not (f.targets and (f.targets.temp_only or f.targets.creates))]
+    return [f for f in findings if not (f.targets and f.targets.by_tree_only)]
 
 
 @pytest.fixture(scope="session")

@@ -246,11 +246,12 @@ ALLOWED = [
     "git checkout HEAD~1",
     "git checkout -",
     "git checkout @{-1}",
+    'git checkout "$BRANCH"',
     "git checkout -b feature/x",
     "git checkout --orphan gh-pages",
     "git checkout -b topic origin/topic",
     "git checkout --detach",
-    'git checkout "$BRANCH"',
+    "git checkout --detach main",
     "git restore --staged src/app.py",
     "git restore -S .",
     "git restore",
@@ -358,7 +359,8 @@ def test_discarding_git_form_is_flagged_with_its_rule(
 
 @pytest.mark.parametrize("cmd", ALLOWED)
 def test_safe_git_form_is_not_a_discard(cmd: str, discards) -> None:
-    assert discards(cmd) == []
+    # by text alone: a checkout operand that reads as a branch is left to the tree
+    assert [f for f in discards(cmd) if not f.targets or not f.targets.by_tree_only] == []
 
 
 @pytest.fixture(scope="session")
@@ -422,8 +424,36 @@ def test_path_discards_report_what_they_destroy_where(
     assert targets.destroys == destroys and targets.paths == paths
 
 
-def test_single_ambiguous_checkout_operand_is_a_candidate_path(one) -> None:
-    assert one("git checkout src/app.py").targets.candidate  # type: ignore[union-attr]
+@pytest.mark.parametrize(
+    "cmd",
+    [
+        "git checkout src/app.py",
+        "git checkout main",
+        "git checkout feature/login",
+        "git checkout origin/main",
+        "git checkout v1.2.3",
+        "git checkout HEAD~1",
+        "git checkout -",
+        "git checkout @{-1}",
+        "git checkout src",
+    ],
+)
+def test_a_single_checkout_operand_is_a_candidate_path(cmd: str, one) -> None:
+    # a switch when it names a commit, else a checkout of that path: the facts layer decides
+    targets = one(cmd).targets
+    assert targets is not None and targets.candidate and not targets.unknown
+    assert targets.paths == (cmd.rsplit(" ", 1)[1],)
+
+
+def test_a_single_checkout_operand_named_at_run_time_is_unknown(one) -> None:
+    for cmd in ('git checkout "$BRANCH"', "git checkout $(git rev-parse HEAD)"):
+        targets = one(cmd).targets
+        assert targets is not None and targets.candidate and targets.unknown, cmd
+        assert "git switch NAME" in one(cmd).instead, cmd
+    assert "git switch" not in one("git checkout src/app.py").instead
+
+
+def test_operands_after_dashdash_are_paths_never_candidates(one) -> None:
     assert not one("git checkout -- src/app.py").targets.candidate  # type: ignore[union-attr]
 
 
@@ -516,8 +546,9 @@ def test_git_rule_examples_block_and_allow_as_documented(info: RuleInfo, example
     assert info.summary and info.why and info.instead and info.examples_block
     for text in info.examples_block:
         assert info.id in {f.rule for f in rules.check_invocation(example(text))}, text
-    for text in info.examples_allow:
-        assert info.id not in {f.rule for f in rules.check_invocation(example(text))}, text
+    for text in info.examples_allow:  # by text alone: what only the tree can show aside
+        found = rules.check_invocation(example(text))
+        assert info.id not in {f.rule for f in found if not (f.targets and f.targets.by_tree_only)}
 
 
 def test_rule_info_finds_rules_by_id() -> None:

@@ -229,6 +229,9 @@ def test_git_mv_force_writes_each_source_name_into_a_directory(found) -> None:
 def test_a_single_ambiguous_operand_is_a_candidate(found) -> None:
     assert one(found, "git checkout a.py").targets.candidate
     assert one(found, "git checkout $(pick)").targets.candidate
+    assert not one(found, "git checkout $(pick)").targets.by_tree_only
+    assert not one(found, "git checkout a.py").targets.by_tree_only
+    assert not one(found, "git checkout src/").targets.by_tree_only
     assert not one(found, "git checkout a.py b.py").targets.candidate
     assert not one(found, "git checkout -p").targets.candidate
     assert not one(found, "git checkout -p main").targets.candidate
@@ -260,7 +263,6 @@ def test_suggestions_name_the_paths_and_the_revision(found) -> None:
         "git reset --hard --keep",
         "git reset --keep --hard --mixed",
         "git checkout",
-        "git checkout main",
         "git checkout -b x a.py",
         "git checkout -b x -p",
         "git checkout --orphan x",
@@ -298,6 +300,16 @@ def test_suggestions_name_the_paths_and_the_revision(found) -> None:
 )
 def test_worktree_forms_that_destroy_nothing(found, cmd: str) -> None:
     assert found(cmd) == []
+
+
+@pytest.mark.parametrize(
+    "cmd",
+    ["git checkout main", "git checkout origin/main", "git checkout HEAD~1", 'git checkout "$B"'],
+)
+def test_a_checkout_operand_that_reads_as_a_branch_is_left_to_the_tree(found, cmd: str) -> None:
+    # a switch by text alone; the tree decides whether it names no commit but a dirty path
+    [finding] = found(cmd)
+    assert finding.targets.candidate and finding.targets.by_tree_only
 
 
 @pytest.mark.parametrize(

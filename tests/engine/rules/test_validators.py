@@ -717,7 +717,7 @@ def verdict_kinds(inv: Callable[..., Invocation]) -> Callable[[str], list[str]]:
         kinds = {
             f.kind
             for f in findings
-            if not (f.targets and (f.targets.temp_only or f.targets.lease or f.targets.creates))
+            if not (f.targets and f.targets.by_tree_only)
         }
         match = rules.classify_validator(invocation)
         found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)
@@ -750,7 +750,7 @@ def _through_walker(cmd: str) -> tuple[set[str], list[ValidatorMatch]]:
         for f in rules.check_invocation(i)
         # text alone: literal temp dirs are free, a bare lease is left to the tree, and a write
         # that may create its file is fine
-        if not (f.targets and (f.targets.temp_only or f.targets.lease or f.targets.creates))
+        if not (f.targets and f.targets.by_tree_only)
     }
     matches = [m for i in invocations if (m := rules.classify_validator(i)) is not None]
     return kinds, matches

@@ -218,6 +218,12 @@ def looks_like_path(word: Word) -> bool:
     return bool(re.search(_EXTENSION, base)) or base in _KNOWN_FILES
 
 
+def _reads_as_ref(word: Word) -> bool:
+    """`main`, `origin/main`, `"$BRANCH"`: not a path by its looks, nor a command's output."""
+    subst = word.literal() is None and ("$(" in word.text or "`" in word.text)
+    return not subst and not looks_like_path(word)
+
+
 def _texts(words: tuple[Word, ...]) -> tuple[str, ...]:
     return tuple(literal_or_text(w) for w in words)
 
@@ -259,17 +265,22 @@ def _reset(call: GitCall, args: Args) -> list[Finding]:
 
 
 def _checkout_operands(args: Args) -> tuple[Word | None, tuple[Word, ...], bool]:
-    """(tree-ish, paths, candidate): candidate when a single operand may be a branch."""
+    """(tree-ish, paths, candidate): candidate when a single operand may be a branch.
+
+    `git checkout X` switches to X when X names a commit, and otherwise checks out the path X
+    over its uncommitted changes (`git checkout src` with no ref named src): every single
+    operand is a candidate path, which the facts layer clears when it resolves to a commit.
+    One named at run time (`"$X"`, `$(...)`) may be either: its paths are unknown."""
     if args.dashdash:
         treeish = args.positionals[0] if args.positionals else None
         return treeish, args.after_dashdash, False
-    if args.has("-b", "-B", "--orphan") or not args.positionals:
+    if args.has("-b", "-B", "--orphan", "--detach") or not args.positionals:
         return None, (), False
     first, *rest = args.positionals
+    if not rest and args.has("-p", "--patch") and _reads_as_ref(first):
+        return first, (), False  # `checkout -p main`: hunks of every path, from main
     if not rest:
-        text = first.text
-        is_subst = first.literal() is None and ("$(" in text or "`" in text)
-        return (None, (first,), True) if (looks_like_path(first) or is_subst) else (None, (), False)
+        return None, (first,), True
     if looks_like_path(first):
         return None, args.positionals, False
     return first, tuple(rest), False
@@ -287,6 +298,9 @@ def _checkout(call: GitCall, args: Args) -> list[Finding]:
 
 def _checkout_paths(call: GitCall, args: Args) -> list[Finding]:
     treeish, paths, candidate = _checkout_operands(args)
+    force = args.has("-f", "--force")
+    if force and candidate and _reads_as_ref(paths[0]):
+        paths, candidate = (), False  # `checkout -f main`: a forced switch, over the whole tree
     creating = args.has("-b", "-B", "--orphan")
     from_file = args.has("--pathspec-from-file")
     patch = args.has("-p", "--patch")
@@ -300,10 +314,13 @@ def _checkout_paths(call: GitCall, args: Args) -> list[Finding]:
             unknown=_unknown(paths, call) or from_file,
             git_dir_flag=call.elsewhere,
             candidate=candidate,
+            ref_like=candidate and _reads_as_ref(paths[0]),
         )
-        instead = _stash_first("checkout", targets.paths)
+        instead = _stash_first("checkout", () if targets.unknown else targets.paths)
+        if candidate and not looks_like_path(paths[0]):  # `src`, `"$X"`, `$(...)`
+            instead += "; to switch branches, git switch NAME (it never checks out paths)"
         return [git_finding("git.checkout-discard", call, targets, instead=instead)]
-    if args.has("-f", "--force"):
+    if force:
         targets = Targets("tracked", whole_tree=True, git_dir_flag=call.elsewhere)
         reason = "--force switches and overwrites every uncommitted change to tracked files"
         instead = _stash_first("checkout", ())

@@ -473,6 +473,14 @@ def test_config_show_says_when_no_config_file_was_read(git_repo, cap_out):
     assert rows["max_turns"] == "200  (default)"
 
 
+def test_config_show_does_not_call_a_malformed_file_absent(git_repo, cap_out):
+    write(git_repo, ".interlock.toml", "mode = \n")
+    assert run_cli(["config", "show", "--cwd", str(git_repo)]) == 0
+    rows = shown_table(cap_out[0].getvalue())
+    assert rows["read from"] == "no usable config file: see the warning above (guarded defaults)"
+    assert "not valid TOML" in cap_out[1].getvalue()
+
+
 def test_config_show_json_lists_the_files_read_and_unbounded_as_null(git_repo, cap_out):
     write(git_repo, ".interlock.toml", 'max_turns = "unlimited"\nvalidators = "make check"\n')
     assert run_cli(["config", "show", "--json", "--cwd", str(git_repo)]) == 0

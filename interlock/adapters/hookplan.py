@@ -20,6 +20,10 @@ from typing import Any
 
 LAUNCHER_MARK = "interlock launcher, written by install.sh"
 HOOK_TIMEOUT = 120  # seconds: a discard's snapshot and the audit can take a while
+# The first Claude Code with a hook's `"onFailure": "block"`: a PreToolUse hook that cannot
+# start, crashes or times out blocks the call instead of letting it run unjudged. Older
+# releases may reject a settings file with keys they do not know (and then drop all of it).
+CLAUDE_FAILS_CLOSED = (2, 1, 295)
 
 
 @dataclass(frozen=True)
@@ -98,16 +102,45 @@ def launcher_of(command: str) -> list[str]:
     return (_command_words(command) or [])[:-3]
 
 
-def specs(agent: str, words: list[str] | None = None) -> list[HookSpec]:
+def claude_version() -> tuple[int, ...] | None:
+    """The Claude Code on PATH's version (`claude --version`), or None: not found, or it did
+    not say within 10 s."""
+    import re
+    import subprocess
+
+    found = shutil.which("claude")
+    if found is None:
+        return None
+    try:
+        said = subprocess.run(
+            [found, "--version"], capture_output=True, text=True, timeout=10, check=False
+        ).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    match = re.search(r"\b(\d+)\.(\d+)\.(\d+)\b", said)
+    return tuple(int(part) for part in match.groups()) if match else None
+
+
+def specs(agent: str, words: list[str] | None = None, fails_closed: bool = False) -> list[HookSpec]:
+    """The hooks to write for `agent`. fails_closed (Claude Code >= CLAUDE_FAILS_CLOSED): a
+    PreToolUse hook that cannot answer blocks the call. Only there: the other events come
+    after the call ran, and a Stop hook that failed closed would keep a broken install from
+    ever letting the agent stop."""
+
     def cmd(event: str) -> str:
         return hook_command(agent, event, words)
 
     if agent == "claude-code":
 
         def cc(event: str, matcher: str | None) -> HookSpec:
-            return HookSpec(
-                event, matcher, {"type": "command", "command": cmd(event), "timeout": HOOK_TIMEOUT}
-            )
+            handler: dict[str, Any] = {
+                "type": "command",
+                "command": cmd(event),
+                "timeout": HOOK_TIMEOUT,
+            }
+            if fails_closed and event == "PreToolUse":
+                handler["onFailure"] = "block"
+            return HookSpec(event, matcher, handler)
 
         return [
             cc("PreToolUse", "Bash|Edit|Write|MultiEdit|NotebookEdit"),

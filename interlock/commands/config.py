@@ -42,6 +42,8 @@ def show(cwd: str | None, as_json: bool) -> int:
         value = show_value(config.value(key.name), key)
         output.write_out(f"{key.name.ljust(width)}  {value}  ({config.sources[key.name]})")
     read = ", ".join(config.files) if config.files else "no config file (.interlock.toml)"
+    if not config.files and root is not None and (root / constants.CONFIG_FILE).exists():
+        read = "no usable config file: see the warning above (guarded defaults)"
     output.write_out(f"{'read from'.ljust(width)}  {read}")
     for line in frozen_notes(cwd, config):
         output.write_out(line)

@@ -189,6 +189,16 @@ def _integration_checks(repo: Path | None) -> list[Check]:
             )
         else:
             checks.append(Check(agent, "ok", f"hooks in {path}"))
+        if agent == "claude-code" and not _fails_closed(doc) and _claude_can_fail_closed():
+            checks.append(
+                Check(
+                    "claude-code fail-closed",
+                    "note",
+                    f"this Claude Code can block a call whose hook cannot answer; the hooks in "
+                    f"{path} let it run unjudged",
+                    "interlock integrate claude-code",
+                )
+            )
     for kind in ("bash", "zsh"):
         rc = Path(os.path.expanduser("~")) / (".bashrc" if kind == "bash" else ".zshrc")
         try:
@@ -197,6 +207,25 @@ def _integration_checks(repo: Path | None) -> list[Check]:
         except OSError:
             continue
     return checks
+
+
+def _claude_can_fail_closed() -> bool:
+    version = hookplan.claude_version()
+    return version is not None and version >= hookplan.CLAUDE_FAILS_CLOSED
+
+
+def _fails_closed(doc: Any) -> bool:
+    """Every PreToolUse hook of interlock's in a Claude Code settings file says
+    `"onFailure": "block"`."""
+    groups = (doc.get("hooks") or {}).get("PreToolUse") if isinstance(doc, dict) else None
+    handlers = [
+        handler
+        for group in (groups if isinstance(groups, list) else [])
+        for handler in (group.get("hooks", []) if isinstance(group, dict) else [])
+        if isinstance(handler, dict)
+        and hookplan.is_our_command("claude-code", handler.get("command"))
+    ]
+    return bool(handlers) and all(h.get("onFailure") == "block" for h in handlers)
 
 
 def _our_commands(agent: str, doc: Any) -> list[str]:

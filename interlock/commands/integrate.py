@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 from importlib import resources
 from pathlib import Path
 
@@ -58,7 +59,12 @@ def integrate_agent(agent: str, scope: str | None, cwd: str | None, remove: bool
         }[done]
         output.write_out(f"interlock: {said}")
         return exitcodes.OK
-    plan = hookplan.specs(agent)
+    notes = list(where.notes)
+    fails_closed = False
+    if agent == "claude-code":
+        fails_closed, note = _claude_fails_closed()
+        notes.append(note)
+    plan = hookplan.specs(agent, fails_closed=fails_closed)
     changed = settings.merge(where.path, plan, ours)
     events = ", ".join(s.event for s in plan)
     if changed:
@@ -66,10 +72,33 @@ def integrate_agent(agent: str, scope: str | None, cwd: str | None, remove: bool
     else:
         output.write_out(f"interlock: {agent} hooks already in {where.path}; nothing to do")
     output.write_out(f"interlock: each runs: {hookplan.hook_command(agent, 'EVENT')}")
-    for note in where.notes:
+    for note in notes:
         output.write_out(f"interlock: note: {note}")
     output.write_out(f"interlock: undo: interlock integrate {agent} --{scope} --remove")
     return exitcodes.OK
+
+
+def _claude_fails_closed() -> tuple[bool, str]:
+    """Whether the Claude Code on PATH can make a failed PreToolUse hook block the call, and
+    what to tell the person about it."""
+    version = hookplan.claude_version()
+    first = ".".join(map(str, hookplan.CLAUDE_FAILS_CLOSED))
+    if version is not None and version >= hookplan.CLAUDE_FAILS_CLOSED:
+        shown = ".".join(map(str, version))
+        return True, (
+            f"Claude Code {shown}: a PreToolUse hook that cannot start, crashes or times out "
+            'blocks the call ("onFailure": "block")'
+        )
+    if version is not None:
+        found = f"Claude Code {'.'.join(map(str, version))}"
+    elif shutil.which("claude") is None:
+        found = "Claude Code not found on PATH"
+    else:
+        found = "Claude Code of an unknown version (`claude --version` did not say)"
+    return False, (
+        f"{found}: before {first}, a hook that cannot start lets the call run unjudged; "
+        "after updating Claude Code, run this again to make the hooks fail closed"
+    )
 
 
 def shell_file(kind: str) -> Path:

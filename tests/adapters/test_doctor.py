@@ -96,3 +96,24 @@ def test_an_exec_hook_whose_interlock_is_gone_is_reported(git_repo, interlock):
     _, checks = report(interlock, git_repo)
     assert checks["claude-code"]["status"] == "problem"
     assert "/gone/bin/interlock, which is gone" in checks["claude-code"]["detail"]
+
+
+def test_claude_code_hooks_that_could_fail_closed_are_named(git_repo, interlock, tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    claude = bin_dir / "claude"
+    claude.write_text("#!/bin/sh\necho '2.1.100 (Claude Code)'\n")
+    claude.chmod(0o755)
+    env = {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+    assert interlock(git_repo, "integrate", "claude-code", env=env).returncode == 0
+    out = interlock(git_repo, "doctor", "--json", env=env)
+    checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
+    assert "claude-code fail-closed" not in checks  # this one cannot
+    claude.write_text("#!/bin/sh\necho '2.1.300 (Claude Code)'\n")  # updated
+    out = interlock(git_repo, "doctor", "--json", env=env)
+    checks = {c["name"]: c for c in json.loads(out.stdout)["checks"]}
+    assert checks["claude-code fail-closed"]["status"] == "note"
+    assert checks["claude-code fail-closed"]["fix"] == "interlock integrate claude-code"
+    assert interlock(git_repo, "integrate", "claude-code", env=env).returncode == 0
+    out = interlock(git_repo, "doctor", "--json", env=env)
+    assert "claude-code fail-closed" not in {c["name"] for c in json.loads(out.stdout)["checks"]}

@@ -22,9 +22,15 @@ FOREIGN = (
 
 @pytest.mark.parametrize(
     ("agent", "relative"),
-    [("claude-code", ".claude/settings.json"), ("codex", ".codex/hooks.json"), ("gemini", ".gemini/settings.json")],
+    [
+        ("claude-code", ".claude/settings.json"),
+        ("codex", ".codex/hooks.json"),
+        ("gemini", ".gemini/settings.json"),
+    ],
 )
-def test_integrate_then_remove_leaves_existing_settings_byte_identical(git_repo, interlock, agent, relative):
+def test_integrate_then_remove_leaves_existing_settings_byte_identical(
+    git_repo, interlock, agent, relative
+):
     path = git_repo / relative
     path.parent.mkdir()
     path.write_text(FOREIGN)
@@ -32,7 +38,10 @@ def test_integrate_then_remove_leaves_existing_settings_byte_identical(git_repo,
     doc = json.loads(path.read_text())
     assert doc["model"] == "opus" and doc["env"] == {"FOO": "1"}
     events = doc["hooks"]
-    assert {"matcher": "Bash", "hooks": [{"type": "command", "command": "~/bin/guard.sh"}]} in events["PreToolUse"]
+    assert {
+        "matcher": "Bash",
+        "hooks": [{"type": "command", "command": "~/bin/guard.sh"}],
+    } in events["PreToolUse"]
     first = events["PreToolUse" if agent != "gemini" else "BeforeTool"]
     assert sum(f" hook {agent} " in h["command"] for g in first for h in g["hooks"]) == 1
     again = interlock(git_repo, "integrate", agent)
@@ -94,7 +103,9 @@ def test_a_hook_command_written_without_exec_is_ours_and_brought_up_to_date(git_
         for handler in groups[0]["hooks"]:
             handler["command"] = handler["command"].removeprefix("exec ")
     path.write_text(json.dumps(old, indent=2) + "\n")
-    assert all(is_our_command("claude-code", g[0]["hooks"][0]["command"]) for g in old["hooks"].values())
+    assert all(
+        is_our_command("claude-code", g[0]["hooks"][0]["command"]) for g in old["hooks"].values()
+    )
     assert "hooks written" in interlock(git_repo, "integrate", "claude-code").stdout
     assert json.loads(path.read_text()) == json.loads(current)
     interlock(git_repo, "integrate", "claude-code", "--remove")
@@ -130,3 +141,72 @@ def test_the_shell_files_in_shell_are_the_packaged_ones():
     root = Path(__file__).resolve().parents[2]
     for name in ("interlock.bash", "interlock.zsh"):
         assert (root / "shell" / name).resolve() == (root / "interlock" / "resources" / name)
+
+
+def _claude_on_path(tmp_path: Path, says: str | None) -> dict[str, str]:
+    """PATH with a `claude` that prints `says` for --version (None: no claude at all)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    if says is not None:
+        fake = bin_dir / "claude"
+        fake.write_text(f'#!/bin/sh\n[ "$1" = --version ] && echo {shlex.quote(says)}\n')
+        fake.chmod(0o755)
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin"}
+
+
+def _pre_tool_use_handlers(repo: Path) -> list[dict]:
+    doc = json.loads((repo / ".claude" / "settings.json").read_text())
+    return [
+        h
+        for event, groups in doc["hooks"].items()
+        for g in groups
+        for h in g["hooks"]
+        if event == "PreToolUse"
+    ]
+
+
+def _other_handlers(repo: Path) -> list[dict]:
+    doc = json.loads((repo / ".claude" / "settings.json").read_text())
+    return [
+        h
+        for event, groups in doc["hooks"].items()
+        for g in groups
+        for h in g["hooks"]
+        if event != "PreToolUse"
+    ]
+
+
+def test_claude_code_that_can_fail_closed_gets_a_blocking_pre_tool_use_hook(
+    git_repo, interlock, tmp_path
+):
+    env = _claude_on_path(tmp_path, "2.1.295 (Claude Code)")
+    out = interlock(git_repo, "integrate", "claude-code", env=env)
+    assert out.returncode == 0, out.stderr
+    assert "Claude Code 2.1.295: a PreToolUse hook that cannot start" in out.stdout
+    [handler] = _pre_tool_use_handlers(git_repo)
+    assert handler["onFailure"] == "block"
+    assert all("onFailure" not in h for h in _other_handlers(git_repo))  # Stop must not loop
+    assert "nothing to do" in interlock(git_repo, "integrate", "claude-code", env=env).stdout
+
+
+@pytest.mark.parametrize("says", ["2.1.294 (Claude Code)", "1.0.98", "garbled", None])
+def test_older_or_unknown_claude_code_gets_no_key_it_may_reject(
+    git_repo, interlock, tmp_path, says
+):
+    out = interlock(git_repo, "integrate", "claude-code", env=_claude_on_path(tmp_path, says))
+    assert out.returncode == 0, out.stderr
+    assert "before 2.1.295, a hook that cannot start lets the call run unjudged" in out.stdout
+    assert ("not found on PATH" in out.stdout) == (says is None)
+    assert ("unknown version" in out.stdout) == (says == "garbled")
+    assert all("onFailure" not in h for h in _pre_tool_use_handlers(git_repo))
+
+
+def test_integrating_again_after_updating_claude_code_makes_the_hook_fail_closed(
+    git_repo, interlock, tmp_path
+):
+    old = _claude_on_path(tmp_path, "2.1.200")
+    assert interlock(git_repo, "integrate", "claude-code", env=old).returncode == 0
+    (tmp_path / "bin" / "claude").write_text("#!/bin/sh\necho 2.2.0\n")
+    out = interlock(git_repo, "integrate", "claude-code", env=old)
+    assert "hooks written" in out.stdout
+    assert [h.get("onFailure") for h in _pre_tool_use_handlers(git_repo)] == ["block"]

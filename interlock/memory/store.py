@@ -184,13 +184,16 @@ class ObjectStore:
         if base is not None:
             self.read_tree(base)  # cached, with its entries' raw bytes
         known = _cached(base) if base else None
-        old_entries, old_formatted = known if known else ({}, None)
-        formatted = {
-            name: old_formatted[name]
-            if old_formatted is not None and old_entries.get(name) == entry
-            else format_entry(name, entry)
-            for name, entry in entries.items()
-        }
+        if known is not None and known[1] is not None:
+            # the base's formatted entries, with only those that differ redone (found by set
+            # operations in C: a tree built from a change differs from its base in a few)
+            old_entries, formatted = known[0], dict(known[1])
+            for name in old_entries.keys() - entries.keys():
+                del formatted[name]
+            for name, entry in entries.items() - old_entries.items():
+                formatted[name] = format_entry(name, entry)
+        else:
+            formatted = {name: format_entry(name, entry) for name, entry in entries.items()}
         data = join_entries(formatted.values())
         # No lookup first: a tree built from a change is almost always new, a duplicate in a
         # pack is harmless, and a miss costs libgit2 a rescan of the pack directory.

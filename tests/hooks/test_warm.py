@@ -176,11 +176,16 @@ def test_the_shim_starts_one_walk_for_a_commit_and_two_processes_for_a_rewind(
         log.write_text("")
         trace.write_text("")
         subprocess.run(["git", *args], cwd=git_repo, env=env, check=True, capture_output=True)
-        gits = [
-            line.split("built-in: git ", 1)[1].split(" ")[0]
+        lines = [
+            line.split("built-in: git ", 1)[1]
             for line in trace.read_text().splitlines()
             if "built-in: git " in line
         ]
+        # the walk names the refs it reads by prefix: a --glob or --all reads every ref of the
+        # repository (interlock's many snapshots too) on every commit
+        walks = [line for line in lines if line.startswith("rev-list ")]
+        assert not [w for w in walks if "--glob" in w or "--all" in w]
+        gits = [line.split(" ")[0] for line in lines]
         return [f"git {g}" for g in gits[1:] if g != "maintenance"] + log.read_text().split()
 
     assert started("commit", "-q", "--no-verify", "--allow-empty", "-m", "x") == ["git rev-list"]
@@ -211,6 +216,19 @@ def test_a_rewound_tip_already_kept_is_not_kept_twice(git_repo, cap_out):
     run_git(git_repo, "reset", "-q", "--hard", "ORIG_HEAD")
     run_git(git_repo, "reset", "-q", "--hard", "HEAD~1")
     assert len(kept(git_repo)) == 1
+
+
+def test_a_rewound_tip_already_kept_is_not_kept_twice_in_a_linked_worktree(
+    git_repo, tmp_path, cap_out
+):
+    install_hooks(git_repo)
+    linked = tmp_path / "linked"
+    run_git(git_repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    run_git(linked, "commit", "-q", "--allow-empty", "-m", "side work")
+    run_git(linked, "reset", "-q", "--hard", "HEAD~1")
+    run_git(linked, "reset", "-q", "--hard", "ORIG_HEAD")
+    run_git(linked, "reset", "-q", "--hard", "HEAD~1")
+    assert [(k.branch, k.worktree) for k in kept(git_repo)] == [("side", "linked")]
 
 
 def test_commits_and_fast_forwards_keep_nothing(git_repo, cap_out):

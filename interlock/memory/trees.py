@@ -96,7 +96,8 @@ def _apply(store: ObjectStore, base: str | None, node: _Node) -> Entry | None:
             entries[name] = result
     if not entries:
         return None
-    return (TREE_MODE, store.tree(entries, None if node.reset else base))
+    # only the names of node.children were set or removed in the base's entries
+    return (TREE_MODE, store.tree(entries, None if node.reset else base, node.children))
 
 
 def apply_edits(store: ObjectStore, base: str | None, edits: Edits) -> str:

@@ -541,3 +541,38 @@ def test_packs_too_large_to_be_folded_are_not_listed(
     assert len(_packs(git_repo)) == 2
     assert _listed(git_repo) == []
     assert git(git_repo, "fsck", "--strict").returncode == 0
+
+
+def _packed_blobs(repo: Path, since: set[str]) -> list[str]:
+    """The blob ids in the packs written after `since` (a set of pack names)."""
+    pack_dir = repo / ".git" / "objects" / "pack"
+    found = []
+    for idx in sorted(pack_dir.glob("*.idx")):
+        if idx.stem in since:
+            continue
+        listing = git(repo, "verify-pack", "-v", str(idx)).stdout.splitlines()
+        found += [line.split()[0] for line in listing if " blob " in line]
+    return found
+
+
+def test_an_incremental_snapshot_stores_a_named_files_new_bytes_and_not_the_bases(
+    git_repo: Path,
+) -> None:
+    loc = discover(git_repo)
+    (git_repo / "a.txt").write_text("first\n")
+    (git_repo / "b.txt").write_text("kept\n")
+    base = take_snapshot(loc)
+    (git_repo / "a.txt").write_text("second\n")
+    before = _packs(git_repo)
+    inc = take_snapshot(loc, changed=["a.txt", "b.txt"], base=base.id)
+    second = git(git_repo, "hash-object", "a.txt").stdout.strip()
+    assert _packed_blobs(git_repo, before) == [second]  # b.txt's bytes are the base's
+    assert files_of(git_repo, inc.id)[b"a.txt"][1] == second
+    # back to bytes the repository holds, but not the base: stored again (not asked for)
+    (git_repo / "a.txt").write_text("first\n")
+    before = _packs(git_repo)
+    again = take_snapshot(loc, changed=["a.txt"], base=inc.id)
+    first = git(git_repo, "hash-object", "a.txt").stdout.strip()
+    assert _packed_blobs(git_repo, before) == [first]
+    assert blob(git_repo, files_of(git_repo, again.id)[b"a.txt"][1]) == b"first\n"
+    assert git(git_repo, "fsck", "--strict").returncode == 0

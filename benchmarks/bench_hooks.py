@@ -13,8 +13,8 @@ in CPU time: git and every process it started (hooks, the Python they run), plus
 daemon spent meanwhile.
 
 --against REF also installs git revision REF of this repository (its own install.sh, into
-benchmarks/.work/against-SHA) and times its warm commit in the same interleaved rounds: a
-before/after comparison of a change, both measured under the same load.
+benchmarks/.work/against-SHA) and times its warm commit and its rewind in the same interleaved
+rounds: a before/after comparison of a change, both measured under the same load.
 """
 
 from __future__ import annotations
@@ -146,7 +146,9 @@ def main(argv: list[str] | None = None) -> int:
         sha, old_launcher = install_revision(args.against)
         before, _ = make_repo(root, "before", args.files)
         subprocess.run([str(old_launcher), "install"], cwd=before, env=ENV, check=True)
-        steps[f"commit warm {sha}"] = Steps(before, ENV).commit
+        old = Steps(before, ENV)
+        steps[f"commit warm {sha}"] = old.commit
+        steps[f"rewind hooked {sha}"] = old.rewind
         daemons.append((old_launcher, before))
     steps.update(
         {
@@ -175,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     cold_wall = got["commit cold"].wall - got["commit bare"].wall
     cold_cpu = got["commit cold"].cpu - got["commit bare"].cpu
     print(f"  commit, no daemon: +{cold_wall:.1f} ms (cpu +{cold_cpu:.1f} ms)")
+    for name in [n for n in got if n.startswith(("commit warm ", "rewind hooked "))]:
+        bare_name = "commit bare" if name.startswith("commit") else "rewind bare"
+        wall, cpu = got[name].wall - got[bare_name].wall, got[name].cpu - got[bare_name].cpu
+        print(f"  {name} (the --against install): +{wall:.1f} ms (cpu +{cpu:.1f} ms)")
     for label, door, bare, limit in (
         ("git commit, daemon warm", "commit warm", "commit bare", 25),
         ("git push, daemon warm", "push warm", "push bare", 25),

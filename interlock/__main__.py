@@ -249,15 +249,20 @@ def main(argv: list[str] | None = None, warm_tried: bool = False) -> int:
             code = None
         if code is not None:
             return code
+    code = answer_inline(args)
+    return code if code is not None else full_cli(args)
+
+
+def answer_inline(args: list[str]) -> int | None:
+    """`check` or `snapshot` answered in this process without click; None when the full CLI
+    must answer (anything else, arguments it must parse, a broken installation)."""
     inline = {"check": inline_check, "snapshot": inline_snapshot}.get(args[0]) if args else None
-    if inline is not None:
-        try:
-            code = inline(args[1:])
-        except ImportError:  # a broken installation: the full CLI says so in one line
-            code = None
-        if code is not None:
-            return code
-    return full_cli(args)
+    if inline is None:
+        return None
+    try:
+        return inline(args[1:])
+    except ImportError:  # a broken installation: the full CLI says so in one line
+        return None
 
 
 if __name__ == "__main__":

@@ -14,11 +14,13 @@ Large files (`write_file_blob`) are streamed into a pack of their own, read once
 never held in memory, and never through libgit2, whose streaming writer leaves two anonymous
 temp files of the file's size (`streamed_git2_*`, `tmp_object_git2_*`) behind when killed.
 
-Tidiness: each pack interlock writes is listed in `<common-dir>/interlock/packs.list`. Once
-SMALL_PACKS_MERGE_AT of its small packs exist they are folded into one (their entries are
-copied as they are: interlock never writes deltas), the merged pack is written before the old
-ones are removed, so every object stays reachable throughout. Git's own maintenance
-(`git gc --auto`) folds everything into its main pack in time.
+Tidiness: each small pack interlock writes (under SMALL_PACK_BYTES) is listed in
+`<common-dir>/interlock/packs.list`. Once SMALL_PACKS_MERGE_AT of them exist they are folded
+into one (their entries are copied as they are: interlock never writes deltas), the merged pack
+is written before the old ones are removed, so every object stays reachable throughout. A pack
+that is not small is never folded, so it is not listed (nor kept listed after a fold): the list
+stays short, and most snapshots only append to it. Git's own maintenance (`git gc --auto`)
+folds everything into its main pack in time.
 """
 
 from __future__ import annotations
@@ -103,6 +105,11 @@ class PackBatch:
     def write(self) -> str | None:
         """Write the queued objects as pack-<hash>.pack and .idx; returns the name (None when
         there was nothing to write)."""
+        written = self._write()
+        return written[0] if written is not None else None
+
+    def _write(self) -> tuple[str, int] | None:
+        """(name, bytes) of the pack written, or None when there was nothing to write."""
         if not self._entries:
             return None
         pack = b"PACK" + struct.pack(">II", 2, len(self._entries)) + bytes(self._body)
@@ -114,13 +121,13 @@ class PackBatch:
         _write_new(pack_dir / f"{name}.idx", self._index(trailer))
         self._body = bytearray()
         self._entries = {}
-        return name
+        return name, len(pack) + len(trailer)
 
     def flush(self) -> None:
         """Write the queued objects, list the pack as interlock's, fold small packs."""
-        name = self.write()
-        if name is not None:
-            _register(self.objects_dir, name)
+        written = self._write()
+        if written is not None and written[1] < SMALL_PACK_BYTES:
+            _register(self.objects_dir, written[0])
 
 
 def temp_prefix(pid: int | None = None) -> str:
@@ -213,8 +220,7 @@ def write_file_blob(objects_dir: Path, path: bytes) -> str:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    _register(objects_dir, name)
-    return oid
+    return oid  # not listed: a streamed file is larger than a small pack, never folded
 
 
 def _stream_entry(src: BinaryIO, out: BinaryIO, path: bytes) -> tuple[str, int, bytes]:
@@ -258,9 +264,12 @@ def _registry(objects_dir: Path) -> Path:
 def _register(objects_dir: Path, name: str) -> None:
     registry = _registry(objects_dir)
     registry.parent.mkdir(parents=True, exist_ok=True)
-    with open(registry, "a", encoding="ascii") as handle:
+    with open(registry, "a+", encoding="ascii") as handle:
         handle.write(name + "\n")
-    listed = list(dict.fromkeys(registry.read_text(encoding="ascii").split()))
+        handle.seek(0)
+        listed = list(dict.fromkeys(handle.read().split()))
+    if len(listed) < SMALL_PACKS_MERGE_AT:
+        return  # fewer small packs than that, without looking at each (every snapshot comes here)
     pack_dir = objects_dir / "pack"
     alive = [n for n in listed if (pack_dir / f"{n}.idx").exists()]
     small = [n for n in alive if (pack_dir / f"{n}.pack").stat().st_size < SMALL_PACK_BYTES]
@@ -269,9 +278,10 @@ def _register(objects_dir: Path, name: str) -> None:
     merged = _merge(objects_dir, small)
     if merged is None:
         return
-    rest = [n for n in alive if n not in small or n == merged]
+    # Listed from now on: the merged pack while it is small (the others are never folded again)
+    small_now = (pack_dir / f"{merged}.pack").stat().st_size < SMALL_PACK_BYTES
     tmp = registry.with_name(registry.name + ".tmp")
-    tmp.write_text("".join(n + "\n" for n in dict.fromkeys([*rest, merged])), encoding="ascii")
+    tmp.write_text(f"{merged}\n" if small_now else "", encoding="ascii")
     os.replace(tmp, registry)
     for old in small:
         if old != merged:

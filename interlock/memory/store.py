@@ -42,6 +42,8 @@ from interlock.repoaccess import PygitAccess
 
 TYPE_CHECKING = False  # not `typing` (~3 ms to import): a cold snapshot process loads this
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     import pygit2
 
     RepoAccess = PygitAccess | GitReader
@@ -178,19 +180,31 @@ class ObjectStore:
                     raise
         raise AssertionError("unreachable")
 
-    def tree(self, entries: TreeEntries, base: str | None = None) -> str:
+    def tree(
+        self, entries: TreeEntries, base: str | None = None, edited: Iterable[bytes] | None = None
+    ) -> str:
         """Queue a tree; `base`, a tree these entries were derived from, saves formatting
-        the entries they share."""
+        the entries they share; `edited`, when given, holds every name whose entry may
+        differ from the base's (the others are the base's)."""
         if base is not None:
             self.read_tree(base)  # cached, with its entries' raw bytes
         known = _cached(base) if base else None
-        old_entries, old_formatted = known if known else ({}, None)
-        formatted = {
-            name: old_formatted[name]
-            if old_formatted is not None and old_entries.get(name) == entry
-            else format_entry(name, entry)
-            for name, entry in entries.items()
-        }
+        if known is not None and known[1] is not None:
+            # the base's formatted entries, with only those that differ redone: a tree built
+            # from a change differs from its base in a few
+            old_entries, formatted = known[0], dict(known[1])
+            if edited is None:  # found by set operations in C
+                for name in old_entries.keys() - entries.keys():
+                    del formatted[name]
+                edited = [name for name, _ in entries.items() - old_entries.items()]
+            for name in edited:
+                entry = entries.get(name)
+                if entry is None:
+                    formatted.pop(name, None)
+                elif entry != old_entries.get(name):
+                    formatted[name] = format_entry(name, entry)
+        else:
+            formatted = {name: format_entry(name, entry) for name, entry in entries.items()}
         data = join_entries(formatted.values())
         # No lookup first: a tree built from a change is almost always new, a duplicate in a
         # pack is harmless, and a miss costs libgit2 a rescan of the pack directory.

@@ -96,7 +96,8 @@ def _apply(store: ObjectStore, base: str | None, node: _Node) -> Entry | None:
             entries[name] = result
     if not entries:
         return None
-    return (TREE_MODE, store.tree(entries, None if node.reset else base))
+    # only the names of node.children were set or removed in the base's entries
+    return (TREE_MODE, store.tree(entries, None if node.reset else base, node.children))
 
 
 def apply_edits(store: ObjectStore, base: str | None, edits: Edits) -> str:
@@ -239,10 +240,10 @@ def count_changes(
     a = store.read_tree(old) if old else {}
     b = store.read_tree(new) if new else {}
     count = 0
-    for name in a.keys() | b.keys():
+    # the names whose entries differ, found by set operations in C: a snapshot's trees differ
+    # from HEAD's in a few of their entries (looping over every name was ~1 ms of a warm one)
+    for name in {name for name, _ in a.items() ^ b.items()}:
         x, y = a.get(name), b.get(name)
-        if x == y:
-            continue
         if x is not None and y is not None and x[0] == TREE_MODE and y[0] == TREE_MODE:
             count += count_changes(store, x[1], y[1])
         else:

@@ -5,8 +5,10 @@ daemons, real impostor processes."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -140,15 +142,19 @@ def test_a_rewind_keeps_the_lost_tip_without_python(git_repo, cap_out):
     run_git(git_repo, "commit", "-q", "--allow-empty", "-m", "second")
     tip = run_git(git_repo, "rev-parse", "HEAD").stdout.strip()
 
+    before = time.time()
     result = run_git(git_repo, "reset", "-q", "--hard", "HEAD~1")
+    after = time.time()
 
     assert result.stderr == ""
     found = kept(git_repo)
     assert [(k.branch, k.oid, k.worktree) for k in found] == [("main", tip, "main")]
-    assert found[0].time > 0
+    # stamped with the time of the rewind (UTC, to the microsecond)
+    assert before - 0.01 <= found[0].time <= after + 0.01
+    assert re.fullmatch(r"\d{8}T\d{6}\.\d{6}Z", found[0].stamp)
 
 
-def test_the_shim_starts_one_walk_for_a_commit_and_three_processes_for_a_rewind(
+def test_the_shim_starts_one_walk_for_a_commit_and_two_processes_for_a_rewind(
     git_repo, tmp_path, cap_out
 ):
     install_hooks(git_repo)
@@ -170,19 +176,21 @@ def test_the_shim_starts_one_walk_for_a_commit_and_three_processes_for_a_rewind(
         log.write_text("")
         trace.write_text("")
         subprocess.run(["git", *args], cwd=git_repo, env=env, check=True, capture_output=True)
-        gits = [
-            line.split("built-in: git ", 1)[1].split(" ")[0]
+        lines = [
+            line.split("built-in: git ", 1)[1]
             for line in trace.read_text().splitlines()
             if "built-in: git " in line
         ]
+        # the walk names the refs it reads by prefix: a --glob or --all reads every ref of the
+        # repository (interlock's many snapshots too) on every commit
+        walks = [line for line in lines if line.startswith("rev-list ")]
+        assert not [w for w in walks if "--glob" in w or "--all" in w]
+        gits = [line.split(" ")[0] for line in lines]
         return [f"git {g}" for g in gits[1:] if g != "maintenance"] + log.read_text().split()
 
     assert started("commit", "-q", "--no-verify", "--allow-empty", "-m", "x") == ["git rev-list"]
-    assert started("reset", "-q", "--hard", "HEAD~1") == [
-        "git rev-list",
-        "git update-ref",
-        "date",
-    ]
+    # the kept tip's stamp comes from the walk's trace2 events, not from a `date`
+    assert started("reset", "-q", "--hard", "HEAD~1") == ["git rev-list", "git update-ref"]
     assert [k.branch for k in kept(git_repo)] == ["main"]
 
 
@@ -208,6 +216,19 @@ def test_a_rewound_tip_already_kept_is_not_kept_twice(git_repo, cap_out):
     run_git(git_repo, "reset", "-q", "--hard", "ORIG_HEAD")
     run_git(git_repo, "reset", "-q", "--hard", "HEAD~1")
     assert len(kept(git_repo)) == 1
+
+
+def test_a_rewound_tip_already_kept_is_not_kept_twice_in_a_linked_worktree(
+    git_repo, tmp_path, cap_out
+):
+    install_hooks(git_repo)
+    linked = tmp_path / "linked"
+    run_git(git_repo, "worktree", "add", "-q", "-b", "side", str(linked))
+    run_git(linked, "commit", "-q", "--allow-empty", "-m", "side work")
+    run_git(linked, "reset", "-q", "--hard", "HEAD~1")
+    run_git(linked, "reset", "-q", "--hard", "ORIG_HEAD")
+    run_git(linked, "reset", "-q", "--hard", "HEAD~1")
+    assert [(k.branch, k.worktree) for k in kept(git_repo)] == [("side", "linked")]
 
 
 def test_commits_and_fast_forwards_keep_nothing(git_repo, cap_out):

@@ -336,3 +336,30 @@ def test_the_listing_cache_is_never_written_through_a_file_planted_at_its_temp_n
     prescan._remember_attributes(str(loc.git_dir), key, b"")
     assert victim.read_text() == "precious\n"
     assert planted.is_symlink() and not cache.exists()
+
+
+def test_the_launchers_cold_snapshot_prints_all_and_skips_pythons_shutdown(busy_repo: Path) -> None:
+    # What the installed launcher runs, with an exit handler that Python's shutdown would run:
+    # the snapshot answered inline ends the process at once (posix._exit), its output written.
+    root = str(Path(__file__).resolve().parents[2])
+    code = (
+        f"import sys, atexit; sys.path.append({root!r})\n"
+        "atexit.register(lambda: sys.stderr.write('shut down\\n'))\n"
+        "from interlock.launch import main\n"
+        "sys.exit(main())\n"
+    )
+    take_snapshot(_loc(busy_repo))  # the state directory exists: the process prescans
+    env = {**os.environ, "INTERLOCK_NO_DAEMON": "1"}
+
+    def launched(*args: str) -> subprocess.CompletedProcess[str]:
+        argv = [sys.executable, "-I", "-S", "-c", code, *args]
+        return subprocess.run(argv, cwd=busy_repo, env=env, capture_output=True, text=True)
+
+    took = launched("snapshot", "--json")
+    assert took.returncode == 0, took.stderr
+    assert json.loads(took.stdout)["kind"] == "manual"
+    assert took.stderr == ""
+    # anything the full CLI answers still ends the ordinary way
+    bad = launched("snapshot", "--kind", "bogus")
+    assert bad.returncode == 2
+    assert bad.stderr.endswith("shut down\n")

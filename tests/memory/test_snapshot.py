@@ -494,3 +494,85 @@ def test_small_packs_are_folded_together_and_every_snapshot_stays_readable(
             == f"content {i}\n".encode()
         )
     assert "garbage: 0" in git(git_repo, "count-objects", "-v").stdout.splitlines()
+
+
+def _listed(repo: Path) -> list[str]:
+    registry = repo / ".git" / "interlock" / "packs.list"
+    return registry.read_text().split() if registry.exists() else []
+
+
+def _packs(repo: Path) -> set[str]:
+    return {p.stem for p in (repo / ".git" / "objects" / "pack").glob("*.idx")}
+
+
+def test_small_packs_are_folded_when_exactly_that_many_are_listed(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(packfile, "SMALL_PACKS_MERGE_AT", 3)
+    loc = discover(git_repo)
+    for i in range(2):
+        (git_repo / f"n{i}.txt").write_text(f"content {i}\n")
+        take_snapshot(loc)
+    assert len(_listed(git_repo)) == 2 and set(_listed(git_repo)) <= _packs(git_repo)
+    (git_repo / "n2.txt").write_text("content 2\n")
+    take_snapshot(loc)  # the third small pack: the three are folded into one
+    assert len(_packs(git_repo)) == 1
+    assert _listed(git_repo) == sorted(_packs(git_repo))
+    assert git(git_repo, "fsck", "--strict").returncode == 0
+
+
+def test_packs_too_large_to_be_folded_are_not_listed(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(packfile, "SMALL_PACKS_MERGE_AT", 3)
+    monkeypatch.setattr(packfile, "SMALL_PACK_BYTES", 3000)
+    loc = discover(git_repo)
+    (git_repo / "big.bin").write_bytes(os.urandom(6000))  # does not compress: a large pack
+    take_snapshot(loc)
+    assert _listed(git_repo) == []
+    for i in range(3):
+        (git_repo / f"n{i}.txt").write_text(f"content {i}\n")
+        take_snapshot(loc)
+    assert len(_packs(git_repo)) == 2  # the large pack, and the three small ones folded
+    assert len(_listed(git_repo)) == 1 and set(_listed(git_repo)) < _packs(git_repo)
+    for i in range(3, 5):  # with the fold, three small packs: folded into a large one
+        (git_repo / f"n{i}.txt").write_text(f"content {i}\n")
+        take_snapshot(loc)
+    assert len(_packs(git_repo)) == 2
+    assert _listed(git_repo) == []
+    assert git(git_repo, "fsck", "--strict").returncode == 0
+
+
+def _packed_blobs(repo: Path, since: set[str]) -> list[str]:
+    """The blob ids in the packs written after `since` (a set of pack names)."""
+    pack_dir = repo / ".git" / "objects" / "pack"
+    found = []
+    for idx in sorted(pack_dir.glob("*.idx")):
+        if idx.stem in since:
+            continue
+        listing = git(repo, "verify-pack", "-v", str(idx)).stdout.splitlines()
+        found += [line.split()[0] for line in listing if " blob " in line]
+    return found
+
+
+def test_an_incremental_snapshot_stores_a_named_files_new_bytes_and_not_the_bases(
+    git_repo: Path,
+) -> None:
+    loc = discover(git_repo)
+    (git_repo / "a.txt").write_text("first\n")
+    (git_repo / "b.txt").write_text("kept\n")
+    base = take_snapshot(loc)
+    (git_repo / "a.txt").write_text("second\n")
+    before = _packs(git_repo)
+    inc = take_snapshot(loc, changed=["a.txt", "b.txt"], base=base.id)
+    second = git(git_repo, "hash-object", "a.txt").stdout.strip()
+    assert _packed_blobs(git_repo, before) == [second]  # b.txt's bytes are the base's
+    assert files_of(git_repo, inc.id)[b"a.txt"][1] == second
+    # back to bytes the repository holds, but not the base: stored again (not asked for)
+    (git_repo / "a.txt").write_text("first\n")
+    before = _packs(git_repo)
+    again = take_snapshot(loc, changed=["a.txt"], base=inc.id)
+    first = git(git_repo, "hash-object", "a.txt").stdout.strip()
+    assert _packed_blobs(git_repo, before) == [first]
+    assert blob(git_repo, files_of(git_repo, again.id)[b"a.txt"][1]) == b"first\n"
+    assert git(git_repo, "fsck", "--strict").returncode == 0

@@ -574,6 +574,14 @@ def test_a_file_named_like_a_descriptor_is_written_as_a_file(command, path):
         "cat /dev/null /dev/null > notes.md",
         "tail -n 0 other.md > notes.md",
         "head --lines=0 other.md > notes.md",
+        "head --lines 0 other.md > notes.md",
+        "head -0 other.md > notes.md",  # the old form: -n 0
+        "head -n +0 other.md > notes.md",
+        "tail -0 other.md > notes.md",
+        "tail -n -0 other.md > notes.md",
+        "tail -c -0 other.md > notes.md",
+        "tail -n 0K other.md > notes.md",
+        "tail -n 1 -n 0 other.md > notes.md",  # the last count wins
         "tee notes.md <<'EOF'\nEOF",
         "tee notes.md 0<<'EOF'\nEOF",
         "tee notes.md <<< ''",
@@ -596,6 +604,16 @@ def test_a_producer_of_nothing_empties_the_file(command):
         "cat < other.md > notes.md",
         "cat 2> /dev/null > notes.md",
         "tail -n 1 other.md > notes.md",
+        # a sign turns a count of 0 into the whole input
+        "tail -n +0 other.md > notes.md",
+        "tail -c +0 other.md > notes.md",
+        "tail --lines=+0 other.md > notes.md",
+        "tail +0 other.md > notes.md",
+        "head -n -0 other.md > notes.md",
+        "head -c -0 other.md > notes.md",
+        "tail -n 0 -n +1 other.md > notes.md",  # the last count wins
+        "head -n 0 other.md -n 2 > notes.md",  # options after the file count too
+        'tail -n 0 -n "$N" other.md > notes.md',  # a count known only at run time
         "tee notes.md < other.md",
         "ls | tee notes.md 2> /dev/null",
         "tee notes.md <<'EOF'\nx\nEOF",

@@ -100,6 +100,8 @@ BLOCKED_BY_TEXT = [
     ('sed -i "/$PATTERN/d" notes.md', "overwrite.edit-deletes"),
     ("find . -name '*.py' -exec sed -i '1d' {} +", "overwrite.edit-deletes"),
     ("perl -ni -e 'print unless /TODO/' src/app.py", "overwrite.edit-deletes"),
+    ("perl -n -e 'print unless /TODO/' -i src/app.py", "overwrite.edit-deletes"),
+    ("perl -i -n prog.pl src/app.py", "overwrite.edit-deletes"),  # a program interlock cannot read
     ("perl -pi -e '$_ = \"\" if /x/' src/app.py", "overwrite.edit-deletes"),
     ("perl -i -pe 'last if /END/' src/app.py", "overwrite.edit-deletes"),
     ("perl -0777 -pi -e 's/.*//s' src/app.py", "overwrite.edit-deletes"),
@@ -187,6 +189,8 @@ ALLOWED_BY_TEXT = [
     "perl -pi -e 's/a/b/g' src/app.py",
     "perl -pi.bak -ne 'print if /x/' src/app.py",
     "perl -pie 's/a/b/' src/app.py",  # -i with the suffix `e`
+    "perl -n prog.pl -i src/app.py",  # after the script: `-i` is a file perl reads
+    "ruby -n prog.rb -i src/app.py",
     "vim -es -c '%s/a/b/g' -c 'wq' src/app.py",
     "vim -c '%d' src/app.py",  # deletes in the buffer, never writes it
     "git show HEAD:src/app.py > /tmp/app.py",

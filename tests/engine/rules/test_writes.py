@@ -52,3 +52,35 @@ def test_writers_name_the_path_they_write(command, path):
 )
 def test_reading_or_writing_to_stdout_writes_no_path(command):
     assert written(command) == set()
+
+
+@pytest.mark.parametrize(
+    ("command", "paths"),
+    [
+        ("gawk -i inplace '{print}' f.txt", {"f.txt"}),
+        ("gawk -i inplace -f prog.awk f.txt", {"f.txt"}),
+        ("gawk -i inplace -- '{print}' f.txt", {"f.txt"}),
+        # options end at the program text: `-f x` after it is two more files, edited too
+        ("gawk -i inplace '{print}' -f x f.txt", {"-f", "x", "f.txt"}),
+        ("gawk -i inplace '{print}' v=1 f.txt", {"f.txt"}),
+        ("perl -pe 's/a/b/' -i f.txt", {"f.txt"}),  # switches go on until the first file
+        ("perl -I lib -i -pe 's/a/b/' f.txt", {"f.txt"}),  # -I takes the next word
+        ("sed 's/a/b/' -i f.txt", {"f.txt"}),  # GNU sed reads options anywhere
+    ],
+)
+def test_in_place_editors_write_the_files_they_read(command, paths):
+    assert written(command) == paths
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # after the program text (or perl's script) come files: `-i inplace` there is a file
+        "gawk '{print}' -i inplace f.txt",
+        "awk 1 -i inplace f.txt",
+        "perl -p script.pl -i f.txt",
+        "perl -n /dev/null -i f.txt",
+    ],
+)
+def test_an_in_place_option_after_the_program_is_a_file_name(command):
+    assert written(command) == set()

@@ -134,6 +134,20 @@ BLOCKED_BY_TEXT = [
     ("git apply -R <(git diff)", "overwrite.git-content"),
     ("git diff | patch -R -p1", "overwrite.git-content"),
     ("patch -R -p1 < <(git diff)", "overwrite.git-content"),
+    # the same diff through a file written earlier on the line
+    ("git diff > p && git apply -R p", "overwrite.git-content"),
+    ("git diff > p; git apply -R p", "overwrite.git-content"),
+    ("git diff >> p && git apply -R p", "overwrite.git-content"),
+    ("git diff --output=p && git apply -R p", "overwrite.git-content"),
+    ("git diff --output p && git apply -R p", "overwrite.git-content"),
+    ("git diff > p && git apply -R < p", "overwrite.git-content"),
+    ("git diff > p && cat p | git apply -R", "overwrite.git-content"),
+    ("git diff > p && patch -R -p1 < p", "overwrite.git-content"),
+    ("git diff > p && patch -R -p1 -i p", "overwrite.git-content"),
+    ("git diff > p && patch -R -p1 --input=p", "overwrite.git-content"),
+    ("git diff > /tmp/p && cd src && git apply -R /tmp/p", "overwrite.git-content"),
+    ("git diff > src/p && cd src && git apply -R p", "overwrite.git-content"),
+    ('git diff > "$F" && git diff > p && git apply -R p', "overwrite.git-content"),
 ]
 
 
@@ -197,6 +211,16 @@ ALLOWED_BY_TEXT = [
     "git show HEAD~1:src/app.py > old_app.py",
     "git diff > edits.patch",
     "git apply -R fix.patch",  # the patch file keeps every line it takes out
+    "git diff > p && git apply p",  # forwards: puts the changes in again
+    "git diff > p && echo x > p && git apply -R p",  # p holds other lines by then
+    "git diff --cached > p && git apply -R p",  # the index's changes
+    "git diff --stat > p && git apply -R p",
+    "git diff > p && git apply -R q",
+    "git diff > p && cd src && git apply -R p",  # another file: src/p
+    "git diff > p && git apply -R --check p",
+    "git diff > p && patch -R -p1 --dry-run -i p",
+    'git diff > p && git apply -R "$P"',
+    "git diff > p && cat q | git apply -R",
     "git apply -R --check fix.patch",
     "git diff --cached | git apply -R",
     "git archive -o /tmp/src.tar HEAD",

@@ -232,6 +232,18 @@ def test_a_partial_save_covers_its_paths_in_the_tree(dirty):
     )
 
 
+def test_reversing_a_diff_made_on_the_line_is_a_discard_unless_the_diff_saved_it(dirty):
+    repo = str(dirty)
+    result = evaluate("git diff > p && git apply -R p", repo, mode="blocking").result
+    assert result.verdict == "block"
+    assert {f.rule for f in result.findings} == {"overwrite.git-content"}
+    assert str((dirty / "src" / "app.py").resolve()) in result.findings[0].lost
+    saved = "git diff --binary > p && git apply -R p"  # the save sequence credits elsewhere
+    assert verdict(saved, repo, assume_dirty=False) == "allow"
+    git(dirty, "checkout", "--", ".")
+    assert verdict("git diff > p && git apply -R p", repo, assume_dirty=False) == "allow"
+
+
 def test_a_copy_covers_the_file_it_copied_in_the_tree(dirty):
     repo = str(dirty)
     command = "cp src/app.py /tmp/app.bak && git checkout -- ."

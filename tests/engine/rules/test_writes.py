@@ -88,9 +88,7 @@ def test_an_in_place_option_after_the_program_is_a_file_name(command):
 
 def touches(command: str) -> list[tuple[str, str, str | None]]:
     return sorted(
-        (t.word.text, t.verb, t.mode)
-        for inv in walk(parse(command))
-        for t in touched_paths(inv)
+        (t.word.text, t.verb, t.mode) for inv in walk(parse(command)) for t in touched_paths(inv)
     )
 
 

@@ -186,11 +186,14 @@ WD, FMT, PART = "disk.write-device", "disk.format", "disk.partition"
         ("cp /dev/sda x.img", []),
         ("install -m 600 x /dev/sdc", [(WD, ("/dev/sdc",))]),
         ("tee /dev/sda /dev/sdb", [(WD, ("/dev/sda", "/dev/sdb"))]),
+        ('tee "$F" /dev/sda', [(WD, ("/dev/sda",))]),
         ("shred -v /dev/sda", [(WD, ("/dev/sda",))]),
         ("pv -q /dev/sda", [(WD, ("/dev/sda",))]),
         ("badblocks -w /dev/sdb", [(WD, ("/dev/sdb",))]),
         ("badblocks -sv /dev/sdb", []),
         ("badblocks /dev/sdb", []),
+        ("badblocks -s /dev/sdw", []),  # a `w` in a device name is no -w
+        ("install /dev/sda x.img", []),  # install writes its last operand only
         ("fdisk /dev/sda", [(PART, ("/dev/sda",))]),
         ("fdisk --list /dev/sda", []),
         ("sfdisk --dump=x /dev/sda", []),  # split at `=`
@@ -202,6 +205,7 @@ WD, FMT, PART = "disk.write-device", "disk.format", "disk.partition"
         ("parted /dev/sda unit print", []),
         ("parted /dev/sda print rm 1", [(PART, ("/dev/sda",))]),
         ("parted /dev/sda mklabel gpt", [(PART, ("/dev/sda",))]),
+        ("parted /dev/sda rm unit", [(PART, ("/dev/sda",))]),
         ("parted -s /dev/sda", [(PART, ("/dev/sda",))]),
         ("parted --list", []),
         ("mkfs.ext4 /dev/sdb1", [(FMT, ("/dev/sdb1",))]),
@@ -214,6 +218,8 @@ WD, FMT, PART = "disk.write-device", "disk.format", "disk.partition"
         ("mformat /dev/fd0", [(FMT, ("/dev/fd0",))]),
         ("mkfsx /dev/sdb", []),
         ("wipefs /dev/sdb", []),
+        ("wipefs /dev/sda", []),  # the `a` of a device name is no -a
+        ("wipefs --all=x /dev/sdb", [(FMT, ("/dev/sdb",))]),
         ("wipefs -a /dev/sdb", [(FMT, ("/dev/sdb",))]),
         ("wipefs -fa /dev/sdb", [(FMT, ("/dev/sdb",))]),
         ("wipefs -o 0x1 /dev/sdb", [(FMT, ("/dev/sdb",))]),
@@ -227,6 +233,8 @@ WD, FMT, PART = "disk.write-device", "disk.format", "disk.partition"
         ("cryptsetup open /dev/sdb1 x", []),
         ("cryptsetup luksFormat", [(FMT, ("(a device)",))]),
         ("zpool status", []),
+        ("zpool list recreated", []),  # a word, not a part of one
+        ("hdparm /dev/sda --security-erase NULL", [(FMT, ("/dev/sda",))]),
         ("nvme list", []),
         ("mdadm -C /dev/md0 /dev/sdb", [(FMT, ("/dev/md0", "/dev/sdb"))]),
         ("diskutil list", []),
@@ -237,8 +245,16 @@ def test_each_disk_finding_names_its_devices(command, expected):
     assert disk_findings(command) == expected
 
 
+def test_a_device_finding_acts_nowhere_in_a_tree(inv):
+    from interlock.engine.rules.disk import check_disk
+
+    (finding,) = check_disk(inv("dd if=x of=/dev/sda", "sub"))
+    assert finding.cwd is None  # a device lies outside every worktree
+
+
 def test_a_filesystem_made_in_a_file_is_judged_as_that_file():
     ((rule_id, paths),) = disk_findings("mkfs.ext4 -F disk.img")
     assert (rule_id, paths) == (FMT, ("disk.img",))
     assert disk_findings('mkfs.ext4 "$X"') == [(FMT, ('"$X"',))]  # a device or a file
     assert disk_findings("mkfs.ext4 -F") == []
+    assert disk_findings("mkfs.ext4 -L label disk.img") == [(FMT, ("disk.img",))]  # the last

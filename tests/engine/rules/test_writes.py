@@ -127,6 +127,8 @@ W, R, M = "write", "remove", "mode"
         ("chmod 07555 f", [("07555", M, None), ("f", M, None)]),  # not a mode: 5 digits
         ("chmod ux f", [("f", M, "ux")]),
         ("chmod u+q f", [("f", M, None), ("u+q", M, None)]),
+        ("chmod u+x,9 f", [("f", M, None), ("u+x,9", M, None)]),  # every part must be one
+        ("chmod rwx f", [("f", M, None), ("rwx", M, None)]),  # a mode starts with who or how
         ('chmod "$M" f', [('"$M"', M, None), ("f", M, None)]),
         ("chown u:g f", [("f", M, None)]),
         ("chgrp g f g2", [("f", M, None), ("g2", M, None)]),
@@ -163,6 +165,8 @@ W, R, M = "write", "remove", "mode"
         ("sort -o out in", [("out", W, None)]),
         ("sort -o - in", []),
         ("curl -o f u", [("f", W, None)]),
+        ("curl --output=f u", [("f", W, None)]),  # an attached value
+        ("sort -oout in", [("out", W, None)]),
         ("wget u", []),
         ("sed -i s/a/b/ f", [("f", W, None)]),
         ("sed -e s/a/b/ -i f g", [("f", W, None), ("g", W, None)]),
@@ -173,6 +177,7 @@ W, R, M = "write", "remove", "mode"
         ("perl -i x.pl f", [("f", W, None)]),
         ("awk -i inplace -e x f", [("f", W, None)]),
         ("awk -i inplace -E x.awk f", [("f", W, None)]),
+        ("awk -i inplace -f p.awk f g", [("f", W, None), ("g", W, None)]),
         ("awk -i inplace --source=x f", [("f", W, None)]),
         ("awk -i inplace x f v=1", [("f", W, None)]),
         ("gawk --include=inplace x f", [("f", W, None)]),

@@ -152,6 +152,10 @@ W, R, M = "write", "remove", "mode"
         ("7z x a.7z -odir", [("dir", W, None)]),
         ("7z x a.7z -o", []),
         ("7z x a.7z", []),
+        ("7za x a.7z -oa", [("a", W, None)]),
+        ("7zr x a.7z -ob", [("b", W, None)]),
+        ("7zz x a.7z -oc", [("c", W, None)]),
+        ("gfind d -delete", [("d", R, None)]),
         ("find . -name x -delete", [(".", R, None)]),
         ("find . -print", []),
         ("tar -xf a.tar -C d", [("d", W, None)]),
@@ -192,3 +196,10 @@ W, R, M = "write", "remove", "mode"
 )
 def test_each_touch_names_its_path_and_how(command, expected):
     assert touches(command) == expected
+
+
+def test_dd_writes_a_literal_path_or_one_known_only_at_run_time():
+    ((plain,),) = [touched_paths(inv) for inv in walk(parse("dd if=a of=b"))]
+    assert plain.word.literal() == "b"
+    ((built,),) = [touched_paths(inv) for inv in walk(parse('dd of="$X/b"'))]
+    assert built.word.literal() is None

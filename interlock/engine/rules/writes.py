@@ -64,6 +64,7 @@ _SPECS = {
         long_flags="extract get create list",
     ),
 }
+_UNIQ = spec(short_value="fsw", long_value="skip-fields skip-chars check-chars")
 # Options naming the file or directory a tool writes (its output, or where it unpacks).
 _OUTPUT_OPTS = {
     "sort": ("-o", "--output"),
@@ -199,8 +200,9 @@ def _other_touches(name: str, inv: Invocation) -> list[Touch]:
     plain = [w for w in words if not (w.literal() or "x").startswith("-")]
     if name in ("sponge", "fallocate"):
         return [Touch(w, "write") for w in plain[-1:]]
-    if name == "uniq":
-        return [Touch(w, "write") for w in plain[1:2]]
+    if name == "uniq":  # uniq [-f N] [-s N] [-w N] INPUT OUTPUT
+        operands = parse_args(words, _UNIQ).operands()
+        return [Touch(w, "write") for w in operands[1:2]]
     if name == "unzip":
         dirs = [words[k + 1] for k, w in enumerate(words[:-1]) if w.literal() == "-d"]
         return [Touch(w, "write") for w in dirs]

@@ -146,6 +146,9 @@ W, R, M = "write", "remove", "mode"
         ("fallocate -l 1M f", [("f", W, None)]),
         ("uniq a b", [("b", W, None)]),
         ("uniq -c a b", [("b", W, None)]),
+        ("uniq -f 1 a b", [("b", W, None)]),  # an option's value is no operand
+        ("uniq -s 2 -w 3 a b", [("b", W, None)]),
+        ("uniq --skip-fields 1 a b", [("b", W, None)]),
         ("uniq a", []),
         ("unzip a.zip -d d", [("d", W, None)]),
         ("unzip a.zip", []),

@@ -134,6 +134,8 @@ def _mode_touches(name: str, inv: Invocation) -> list[Touch]:
 
 def _edit_touches(name: str, inv: Invocation) -> list[Touch]:
     words = tar_words(inv) if name == "tar" else inv.argv[1:]  # `tar xzf a.tgz -C dir`
+    if name == "sqlite3":  # its options are long ones with one dash: `-cmd X`, `-init F`
+        words = tuple(_long_option(w) for w in words)
     args = parse_args(words, _SPECS[name])
     if name in _OUTPUT_OPTS:
         if name == "tar" and not args.has("-x", "--extract", "--get"):
@@ -165,6 +167,14 @@ def _edit_touches(name: str, inv: Invocation) -> list[Touch]:
     if name == "sqlite3":
         return [Touch(w, "write") for w in args.positionals[:1]]
     return [Touch(w, "write") for w in args.operands()]
+
+
+def _long_option(word: Word) -> Word:
+    """`-cmd` as `--cmd` (sqlite3 takes both)."""
+    lit = word.literal()
+    if lit is None or not lit.startswith("-") or lit.startswith("--") or len(lit) < 3:
+        return word
+    return Word("-" + word.text, "-" + lit)
 
 
 def _operands(args: Args) -> tuple[Word, ...]:

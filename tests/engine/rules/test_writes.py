@@ -166,6 +166,8 @@ W, R, M = "write", "remove", "mode"
         ("tar xf a.tar", []),
         ("sqlite3 db.sqlite 'x'", [("db.sqlite", W, None)]),
         ("sqlite3 --cmd x db.sqlite", [("db.sqlite", W, None)]),
+        ("sqlite3 -cmd x db.sqlite", [("db.sqlite", W, None)]),  # one dash, as sqlite3 documents
+        ("sqlite3 -init f.sql -bail db.sqlite", [("db.sqlite", W, None)]),
         ("sqlite3", []),
         ("tee a b", [("a", W, None), ("b", W, None)]),
         ("truncate -s 0 f", [("f", W, None)]),

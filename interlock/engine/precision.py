@@ -130,6 +130,17 @@ def _summarise(lost: list[_Lost], cap: int) -> Judgement:
     return Judgement(tuple(shown + commits), "; ".join(parts), paths, tuple(large))
 
 
+def _elsewhere(paths: Iterable[str]) -> list[_Lost]:
+    """Relative targets in a directory known only at run time (`cd "$d" && rm -rf src`): they
+    may lie in another worktree, or outside every one, so none of them is known to be free.
+    An absolute target names its own place (it is judged against this tree, as before)."""
+    return [
+        (f"({p} in a directory known only at run time)", None)
+        for p in paths
+        if not p.startswith(("/", "~"))
+    ]
+
+
 def _configured_cap(start: str) -> int:
     loc = git.discover(start)
     return load_config(loc.worktree if loc is not None else None).recorder_max_file_size
@@ -241,6 +252,10 @@ class Judge:
         loc = self.start_loc if base is None else git.discover(base)
         if targets.git_dir_flag:
             return [("(a repository named by --git-dir/--work-tree)", None)]
+        if base is None and loc is not None:  # `cd "$d" && git reset --hard`
+            return self._lost_in_git(finding, targets, self.start) + [
+                ("(the repository of a directory known only at run time)", None)
+            ]
         if loc is None:
             # outside any repository git refuses to run; with an unknown cwd, assume the worst
             return [("(an unknown repository)", None)] if base is None else []
@@ -293,7 +308,9 @@ class Judge:
         if base is None or (targets.unknown and not targets.paths):
             if self.start_loc is None:
                 return [("(unknown paths outside any worktree)", None)]
-            return self._unsaved(self.start_loc, targets.destroys, targets.saved)
+            return self._unsaved(self.start_loc, targets.destroys, targets.saved) + (
+                _elsewhere(targets.paths or (".",)) if base is None else []
+            )
         if targets.archive is not None:
             members = archive_members(physical(base, targets.archive, True), targets.strip)
             if members is not None:  # only the files the archive holds are written

@@ -49,6 +49,17 @@ class Scope:
         self.alts = unique
 
 
+# The directory of a `cd` into a temp dir named at run time (`cd "$(mktemp -d)"`, `cd
+# "$TMPDIR/x"`): where exactly is unknown, but it is a temp dir, as such a target would be.
+TEMP_CWD = "/tmp/(a temp directory named at run time)"
+
+
+def _is_temp_dir(text: str) -> bool:
+    from interlock.engine.rules.fs import is_temp_path  # the rules import the walker
+
+    return is_temp_path(text)
+
+
 def join_cwd(cwd: str | None, directory: str) -> str | None:
     """`sub` + `../x` -> `x`; absolute stays absolute; '' is where the line started."""
     if directory.startswith("/"):
@@ -103,7 +114,10 @@ def change_directory(inv: Invocation, scope: Scope) -> None:
         scope.stack.append((scope.cwd, scope.alts))
         if target is not None and target[:1] in "+-" and target[1:].isdigit():
             target = None
-    if target is None or target == "-" or args[0].has_glob:
+    if target is None and args and _is_temp_dir(args[0].text):
+        scope.cwd = TEMP_CWD  # `cd "$(mktemp -d)"`, `cd "$TMPDIR"`: somewhere in a temp dir
+        scope.alts = ()
+    elif target is None or target == "-" or args[0].has_glob:
         scope.cwd = None
         scope.alts = ()
     else:

@@ -106,7 +106,30 @@ def test_unknown_targets_count_every_unsaved_path(git_repo):
     assert judge(git_repo, finding("all", unknown=True)).lost == ()
     (git_repo / "x.txt").write_text("new")
     assert judge(git_repo, finding("all", unknown=True)).lost == ("x.txt",)
-    assert judge(git_repo, finding("all", "src", cwd=None)).lost == ("x.txt",)
+    # in a directory known only at run time: this tree's work, and the target wherever it is
+    elsewhere = "(src in a directory known only at run time)"
+    assert judge(git_repo, finding("all", "src", cwd=None)).lost == (elsewhere, "x.txt")
+    assert judge(git_repo, finding("all", "/opt/x", cwd=None)).lost == ("x.txt",)
+
+
+def test_a_target_in_a_directory_known_only_at_run_time_is_never_free(git_repo):
+    """`cd "$d" && rm -rf src` in a clean tree: src may lie in another worktree, or outside
+    every one; an absolute target names its own place."""
+    judged = judge(git_repo, finding("all", "src", "~/x", "/opt/y", cwd=None))
+    assert judged.lost == ("(src in a directory known only at run time)",)
+    assert "src in a directory known only at run time" in judged.summary
+    assert judge(git_repo, finding("all", cwd=None, unknown=True)).lost == (
+        "(. in a directory known only at run time)",
+    )
+    reset = finding("tracked", rule="git.reset-hard", cwd=None, whole_tree=True)
+    assert judge(git_repo, reset).lost == (
+        "(the repository of a directory known only at run time)",
+    )
+    (git_repo / "src" / "app.py").write_text("changed\n")
+    assert judge(git_repo, reset).lost == (
+        "(the repository of a directory known only at run time)",
+        "src/app.py",
+    )
 
 
 def test_removing_the_worktree_root_always_loses_the_repository(git_repo):

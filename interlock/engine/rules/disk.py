@@ -170,31 +170,32 @@ def _writers(inv: Invocation) -> list[Finding]:
 
 
 def _partitioner(name: str, inv: Invocation) -> list[Finding]:
-    literals = [literal_or_text(w) for w in inv.argv[1:]]
-    if any(w.split("=", 1)[0] in _READ_ONLY.get(name, ()) for w in literals):
+    words = inv.argv[1:]
+    literals = [literal_or_text(w) for w in words]
+    if any(w.partition("=")[0] in _READ_ONLY.get(name, ()) for w in literals):
         return []
     if name == "parted":
         commands = [w for w in literals if not w.startswith("-") and not is_device(w)]
         commands = [c for k, c in enumerate(commands) if k == 0 or commands[k - 1] != "unit"]
         if commands and all(c in _PARTED_READ for c in commands):
             return []
-    devices = _devices(inv.argv[1:]) or ("(the disk named at run time)",)
+    devices = _devices(words) or ("(the disk named at run time)",)
     return [_device_finding(PARTITION.id, inv, devices)]
 
 
 def _formatter(inv: Invocation) -> list[Finding]:
-    literals = [literal_or_text(w) for w in inv.argv[1:]]
+    """A device named: a finding on it. Else the last operand, an image file or a device named
+    at run time, judged as a file; with none (`mkfs.ext4 --help`) nothing is formatted."""
+    words = inv.argv[1:]
+    literals = [literal_or_text(w) for w in words]
     if inv.name == "wipefs" and (
         any(w in _READ_ONLY["wipefs"] for w in literals) or not _wipes(literals)
     ):
         return []  # wipefs only lists signatures unless told -a or -o
-    if any(w in ("-h", "--help", "-V", "--version") for w in literals) and len(literals) == 1:
-        return []
-    devices = _devices(inv.argv[1:])
+    devices = _devices(words)
     if devices:
         return [_device_finding(FORMAT.id, inv, devices)]
-    # an image file, or a device named by a variable: judge the last operand as a file
-    operands = [w for w in inv.argv[1:] if not (w.literal() or "x").startswith("-")]
+    operands = [w for w in words if not (w.literal() or "x").startswith("-")]
     targets = file_targets(operands[-1:], inv.cwd) if operands else None
     if targets is None:
         return []
@@ -203,26 +204,24 @@ def _formatter(inv: Invocation) -> list[Finding]:
 
 def _wipes(literals: list[str]) -> bool:
     letters = "".join(w[1:] for w in literals if w.startswith("-") and not w.startswith("--"))
-    longs = {w.split("=", 1)[0] for w in literals if w.startswith("--")}
+    longs = {w.partition("=")[0] for w in literals}  # only long options can be these
     return "a" in letters or "o" in letters or bool(longs & {"--all", "--offset"})
 
 
 def _subcommand(name: str, inv: Invocation) -> list[Finding]:
-    text = " ".join(literal_or_text(w) for w in inv.argv[1:])
+    args = inv.argv[1:]
+    text = " ".join(literal_or_text(w) for w in args)
     words = text.split()
     if not any(s in words or (" " in s and s in text) for s in _SUBCOMMANDS[name]):
         return []
-    devices = _devices(inv.argv[1:]) or ("(a device)",)
+    devices = _devices(args) or ("(a device)",)
     return [_device_finding(FORMAT.id, inv, devices)]
-
-
-_WRITERS = frozenset(("dd", "cp", "tee", "shred", "pv", "install", "badblocks"))
 
 
 def check_disk(inv: Invocation) -> list[Finding]:
     """Disk and device findings for one invocation."""
     name = inv.name
-    findings = _writers(inv) if inv.redirects or name in _WRITERS or name is None else []
+    findings = _writers(inv)
     if name is None:
         return findings
     if name in _PARTITIONERS:

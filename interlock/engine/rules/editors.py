@@ -57,8 +57,9 @@ _SED = spec(
         "unbuffered null-data zero-terminated debug help version"
     ),
 )
-_PERL = spec(short_value="eEIMmx", short_optional="iC0dDlF")
-_RUBY = spec(short_value="eErIx", short_optional="iC0lFKTWE")
+# perl and ruby read switches up to the first word that is not one (the script, then ARGV)
+_PERL = spec(short_value="eEIMmx", short_optional="iC0dDlF", stop_at_positional=True)
+_RUBY = spec(short_value="eErIx", short_optional="iC0lFKTWE", stop_at_positional=True)
 _SORT = spec(
     short_value="oktST",
     long_value=(
@@ -140,7 +141,7 @@ def _perl(inv: Invocation, name: str) -> list[Finding]:
     if opt is None or opt.value:  # not in place, or -i.bak keeps a backup
         return []
     code = [o.text or "" for o in args.values("-e", "-E")]
-    operands = list(args.operands())
+    operands = list(args.rest or args.operands())
     if not code and operands:
         operands.pop(0)  # the program file
         why: str | None = "its program comes from a file interlock does not read"

@@ -7,7 +7,10 @@ family, see `overwrite`).
 - `overwrite.git-content`: `git show REV:f > f`, `git cat-file -p REV:f > f`, `git archive
   REV | tar -x`, `git diff | git apply -R` (or `| patch -R`) put committed content back over
   files, exactly like `git checkout REV -- f`: a discard by text alone. A reversed patch read
-  from a file (`git apply -R fix.patch`) is not: the file keeps every line it takes out.
+  from a file (`git apply -R fix.patch`) is not: the file keeps every line it takes out;
+  unless a `git diff` wrote that file earlier on the line (`git diff > p && git apply -R p`,
+  `patch -R < p`): that is `git diff | git apply -R` through a file, and the file counts as a
+  save only as any diff does in `sequence` (`git diff --binary > p`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from dataclasses import replace
 from interlock.engine.findings import Destroys, Finding, Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import literal_or_text, parse_args, spec
-from interlock.engine.rules.common import make_finding, rule
+from interlock.engine.rules.common import make_finding, resolve, rule
 from interlock.engine.rules.git.invocation import GitCall, parse_git
 from interlock.engine.rules.git.worktree import looks_like_path
 from interlock.engine.rules.targets import file_targets, instead_for, pipe_before, same_file
@@ -61,7 +64,8 @@ GIT_CONTENT = rule(
         "git archive -o /tmp/src.tar HEAD",
     ),
     judged="by text alone always; in a repository only files with uncommitted edits count. A "
-    "reversed patch read from a file is no discard: the file keeps what it takes out",
+    "reversed patch read from a file is no discard (the file keeps what it takes out), unless "
+    "a `git diff` wrote that file earlier on the line (`git diff > p && git apply -R p`)",
 )
 
 _TAR = spec(
@@ -293,16 +297,59 @@ def _cpio(inv: Invocation) -> list[Finding]:
 
 
 def _diff_feeding(inv: Invocation, earlier: Sequence[Invocation]) -> GitCall | None:
-    """The `git diff` of the worktree whose output this command reads on stdin."""
-    candidates = [parse_git(f) for f in pipe_before(inv, earlier)]
+    """The `git diff` of the worktree whose output this command reads on stdin: piped in,
+    through `<(git diff)`, or from a file a `git diff` wrote earlier on the line (`git diff >
+    p; git apply -R < p`, `git diff > p; cat p | git apply -R`)."""
+    feeders = pipe_before(inv, earlier)
+    candidates = [parse_git(f) for f in feeders]
+    for feeder in feeders:
+        if feeder.name == "cat":
+            files = [w for w in feeder.argv[1:] if not (w.literal() or "x").startswith("-")]
+            candidates += [_diff_written(w, feeder, earlier) for w in files]
     for redirect in inv.redirects:
         if redirect.op == "<" and redirect.target is not None:
             candidates += [parse_git(i) for i in _substituted(redirect.target, inv.cwd)]
+            candidates.append(_diff_written(redirect.target, inv, earlier))
+    return _worktree_diff(candidates)
+
+
+def _worktree_diff(candidates: Sequence[GitCall | None]) -> GitCall | None:
+    """The first of these calls that is a `git diff` of the worktree's unstaged changes."""
     for call in candidates:
         if call is None or call.sub != "diff":
             continue
         args = parse_args(call.args, _DIFF_SPEC)
         if not args.has("--cached", "--staged", "--stat", "--name-only", "--name-status"):
+            return call
+    return None
+
+
+def _diff_written(word: Word, inv: Invocation, earlier: Sequence[Invocation]) -> GitCall | None:
+    """The `git diff` that last wrote the file `word` (as `inv` names it) earlier on the line
+    (`git diff > p`, `git diff --output=p`): a reversed patch of it takes the changes back out
+    of the tree, as `git diff | git apply -R` does."""
+    value = word.literal()
+    if value is None or inv.cwd is None or value == "-":
+        return None
+    path = resolve(inv.cwd, value)
+    before = [e for e in earlier if e is not inv and e.cwd is not None]
+    for writer in reversed(before):
+        call = parse_git(writer)
+        outputs = [
+            r.target
+            for r in writer.redirects
+            if r.op in (">", ">|", "&>", ">>") and r.fd in (None, 1) and r.target is not None
+        ]
+        if call is not None and call.sub == "diff":
+            opt = parse_args(call.args, _DIFF_SPEC).last("--output")
+            if opt is not None and opt.word is not None:
+                outputs.append(opt.word)
+            elif opt is not None and opt.value is not None:
+                outputs.append(Word(opt.value, opt.value))
+        named = [t.literal() for t in outputs]
+        if any(n is None for n in named):
+            continue  # a file named at run time: maybe another one
+        if path in {resolve(writer.cwd, n or "") for n in named}:
             return call
     return None
 
@@ -319,9 +366,10 @@ def _substituted(word: Word, cwd: str | None) -> list[Invocation]:
 def _reverse_patch(inv: Invocation, earlier: Sequence[Invocation], name: str) -> list[Finding]:
     if name == "patch":
         args = parse_args(inv.argv[1:], _PATCH)
-        if not args.has("-R", "--reverse") or args.has("--dry-run", "-i", "--input"):
+        if not args.has("-R", "--reverse") or args.has("--dry-run"):
             return []
-        patch_files = args.operands()[1:]
+        inputs = [o.word or Word(o.value or "", o.value) for o in args.values("-i", "--input")]
+        patch_files = inputs or args.operands()[1:]
         index = False
     else:
         call = parse_git(inv)
@@ -334,7 +382,11 @@ def _reverse_patch(inv: Invocation, earlier: Sequence[Invocation], name: str) ->
         patch_files = args.operands()
         index = args.has("--index")
     sources = [w for w in patch_files if literal_or_text(w) != "-"]
-    diff = _diff_from_words(sources, inv.cwd) if sources else _diff_feeding(inv, earlier)
+    if sources:
+        made = [_diff_written(w, inv, earlier) for w in sources]
+        diff = _diff_from_words(sources, inv.cwd) or _worktree_diff(made)
+    else:
+        diff = _diff_feeding(inv, earlier)
     if diff is None:
         return []  # a patch file keeps every line the reversal takes out
     diff_args = parse_args(diff.args, _DIFF_SPEC)

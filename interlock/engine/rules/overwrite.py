@@ -101,10 +101,49 @@ def is_empty_producer(inv: Invocation) -> bool:
         )
     if name == "printf":
         return bool(args) and args[0] in ("", "%s") and all(a == "" for a in args[1:])
-    if name in ("head", "tail"):  # head -n 0, head -c0, tail -0
-        joined = " ".join(a or "?" for a in args)
-        return bool(re.search(r"(^|\s)(-[nc]\s*\+?0+|-0+|--(lines|bytes)=\+?0+)(\s|$)", joined))
+    if name in ("head", "tail"):
+        count = _last_count(args)
+        return count is not None and _prints_nothing(name, count)
     return False
+
+
+_COUNT_OPTS = ("-n", "-c", "--lines", "--bytes")
+
+
+def _last_count(args: list[str | None]) -> str | None:
+    """The count head or tail goes by (the last one given wins): `-n 0`, `-c+0`, `--lines=-0`,
+    `-0`, tail's old `+0`; None when none is given or it is only known at run time."""
+    count: str | None = None
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        i += 1
+        if arg is None or arg == "--":
+            if arg is None and i >= 2 and args[i - 2] in _COUNT_OPTS:
+                count = None
+            continue
+        if arg in _COUNT_OPTS:
+            count = args[i] if i < len(args) else None
+            i += 1
+        elif arg.startswith(("-n", "-c")) and not arg.startswith("--"):
+            count = arg[2:]
+        elif arg.startswith(("--lines=", "--bytes=")):
+            count = arg.split("=", 1)[1]
+        elif re.fullmatch(r"[-+]\d+[a-z]*", arg) and i == 1:
+            # the old first-argument form: `head -0` and `tail -0` are `-n 0`; `tail +0` is `-n +0`
+            count = arg.removeprefix("-")
+    return count
+
+
+def _prints_nothing(name: str, count: str) -> bool:
+    """Whether `head`/`tail` with this count prints nothing whatever the input: a count of 0
+    lines or bytes. A sign changes what 0 means: `head -n -0` is all but the last 0 lines and
+    `tail -n +0` starts at the first line, so both print the whole input."""
+    match = re.fullmatch(r"([-+]?)0+[A-Za-z]*", count)  # `0K` is 0 too
+    if match is None:
+        return False
+    sign = match.group(1)
+    return sign == "" or sign == ("+" if name == "head" else "-")
 
 
 def _is_null(redirect: Redirect) -> bool:

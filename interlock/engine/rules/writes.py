@@ -28,8 +28,14 @@ _REMOVERS = frozenset(("rm", "unlink", "rmdir", "shred", "srm"))
 _MODERS = frozenset(("chmod", "chown", "chgrp", "chattr", "setfacl", "chflags"))
 
 # gawk: `-i inplace` (`--include=inplace`) rewrites each input file with the program's output.
+# Its options end at the program text (or, with -f/-e, at the first file): what follows is
+# files and var=value assignments, even when it starts with `-` (`awk '{print}' -i inplace f`
+# reads the files `-i`, `inplace` and `f`).
 AWK_SPEC = spec(
-    short_value="fvFeilEW", long_value="file assign field-separator source include load exec"
+    short_value="fvFeilEWZ",
+    long_value="file assign field-separator source include load exec",
+    short_optional="dDoLp",
+    stop_at_positional=True,
 )
 _AWK_SCRIPTED = ("-f", "--file", "-e", "--source", "-E", "--exec")
 _AWK_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
@@ -41,7 +47,8 @@ _SPECS = {
     "install": spec(short_value="tmogS", long_value="target-directory mode owner group suffix"),
     "truncate": spec(short_value="sr", long_value="size reference"),
     "sed": spec(short_value="efl", short_optional="i", long_value="expression file line-length"),
-    "perl": spec(short_value="eE", short_optional="iIMml0Fx"),
+    # perl reads switches up to the first word that is not one (the script, then its @ARGV)
+    "perl": spec(short_value="eEI", short_optional="iMml0FxCdD", stop_at_positional=True),
     "gawk": AWK_SPEC,
     "awk": AWK_SPEC,
     "tee": spec(),
@@ -57,6 +64,7 @@ _SPECS = {
         long_flags="extract get create list",
     ),
 }
+_UNIQ = spec(short_value="fsw", long_value="skip-fields skip-chars check-chars")
 # Options naming the file or directory a tool writes (its output, or where it unpacks).
 _OUTPUT_OPTS = {
     "sort": ("-o", "--output"),
@@ -126,6 +134,8 @@ def _mode_touches(name: str, inv: Invocation) -> list[Touch]:
 
 def _edit_touches(name: str, inv: Invocation) -> list[Touch]:
     words = tar_words(inv) if name == "tar" else inv.argv[1:]  # `tar xzf a.tgz -C dir`
+    if name == "sqlite3":  # its options are long ones with one dash: `-cmd X`, `-init F`
+        words = tuple(_long_option(w) for w in words)
     args = parse_args(words, _SPECS[name])
     if name in _OUTPUT_OPTS:
         if name == "tar" and not args.has("-x", "--extract", "--get"):
@@ -145,18 +155,31 @@ def _edit_touches(name: str, inv: Invocation) -> list[Touch]:
     if name in ("gawk", "awk"):
         if not awk_in_place(args):
             return []
-        files = args.operands()[0 if args.has(*_AWK_SCRIPTED) else 1 :]
+        files = _operands(args)[0 if args.has(*_AWK_SCRIPTED) else 1 :]
         return [Touch(w, "write") for w in files if not _AWK_ASSIGNMENT.match(w.literal() or "")]
     if name in ("sed", "perl"):
         in_place = args.has("-i", "--in-place")
         if not in_place:
             return []
         scripted = args.has("-e", "--expression", "-f", "--file", "-E")
-        files = args.operands()[0 if scripted else 1 :]
+        files = _operands(args)[0 if scripted else 1 :]
         return [Touch(w, "write") for w in files]
     if name == "sqlite3":
         return [Touch(w, "write") for w in args.positionals[:1]]
     return [Touch(w, "write") for w in args.operands()]
+
+
+def _long_option(word: Word) -> Word:
+    """`-cmd` as `--cmd` (sqlite3 takes both)."""
+    lit = word.literal()
+    if lit is None or not lit.startswith("-") or lit.startswith("--") or len(lit) < 3:
+        return word
+    return Word("-" + word.text, "-" + lit)
+
+
+def _operands(args: Args) -> tuple[Word, ...]:
+    """The operands, also of a tool whose options end at its first operand (awk, perl)."""
+    return args.rest or args.operands()
 
 
 def awk_in_place(args: Args) -> bool:
@@ -187,8 +210,9 @@ def _other_touches(name: str, inv: Invocation) -> list[Touch]:
     plain = [w for w in words if not (w.literal() or "x").startswith("-")]
     if name in ("sponge", "fallocate"):
         return [Touch(w, "write") for w in plain[-1:]]
-    if name == "uniq":
-        return [Touch(w, "write") for w in plain[1:2]]
+    if name == "uniq":  # uniq [-f N] [-s N] [-w N] INPUT OUTPUT
+        operands = parse_args(words, _UNIQ).operands()
+        return [Touch(w, "write") for w in operands[1:2]]
     if name == "unzip":
         dirs = [words[k + 1] for k, w in enumerate(words[:-1]) if w.literal() == "-d"]
         return [Touch(w, "write") for w in dirs]

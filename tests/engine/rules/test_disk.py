@@ -150,3 +150,111 @@ def test_disk_rules_are_explained_with_examples():
                 assert info.id in found(example), example
             for example in info.examples_allow:
                 assert info.id not in found(example), example
+
+
+def disk_findings(command: str) -> list[tuple[str, tuple[str, ...]]]:
+    """(rule, target paths) of each disk finding, read from the words alone."""
+    from interlock.engine.rules.disk import check_disk
+    from interlock.engine.walk import walk
+    from interlock.shell.parse import parse
+
+    return [
+        (f.rule, f.targets.paths if f.targets is not None else ())
+        for inv in walk(parse(command))
+        for f in check_disk(inv)
+    ]
+
+
+WD, FMT, PART = "disk.write-device", "disk.format", "disk.partition"
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("cat x > /dev/sda", [(WD, ("/dev/sda",))]),
+        ("cat x >| /dev/sda", [(WD, ("/dev/sda",))]),
+        ("cat x &> /dev/sda", [(WD, ("/dev/sda",))]),
+        ("cat x <> /dev/sda", [(WD, ("/dev/sda",))]),
+        ("cat x >> /dev/sda", []),
+        ("cat x < /dev/sda", []),
+        ("cat <<EOF > /dev/sdb\nx\nEOF", [(WD, ("/dev/sdb",))]),
+        ("> /dev/sda", [(WD, ("/dev/sda",))]),
+        ("$CMD > /dev/sda", [(WD, ("/dev/sda",))]),
+        ("dd if=/dev/sda of=/dev/sdb", [(WD, ("/dev/sdb",))]),
+        ("dd if=/dev/sda of=x.img", []),
+        ("cp /dev/sda /dev/sdb", [(WD, ("/dev/sdb",))]),
+        ("cp /dev/sda x.img", []),
+        ("install -m 600 x /dev/sdc", [(WD, ("/dev/sdc",))]),
+        ("tee /dev/sda /dev/sdb", [(WD, ("/dev/sda", "/dev/sdb"))]),
+        ('tee "$F" /dev/sda', [(WD, ("/dev/sda",))]),
+        ("shred -v /dev/sda", [(WD, ("/dev/sda",))]),
+        ("pv -q /dev/sda", [(WD, ("/dev/sda",))]),
+        ("badblocks -w /dev/sdb", [(WD, ("/dev/sdb",))]),
+        ("badblocks -sv /dev/sdb", []),
+        ("badblocks /dev/sdb", []),
+        ("badblocks -s /dev/sdw", []),  # a `w` in a device name is no -w
+        ("install /dev/sda x.img", []),  # install writes its last operand only
+        ("fdisk /dev/sda", [(PART, ("/dev/sda",))]),
+        ("fdisk --list /dev/sda", []),
+        ("sfdisk --dump=x /dev/sda", []),  # split at `=`
+        ("sgdisk --print /dev/sda", []),
+        ("gdisk -l /dev/sda", []),
+        ("fdisk", [(PART, ("(the disk named at run time)",))]),
+        ("parted /dev/sda print", []),
+        ("parted /dev/sda unit s print", []),
+        ("parted /dev/sda unit print", []),
+        ("parted /dev/sda print rm 1", [(PART, ("/dev/sda",))]),
+        ("parted /dev/sda mklabel gpt", [(PART, ("/dev/sda",))]),
+        ("parted /dev/sda rm unit", [(PART, ("/dev/sda",))]),
+        ("parted -s /dev/sda", [(PART, ("/dev/sda",))]),
+        ("parted --list", []),
+        ("mkfs.ext4 /dev/sdb1", [(FMT, ("/dev/sdb1",))]),
+        ("mkfs.ext4 -h", []),
+        ("mkfs.ext4 --version", []),
+        ("mkfs.ext4 -V /dev/sdb1", [(FMT, ("/dev/sdb1",))]),  # -V with a device: not alone
+        ("mkfs.ext4", []),
+        ("newfs_msdos /dev/disk2", [(FMT, ("/dev/disk2",))]),
+        ("mkfs_ext4 /dev/sdb", [(FMT, ("/dev/sdb",))]),
+        ("mformat /dev/fd0", [(FMT, ("/dev/fd0",))]),
+        ("mkfsx /dev/sdb", []),
+        ("wipefs /dev/sdb", []),
+        ("wipefs /dev/sda", []),  # the `a` of a device name is no -a
+        ("wipefs --all=x /dev/sdb", [(FMT, ("/dev/sdb",))]),
+        ("wipefs -a /dev/sdb", [(FMT, ("/dev/sdb",))]),
+        ("wipefs -fa /dev/sdb", [(FMT, ("/dev/sdb",))]),
+        ("wipefs -o 0x1 /dev/sdb", [(FMT, ("/dev/sdb",))]),
+        ("wipefs --all /dev/sdb", [(FMT, ("/dev/sdb",))]),
+        ("wipefs --offset=0x1 /dev/sdb", [(FMT, ("/dev/sdb",))]),
+        ("wipefs --force /dev/sdb", []),
+        ("wipefs -a --no-act /dev/sdb", []),
+        ("wipefs --help", []),
+        ("cryptsetup luksFormat /dev/sdb1", [(FMT, ("/dev/sdb1",))]),
+        ("cryptsetup open --type plain /dev/sdb1 x", [(FMT, ("/dev/sdb1",))]),
+        ("cryptsetup open /dev/sdb1 x", []),
+        ("cryptsetup luksFormat", [(FMT, ("(a device)",))]),
+        ("zpool status", []),
+        ("zpool list recreated", []),  # a word, not a part of one
+        ("hdparm /dev/sda --security-erase NULL", [(FMT, ("/dev/sda",))]),
+        ("nvme list", []),
+        ("mdadm -C /dev/md0 /dev/sdb", [(FMT, ("/dev/md0", "/dev/sdb"))]),
+        ("diskutil list", []),
+        ("hdparm -I /dev/sda", []),
+    ],
+)
+def test_each_disk_finding_names_its_devices(command, expected):
+    assert disk_findings(command) == expected
+
+
+def test_a_device_finding_acts_nowhere_in_a_tree(inv):
+    from interlock.engine.rules.disk import check_disk
+
+    (finding,) = check_disk(inv("dd if=x of=/dev/sda", "sub"))
+    assert finding.cwd is None  # a device lies outside every worktree
+
+
+def test_a_filesystem_made_in_a_file_is_judged_as_that_file():
+    ((rule_id, paths),) = disk_findings("mkfs.ext4 -F disk.img")
+    assert (rule_id, paths) == (FMT, ("disk.img",))
+    assert disk_findings('mkfs.ext4 "$X"') == [(FMT, ('"$X"',))]  # a device or a file
+    assert disk_findings("mkfs.ext4 -F") == []
+    assert disk_findings("mkfs.ext4 -L label disk.img") == [(FMT, ("disk.img",))]  # the last

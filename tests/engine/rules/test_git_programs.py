@@ -51,6 +51,15 @@ def reasons(found: list[Finding]) -> list[str]:
         ("GIT_CONFIG_GLOBAL=x.cfg git log", "`GIT_CONFIG_GLOBAL` makes git read configuration"),
         ("export GIT_EXEC_PATH=/tmp/x", "`GIT_EXEC_PATH` makes git read configuration"),
         ("git --exec-path=/tmp/x fetch", "`--exec-path` makes git run its programs"),
+        # builtins that set a variable to what they read: an inherited variable is exported
+        ("read GIT_CONFIG_GLOBAL", "`GIT_CONFIG_GLOBAL` makes git read configuration"),
+        ('read -r -p "path: " -t 5 x GIT_PAGER', "`GIT_PAGER` names a program only known"),
+        ("read -d , -a parts GIT_SSH_COMMAND", "`GIT_SSH_COMMAND` names a program"),
+        ('printf -v GIT_SSH_COMMAND "%s" ssh', "`GIT_SSH_COMMAND` names a program only known"),
+        ("printf -vEDITOR %s vi", "`EDITOR` names a program only known at run time"),
+        ("mapfile -t -n 1 EDITOR", "`EDITOR` names a program only known at run time"),
+        ("readarray -u 3 GIT_EXEC_PATH", "`GIT_EXEC_PATH` makes git read configuration"),
+        ("getopts ab GIT_CONFIG", "`GIT_CONFIG` makes git read configuration"),
     ],
 )
 def test_code_known_only_at_run_time_is_reported(code, cmd: str, reason: str) -> None:
@@ -79,7 +88,16 @@ def test_code_known_only_at_run_time_is_reported(code, cmd: str, reason: str) ->
         "GIT_PAGER=cat git log",
         'FOO="$X" git log',
         'echo GIT_PAGER="$X"',
-        "export GIT_PAGER",
+        "export GIT_PAGER",  # an inherited value: exported already, nothing changes
+        "export GIT_CONFIG_GLOBAL",
+        "read -r line",
+        "read -p GIT_PAGER",  # the prompt
+        "read",  # REPLY
+        'printf -v x "%s" GIT_PAGER',
+        "printf GIT_PAGER",
+        "mapfile -t lines",
+        "mapfile -C GIT_PAGER",  # a callback, then MAPFILE
+        "getopts GIT_PAGER opt",
         "GIT_CONFIG_GLOBAL=/dev/null git log",
         "git --exec-path=/usr/lib/git-core fetch",
         "ls -la",
@@ -87,6 +105,21 @@ def test_code_known_only_at_run_time_is_reported(code, cmd: str, reason: str) ->
 )
 def test_known_or_harmless_configuration_is_not_reported(code, cmd: str) -> None:
     assert code(cmd) == []
+
+
+def test_a_value_less_export_is_judged_where_the_line_set_the_variable() -> None:
+    from interlock.engine.analysis import analyse
+
+    def shown(cmd: str) -> list[str]:
+        return [f.text for f in analyse(cmd).findings if f.rule == "git.config-code"]
+
+    assert shown("GIT_CONFIG_GLOBAL=x.cfg; export GIT_CONFIG_GLOBAL") == ["GIT_CONFIG_GLOBAL=x.cfg"]
+    assert shown("read GIT_CONFIG_GLOBAL < f; export GIT_CONFIG_GLOBAL; git log") == [
+        "read GIT_CONFIG_GLOBAL"
+    ]
+    assert shown("export GIT_CONFIG_GLOBAL=x.cfg") == ["export GIT_CONFIG_GLOBAL=x.cfg"]
+    assert shown("export GIT_CONFIG_GLOBAL; git log") == []
+    assert shown("GIT_CONFIG_GLOBAL=/dev/null; export GIT_CONFIG_GLOBAL; git log") == []
 
 
 def test_each_reason_is_reported_once(code) -> None:

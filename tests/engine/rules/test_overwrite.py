@@ -100,6 +100,8 @@ BLOCKED_BY_TEXT = [
     ('sed -i "/$PATTERN/d" notes.md', "overwrite.edit-deletes"),
     ("find . -name '*.py' -exec sed -i '1d' {} +", "overwrite.edit-deletes"),
     ("perl -ni -e 'print unless /TODO/' src/app.py", "overwrite.edit-deletes"),
+    ("perl -n -e 'print unless /TODO/' -i src/app.py", "overwrite.edit-deletes"),
+    ("perl -i -n prog.pl src/app.py", "overwrite.edit-deletes"),  # a program interlock cannot read
     ("perl -pi -e '$_ = \"\" if /x/' src/app.py", "overwrite.edit-deletes"),
     ("perl -i -pe 'last if /END/' src/app.py", "overwrite.edit-deletes"),
     ("perl -0777 -pi -e 's/.*//s' src/app.py", "overwrite.edit-deletes"),
@@ -132,6 +134,20 @@ BLOCKED_BY_TEXT = [
     ("git apply -R <(git diff)", "overwrite.git-content"),
     ("git diff | patch -R -p1", "overwrite.git-content"),
     ("patch -R -p1 < <(git diff)", "overwrite.git-content"),
+    # the same diff through a file written earlier on the line
+    ("git diff > p && git apply -R p", "overwrite.git-content"),
+    ("git diff > p; git apply -R p", "overwrite.git-content"),
+    ("git diff >> p && git apply -R p", "overwrite.git-content"),
+    ("git diff --output=p && git apply -R p", "overwrite.git-content"),
+    ("git diff --output p && git apply -R p", "overwrite.git-content"),
+    ("git diff > p && git apply -R < p", "overwrite.git-content"),
+    ("git diff > p && cat p | git apply -R", "overwrite.git-content"),
+    ("git diff > p && patch -R -p1 < p", "overwrite.git-content"),
+    ("git diff > p && patch -R -p1 -i p", "overwrite.git-content"),
+    ("git diff > p && patch -R -p1 --input=p", "overwrite.git-content"),
+    ("git diff > /tmp/p && cd src && git apply -R /tmp/p", "overwrite.git-content"),
+    ("git diff > src/p && cd src && git apply -R p", "overwrite.git-content"),
+    ('git diff > "$F" && git diff > p && git apply -R p', "overwrite.git-content"),
 ]
 
 
@@ -187,12 +203,24 @@ ALLOWED_BY_TEXT = [
     "perl -pi -e 's/a/b/g' src/app.py",
     "perl -pi.bak -ne 'print if /x/' src/app.py",
     "perl -pie 's/a/b/' src/app.py",  # -i with the suffix `e`
+    "perl -n prog.pl -i src/app.py",  # after the script: `-i` is a file perl reads
+    "ruby -n prog.rb -i src/app.py",
     "vim -es -c '%s/a/b/g' -c 'wq' src/app.py",
     "vim -c '%d' src/app.py",  # deletes in the buffer, never writes it
     "git show HEAD:src/app.py > /tmp/app.py",
     "git show HEAD~1:src/app.py > old_app.py",
     "git diff > edits.patch",
     "git apply -R fix.patch",  # the patch file keeps every line it takes out
+    "git diff > p && git apply p",  # forwards: puts the changes in again
+    "git diff > p && echo x > p && git apply -R p",  # p holds other lines by then
+    "git diff --cached > p && git apply -R p",  # the index's changes
+    "git diff --stat > p && git apply -R p",
+    "git diff > p && git apply -R q",
+    "git diff > p && cd src && git apply -R p",  # another file: src/p
+    "git diff > p && git apply -R --check p",
+    "git diff > p && patch -R -p1 --dry-run -i p",
+    'git diff > p && git apply -R "$P"',
+    "git diff > p && cat q | git apply -R",
     "git apply -R --check fix.patch",
     "git diff --cached | git apply -R",
     "git archive -o /tmp/src.tar HEAD",
@@ -574,6 +602,14 @@ def test_a_file_named_like_a_descriptor_is_written_as_a_file(command, path):
         "cat /dev/null /dev/null > notes.md",
         "tail -n 0 other.md > notes.md",
         "head --lines=0 other.md > notes.md",
+        "head --lines 0 other.md > notes.md",
+        "head -0 other.md > notes.md",  # the old form: -n 0
+        "head -n +0 other.md > notes.md",
+        "tail -0 other.md > notes.md",
+        "tail -n -0 other.md > notes.md",
+        "tail -c -0 other.md > notes.md",
+        "tail -n 0K other.md > notes.md",
+        "tail -n 1 -n 0 other.md > notes.md",  # the last count wins
         "tee notes.md <<'EOF'\nEOF",
         "tee notes.md 0<<'EOF'\nEOF",
         "tee notes.md <<< ''",
@@ -596,6 +632,16 @@ def test_a_producer_of_nothing_empties_the_file(command):
         "cat < other.md > notes.md",
         "cat 2> /dev/null > notes.md",
         "tail -n 1 other.md > notes.md",
+        # a sign turns a count of 0 into the whole input
+        "tail -n +0 other.md > notes.md",
+        "tail -c +0 other.md > notes.md",
+        "tail --lines=+0 other.md > notes.md",
+        "tail +0 other.md > notes.md",
+        "head -n -0 other.md > notes.md",
+        "head -c -0 other.md > notes.md",
+        "tail -n 0 -n +1 other.md > notes.md",  # the last count wins
+        "head -n 0 other.md -n 2 > notes.md",  # options after the file count too
+        'tail -n 0 -n "$N" other.md > notes.md',  # a count known only at run time
         "tee notes.md < other.md",
         "ls | tee notes.md 2> /dev/null",
         "tee notes.md <<'EOF'\nx\nEOF",

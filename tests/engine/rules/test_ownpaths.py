@@ -165,3 +165,6 @@ def test_gawk_in_place_is_an_edit_of_each_file_it_reads(own, cmd):
 def test_awk_without_in_place_writes_nothing(own):
     assert own("awk 1 .interlock.toml") == set()
     assert own("gawk -i inplace 'NR>1' x=.interlock.toml notes.md") == set()  # an assignment
+    # options end at the program text: these read the files `-i`, `inplace` and the config
+    assert own("gawk 'NR>1' -i inplace .interlock.toml") == set()
+    assert own("gawk --source 'NR>1' f.txt -i inplace .git/hooks/pre-commit") == set()

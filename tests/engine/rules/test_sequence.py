@@ -232,6 +232,47 @@ def test_a_partial_save_covers_its_paths_in_the_tree(dirty):
     )
 
 
+def test_reversing_a_diff_made_on_the_line_is_a_discard_unless_the_diff_saved_it(dirty):
+    repo = str(dirty)
+    result = evaluate("git diff > p && git apply -R p", repo, mode="blocking").result
+    assert result.verdict == "block"
+    assert {f.rule for f in result.findings} == {"overwrite.git-content"}
+    assert str((dirty / "src" / "app.py").resolve()) in result.findings[0].lost
+    saved = "git diff --binary > p && git apply -R p"  # the save sequence credits elsewhere
+    assert verdict(saved, repo, assume_dirty=False) == "allow"
+    git(dirty, "checkout", "--", ".")
+    assert verdict("git diff > p && git apply -R p", repo, assume_dirty=False) == "allow"
+
+
+def test_a_cd_into_a_directory_known_only_at_run_time_is_judged_as_unknown(dirty):
+    repo = str(dirty)
+    result = evaluate('cd "$d" && rm -rf src', repo, mode="blocking").result
+    assert result.verdict == "block"
+    (finding,) = result.findings
+    # not this tree's src/ alone: all its unsaved work, and src wherever $d is
+    assert "src in a directory known only at run time" in finding.reason
+    assert str((dirty / "notes.md").resolve()) in finding.lost
+    git(dirty, "checkout", "--", ".")
+    (dirty / "notes.md").unlink()  # a clean tree: still unknown, not safe
+    for command in ('cd "$d" && rm -rf src', 'cd "$d" && git reset --hard', 'cd "$d"; rm src'):
+        assert verdict(command, repo, assume_dirty=False) == "block", command
+    assert verdict('git -C "$d" reset --hard', repo, assume_dirty=False) == "block"
+    assert verdict('cd "$d" && rm -rf /tmp/x', repo, assume_dirty=False) == "allow"
+
+
+def test_a_cd_into_a_temp_dir_named_at_run_time_stays_in_a_temp_dir(dirty):
+    repo = str(dirty)
+    for command in (
+        'cd "$(mktemp -d)" && rm -rf src',
+        'cd "$TMPDIR" && rm -rf src && git init -q && git reset --hard',
+        'tmp=$(mktemp -d) && cd "$tmp" && rm -rf build',
+    ):
+        assert verdict(command, repo, assume_dirty=False) == "allow", command
+    assert verdict('cd "$TMPDIR/$X" && rm -rf src', repo, assume_dirty=False) == "block"
+    assert verdict('cd "$TMPDIR" && rm -rf ../../home/x', repo, assume_dirty=False) == "block"
+    assert verdict('cd "$TMPDIR"; rm -rf src', repo, assume_dirty=False) == "block"  # may fail
+
+
 def test_a_copy_covers_the_file_it_copied_in_the_tree(dirty):
     repo = str(dirty)
     command = "cp src/app.py /tmp/app.bak && git checkout -- ."

@@ -10,6 +10,7 @@ what this module reports is the code nobody can read before it runs.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
@@ -98,9 +99,35 @@ def _assignments(inv: Invocation) -> list[Word]:
     return words
 
 
+# Builtins that set variables to a value read at run time, with their options that take a
+# value: `read -r GIT_PAGER`, `printf -v GIT_SSH_COMMAND ...`, `mapfile EDITOR`, `getopts`.
+_READ = spec(short_value="adinNptu")
+_MAPFILE = spec(short_value="dnOsuCc")
+
+
+def _read_names(inv: Invocation) -> list[str]:
+    """The variables a builtin sets to a value known only at run time. An inherited variable
+    is already exported, so this reaches git as surely as `NAME=value` does; a value-less
+    `export NAME` of an inherited one changes nothing and is no finding."""
+    name = inv.name
+    words = inv.argv[1:]
+    if name == "read":
+        operands = parse_args(words, _READ).operands()
+        return [w.literal() or "" for w in operands] or ["REPLY"]
+    if name in ("mapfile", "readarray"):
+        return [w.literal() or "" for w in parse_args(words, _MAPFILE).operands()[:1]]
+    if name == "getopts":
+        return [w.literal() or "" for w in words[1:2]]
+    if name == "printf":
+        opt = parse_args(words, spec(short_value="v")).last("-v")
+        return [opt.value or ""] if opt is not None else []
+    return []
+
+
 def _env_findings(inv: Invocation) -> list[Finding]:
     found: list[Finding] = []
-    for word in _assignments(inv):
+    words = _assignments(inv) + [Word(f"{n}=$REPLY", None) for n in _read_names(inv)]
+    for word in words:
         literal = word.literal()
         name, eq, rest = (literal or word.text).partition("=")
         if not eq:
@@ -111,7 +138,10 @@ def _env_findings(inv: Invocation) -> list[Finding]:
         elif elsewhere_env(name, value):
             reason = f"`{name}` makes git read configuration or programs from elsewhere"
             found.append(_finding(inv, reason, True))
-    return found
+    if inv.argv:
+        return found
+    shown = " ".join(w.text for w in inv.assignments)  # `F=x;`: a command of assignments only
+    return [replace(f, text=shown) for f in found]
 
 
 def check_config_code(inv: Invocation, call: GitCall | None) -> list[Finding]:

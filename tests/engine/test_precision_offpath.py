@@ -284,6 +284,41 @@ def test_a_glob_into_a_wholly_untracked_directory_loses_that_directory(tree, com
     assert lost(command, tree) == {"notes"}
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git clean -fd 'n*/todo.md'",
+        "git clean -fd 'no?es/todo.md'",
+        "git clean -fd '*/todo.md'",
+        "git clean -fd 'n[o]tes/todo.md'",
+        "git clean -fd 'notes/t*'",
+    ],
+)
+def test_a_glob_whose_wildcard_comes_before_the_untracked_directory_ends_reaches_into_it(
+    tree, command
+):
+    """`git clean -fd 'n*/todo.md'` deletes notes/todo.md (git's `*` crosses `/`), though no
+    ancestor of the collapsed entry `notes/` matches the whole pattern: the literal start `n`
+    agrees with `notes/`, so the entry is lost. It was allowed (issue 14's mutants of the
+    literal start)."""
+    assert (
+        subprocess.run(
+            ["git", "clean", "-n", "-d", command.split("'")[1]],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        == "Would remove notes/todo.md\n"
+    )
+    assert lost(command, tree) == {"notes"}
+
+
+def test_a_glob_whose_literal_start_differs_from_the_untracked_directory_misses_it(tree):
+    assert lost("git clean -fd 'nx*/todo.md'", tree) == set()
+    assert lost("git clean -fd 'notesx*'", tree) == set()
+
+
 def test_a_glob_into_another_directory_does_not_reach_the_untracked_one(tree):
     assert lost("rm -rf src/*.md", tree) == set()
     assert lost("rm -f nothere/x?.py", tree) == set()

@@ -242,7 +242,9 @@ def begin_session(conn: sqlite3.Connection, now: float) -> int:
     cur = conn.execute(
         "INSERT INTO sessions(pid, started, alive) VALUES (?, ?, ?)", (os.getpid(), now, now)
     )
-    return int(cur.lastrowid or 0)
+    session = cur.lastrowid
+    assert session is not None  # an INSERT sets it
+    return session
 
 
 def touch_session(conn: sqlite3.Connection, session: int, now: float, ended: bool = False) -> None:

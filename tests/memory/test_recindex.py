@@ -59,10 +59,12 @@ def test_an_index_of_schema_1_has_its_rows_anchored_again_once(loc):
     conn, _ = recindex.open_db(loc)
     assert _anchors(conn) == [(b"old.txt", 0), (b"hour.txt", 2025013114)]
     assert recindex.unanchored_oids(conn) == {"a" * 40}
+    assert conn.execute("PRAGMA user_version").fetchone() == (2,)
     conn.execute("UPDATE versions SET anchored = 1 WHERE path = ?", (b"old.txt",))
+    conn.execute("PRAGMA user_version=2")  # as this version writes it
     conn.close()
 
-    conn, _ = recindex.open_db(loc)  # already upgraded: opening it changes no row
+    conn, _ = recindex.open_db(loc)  # schema 2 is upgraded: opening it changes no row
     assert _anchors(conn) == [(b"old.txt", 1), (b"hour.txt", 2025013114)]
     conn.close()
 

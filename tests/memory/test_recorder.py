@@ -340,3 +340,85 @@ def test_prune_keeps_history_within_the_size_budget_newest_first(git_repo, poll)
     done = _prune(handle.loc, Policy(keep_days=365, max_bytes=len(b"three\ntwo\n")))
     assert done.versions == 1
     assert [handle.blob(v.oid) for v in handle.versions("notes.txt")] == [b"three\n", b"two\n"]
+
+
+def test_the_baseline_records_dirty_files_of_every_status_and_name(git_repo, git, shell, poll):
+    """What `git status` lists before the start, read from its porcelain: a merge conflict, a
+    staged rename edited since (one entry unless renames are off), names with spaces."""
+    shell(
+        git_repo,
+        "printf 'base\\n' > 'both edit.txt'; printf 'x\\n' > 'old name.txt';"
+        " printf 'y\\n' > 'mod me.txt'; git add -A; git commit -qm base;"
+        " git checkout -qb other; printf 'theirs\\n' > 'both edit.txt'; git commit -qam theirs;"
+        " git checkout -q main; printf 'ours\\n' > 'both edit.txt'; git commit -qam ours;"
+        " git merge -q other >/dev/null 2>&1 || true;"
+        " git mv 'old name.txt' 'new name.txt'; printf 'moved\\n' >> 'new name.txt';"
+        " printf 'edited\\n' >> 'mod me.txt'; printf 'new\\n' > 'new file.txt'",
+    )
+    status = git(git_repo, "status", "--porcelain=v2").stdout
+    assert "\nu UU " in "\n" + status and "\n2 R" in "\n" + status  # as the porcelain shows them
+    handle = Running(git_repo, poll)
+    handle.recorder.start()
+    try:
+        assert handle.recorder.ready.wait(10)
+        for rel in ("both edit.txt", "new name.txt", "mod me.txt", "new file.txt"):
+            handle.wait_for(rel, (git_repo / rel).read_bytes())
+            assert handle.versions(rel)[0].event == "baseline"
+        assert handle.recorder.stats.last_rescan["recorded"] == 4
+    finally:
+        handle.recorder.stop()
+
+
+def test_stop_records_what_is_still_waiting_for_its_quiet_time(git_repo, poll):
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc, debounce=30.0)
+    recorder.start()
+    assert recorder.ready.wait(10)
+    (git_repo / "late.txt").write_text("written just before the stop\n")
+    recorder.note(b"late.txt", "modified", False)
+    recorder.stop()
+    [version] = recorded_versions(loc, b"late.txt")
+    assert version.event == "created"
+    repo = gitmod.open_repo(loc)
+    assert gitmod.read_blob(repo, version.oid) == b"written just before the stop\n"
+    assert recorder.stats.versions == 1 and recorder.stats.commits == 1
+
+
+def test_a_rescan_records_what_it_finds_as_created_or_modified_and_counts_it(git_repo, poll):
+    (git_repo / "README.md").write_text("dirty before the start\n")
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc)  # no watcher: only rescans see changes
+    recorder.start()
+    try:
+        assert recorder.ready.wait(10)
+        stats = recorder.stats
+        assert (stats.versions, stats.rescans, stats.commits) == (1, 1, 0)
+        assert stats.last_rescan["reason"] == "the daemon started"
+        assert stats.last_rescan["recorded"] == 1 and stats.last_rescan["reread"] >= 1
+        time.sleep(0.01)
+        (git_repo / "README.md").write_text("edited while no event came\n")
+        (git_repo / "new.txt").write_text("new\n")
+        recorder.rescan("test")
+        poll(lambda: (stats.last_rescan or {}).get("reason") == "test")
+        assert (stats.versions, stats.rescans) == (3, 2)
+        assert stats.last_rescan["recorded"] == 2
+        assert stats.last_version is not None and stats.last_version <= time.time()
+        events = {
+            rel: [v.event for v in recorded_versions(loc, rel.encode())]
+            for rel in ("README.md", "new.txt")
+        }
+        assert events == {"README.md": ["modified", "baseline"], "new.txt": ["created"]}
+        poll(recorder.is_idle, what="the recorder to be idle")
+        assert stats.pending == 0 and recorder.is_alive()
+    finally:
+        recorder.stop()
+    assert not recorder.is_alive()
+    assert stats.commits == 1 and stats.last_commit is not None and stats.warning is None
+    conn, _ = open_db(loc)
+    try:
+        [(started, alive, ended)] = conn.execute("SELECT started, alive, ended FROM sessions")
+    finally:
+        conn.close()
+    assert started <= alive == ended

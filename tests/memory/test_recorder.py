@@ -422,3 +422,126 @@ def test_a_rescan_records_what_it_finds_as_created_or_modified_and_counts_it(git
     finally:
         conn.close()
     assert started <= alive == ended
+
+
+def test_an_index_from_before_the_seen_table_has_every_recorded_path_read_again(
+    git_repo, poll, shell
+):
+    """Schema 1 kept no stat per path: the first start after the upgrade cannot tell what moved,
+    so it reads again every path it ever recorded, even one `git status` no longer lists."""
+    handle = Running(git_repo, poll).start()
+    shell(git_repo, "echo mine >> README.md; echo gone > gone.txt")
+    handle.wait_for("README.md", b"# demo\nmine\n")
+    handle.wait_for("gone.txt", b"gone\n")
+    handle.stop()
+    conn, _ = open_db(handle.loc)
+    conn.execute("DELETE FROM seen")  # what schema 1 had: no stats
+    conn.close()
+    shell(git_repo, "git checkout -q -- README.md; rm gone.txt")
+    again = Running(git_repo, poll).start()
+    try:
+        again.wait_for("README.md", b"# demo\n")
+        again.wait_for("gone.txt", None)
+        conn, _ = open_db(handle.loc)
+        try:
+            seen = {bytes(r[0]) for r in conn.execute("SELECT path FROM seen")}
+        finally:
+            conn.close()
+        assert b"README.md" in seen and b"gone.txt" not in seen  # a gone file has no stat
+    finally:
+        again.stop()
+
+
+def test_a_rewrite_with_the_same_bytes_adds_no_version(git_repo, poll):
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc)
+    (git_repo / "same.txt").write_text("same\n")
+    recorder.start()
+    try:
+        assert recorder.ready.wait(10)
+        (git_repo / "same.txt").write_text("same\n")
+        os.utime(git_repo / "same.txt", ns=(10**9, 10**9))
+        recorder.rescan("test")
+        poll(lambda: (recorder.stats.last_rescan or {}).get("reason") == "test")
+        assert recorder.stats.last_rescan["reread"] >= 1
+        assert [v.event for v in recorded_versions(loc, b"same.txt")] == ["baseline"]
+        poll(lambda: recorder.stats.last_prune is not None, what="the first prune")
+        assert recorder.stats.last_prune["versions"] == 0
+    finally:
+        recorder.stop()
+
+
+def test_a_recorder_that_has_not_started_reports_nothing_yet(git_repo):
+    stats = Recorder(discover(git_repo)).stats
+    assert (stats.versions, stats.commits, stats.pending, stats.rescans) == (0, 0, 0, 0)
+    assert stats.max_file_size == 0 and stats.too_large == set() and stats.warning is None
+
+
+def test_blobs_are_anchored_while_the_recorder_runs_and_it_shows_signs_of_life(
+    git_repo, poll, monkeypatch
+):
+    import interlock.memory.recorder as recorder_module
+
+    monkeypatch.setattr(constants, "RECORDER_COMMIT_EVERY", 0.2)
+    monkeypatch.setattr(recorder_module, "_HEARTBEAT", 0.2)
+    handle = Running(git_repo, poll).start()
+
+    def session() -> tuple[float, float, float | None]:
+        conn, _ = open_db(handle.loc)
+        try:
+            [row] = conn.execute("SELECT started, alive, ended FROM sessions")
+        finally:
+            conn.close()
+        return row
+
+    try:
+        (git_repo / "a.txt").write_text("a\n")
+        handle.wait_for("a.txt", b"a\n")
+        # the first quiet moment prunes, which anchors first: one commit
+        poll(lambda: handle.recorder.stats.last_prune is not None, what="the first prune")
+        time.sleep(0.3)
+        (git_repo / "b.txt").write_text("b\n")
+        handle.wait_for("b.txt", b"b\n")
+        poll(lambda: handle.recorder.stats.commits >= 2, what="an anchor while running")
+        repo = gitmod.open_repo(handle.loc)
+        [b_version] = handle.versions("b.txt")
+        listing = gitmod.run_text(["ls-tree", recorder_ref(handle.loc, time.time())], git_repo)
+        assert b_version.oid in listing
+        poll(lambda: session()[1] > session()[0], what="a sign of life")
+        assert session()[2] is None  # still running
+        assert gitmod.has_object(repo, b_version.oid)
+    finally:
+        handle.stop()
+
+
+def test_a_corrupt_index_is_set_aside_and_the_recorder_says_so(git_repo, poll):
+    loc = discover(git_repo)
+    loc.state_dir.mkdir()
+    (loc.state_dir / constants.RECORDER_FILE).write_bytes(b"this is not sqlite" * 100)
+    handle = Running(git_repo, poll).start()
+    try:
+        assert "kept as" in (handle.recorder.stats.warning or "")
+        (git_repo / "a.txt").write_text("a\n")
+        handle.wait_for("a.txt", b"a\n")
+    finally:
+        handle.stop()
+
+
+def test_a_recorder_that_cannot_open_its_index_stops_and_says_why(git_repo, poll):
+    loc = discover(git_repo)
+    loc.state_dir.write_text("a file where the state folder goes\n")
+    recorder = Recorder(loc)
+    recorder.start()
+    poll(lambda: not recorder.is_alive(), what="the recorder to stop")
+    assert (recorder.stats.warning or "").startswith("recorder stopped: ")
+    assert not recorder.ready.is_set()
+
+
+def test_two_large_files_in_one_batch_each_get_one_version(running, git_repo):
+    big = [os.urandom(9 << 20), os.urandom(9 << 20)]
+    for i, data in enumerate(big):
+        (git_repo / f"big{i}.bin").write_bytes(data)
+    running.wait_for("big0.bin", big[0])
+    running.wait_for("big1.bin", big[1])
+    assert len(running.versions("big0.bin")) == 1 and len(running.versions("big1.bin")) == 1

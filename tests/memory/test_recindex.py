@@ -252,3 +252,12 @@ def test_sessions_between_are_those_overlapping_the_stretch(conn):
     ]
     assert recindex.sessions_between(conn, 21.0, 49.0) == [(30.0, 40.0)]
     assert recindex.sessions_between(conn, 61.0, 70.0) == []
+
+
+def test_the_whole_tree_among_other_folders_gives_every_path(conn):
+    """`recover . src`: the root covers everything, including paths that sort after "0"."""
+    recindex.insert_versions(
+        conn, [(p, 1.0, "created", "1" * 40, 0o100644, 1) for p in (b"src/a", b"docs/b", b"0")]
+    )
+    found = {row[0] for row in recindex.versions_under(conn, [b"src", b""])}
+    assert found == {b"src/a", b"docs/b", b"0"}

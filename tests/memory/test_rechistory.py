@@ -296,10 +296,16 @@ def test_prune_that_drops_only_unanchored_versions_writes_no_anchor(git_repo, lo
 
 
 def test_referenced_hours_are_the_hours_the_index_names(loc, conn, repo):
-    for anchored in (0, 2025013114, 2025013115, 2025013114):
+    for anchored in (0, 2025013114, 2025013115, 2025013114, 1):
         _record(conn, repo, b"a", b"%d" % anchored, 1.0)
-        conn.execute("UPDATE versions SET anchored = ? WHERE anchored = 0", (anchored,))
-    assert referenced_hours(loc) == {2025013114, 2025013115}
+        conn.execute("UPDATE versions SET anchored = ? WHERE id = last_insert_rowid()", (anchored,))
+    assert {r[0] for r in conn.execute("SELECT anchored FROM versions")} == {
+        0,
+        1,
+        2025013114,
+        2025013115,
+    }
+    assert referenced_hours(loc) == {1, 2025013114, 2025013115}
 
 
 def test_prune_index_prunes_and_commits_under_the_configured_policy(git_repo, loc, conn, repo):
@@ -363,6 +369,10 @@ def test_a_path_is_recorded_when_its_newest_version_holds_its_bytes_and_mode(
     assert not is_recorded(loc, b"a.txt")  # another mode
     _record_file(conn, repo, git_repo, "a.txt")
     assert is_recorded(loc, b"a.txt")
+    (git_repo / "a.txt").unlink()
+    assert not is_recorded(loc, b"a.txt")  # gone: nothing there to keep
+    (git_repo / "a.txt").write_text("a\n")
+    os.chmod(git_repo / "a.txt", 0o755)
     recindex.insert_versions(conn, [(b"a.txt", 2.0, "deleted", None, None, None)])
     assert not is_recorded(loc, b"a.txt")  # the newest version is a deletion
 

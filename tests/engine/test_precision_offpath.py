@@ -322,3 +322,14 @@ def test_a_glob_whose_literal_start_differs_from_the_untracked_directory_misses_
 def test_a_glob_into_another_directory_does_not_reach_the_untracked_one(tree):
     assert lost("rm -rf src/*.md", tree) == set()
     assert lost("rm -f nothere/x?.py", tree) == set()
+
+
+def test_a_search_from_outside_every_worktree_chosen_at_run_time_loses_what_lies_there(tree):
+    """`find / -name "$X" -delete`: the selection is unknown, so whatever lies under the start
+    is at stake: the whole worktree under it, and the files outside any worktree."""
+    [found] = discards('find / -name "$X" -delete', tree)
+    assert found.lost == ("/", str(tree.resolve()))
+    assert f"{tree.resolve()} (the whole worktree, .git included)" in found.reason
+    assert "/ (outside any worktree)" in found.reason
+    [outside] = discards('find /nonexistent-interlock-dir -name "$X" -delete', tree)
+    assert outside.lost == ("/nonexistent-interlock-dir",)

@@ -136,6 +136,7 @@ def test_recorded_versions_are_read_whole_newest_first(loc, conn, repo):
 def test_recorded_versions_without_an_index_are_none_and_create_no_index(git_repo):
     loc = discover(git_repo)
     assert recorded_versions(loc, b"README.md") == []
+    assert not is_recorded(loc, b"README.md")  # a file, but nothing ever recorded
     assert referenced_hours(loc) == set()
     assert prune_index(loc) is None
     assert not recindex.exists(loc)

@@ -333,3 +333,14 @@ def test_a_search_from_outside_every_worktree_chosen_at_run_time_loses_what_lies
     assert "/ (outside any worktree)" in found.reason
     [outside] = discards('find /nonexistent-interlock-dir -name "$X" -delete', tree)
     assert outside.lost == ("/nonexistent-interlock-dir",)
+
+
+def test_a_reset_to_a_revision_named_at_run_time_may_leave_the_branch_commits_behind(git_repo):
+    """`git reset --hard "$REV"` moves the branch anywhere: the commits only it holds are at
+    stake, though "$REV" itself names nothing git can resolve now."""
+    git(git_repo, "checkout", "-qb", "feature")
+    (git_repo / "src" / "app.py").write_text("feature\n")
+    git(git_repo, "commit", "-qam", "feature work")
+    [found] = discards('git reset --hard "$REV"', git_repo)
+    assert found.reason.endswith("unsaved here: 1 commit no other ref holds")
+    assert discards("git reset --hard feature", git_repo) == []

@@ -344,3 +344,33 @@ def test_a_reset_to_a_revision_named_at_run_time_may_leave_the_branch_commits_be
     [found] = discards('git reset --hard "$REV"', git_repo)
     assert found.reason.endswith("unsaved here: 1 commit no other ref holds")
     assert discards("git reset --hard feature", git_repo) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "loses"),
+    [
+        ("git branch -f ahead main", True),
+        ("git branch -f feature ahead", False),  # forward: ahead holds feature's commit
+        ('git branch -f "$B" main', True),  # any branch, feature among them
+        ("git update-ref refs/heads/ahead main", True),
+        ("git update-ref refs/heads/feature ahead", False),
+        ('git update-ref "$R" main', True),
+    ],
+)
+def test_a_ref_moved_by_force_loses_only_the_commits_its_new_place_does_not_hold(
+    git_repo, command, loses
+):
+    git(git_repo, "checkout", "-qb", "feature")
+    (git_repo / "src" / "app.py").write_text("feature\n")
+    git(git_repo, "commit", "-qam", "feature work")
+    git(git_repo, "checkout", "-qb", "ahead")
+    (git_repo / "src" / "app.py").write_text("ahead\n")
+    git(git_repo, "commit", "-qam", "more work")
+    git(git_repo, "checkout", "-q", "main")
+    found = discards(command, git_repo)
+    if loses:
+        assert [f.reason.split("unsaved here: ")[1] for f in found] == [
+            "1 commit no other ref holds"
+        ]
+    else:
+        assert found == []

@@ -383,6 +383,7 @@ def test_stop_records_what_is_still_waiting_for_its_quiet_time(git_repo, poll):
     assert recorder.ready.wait(10)
     (git_repo / "late.txt").write_text("written just before the stop\n")
     recorder.note(b"late.txt", "modified", False)
+    assert not recorder.is_idle()  # a path waits: not caught up
     recorder.stop()
     [version] = recorded_versions(loc, b"late.txt")
     assert version.event == "created"

@@ -408,7 +408,7 @@ def test_a_rescan_records_what_it_finds_as_created_or_modified_and_counts_it(git
         (git_repo / "README.md").write_text("edited while no event came\n")
         (git_repo / "new.txt").write_text("new\n")
         recorder.rescan("test")
-        poll(lambda: (stats.last_rescan or {}).get("reason") == "test")
+        poll(lambda: (stats.last_rescan or {}).get("reason") == "test", timeout=30)
         assert (stats.versions, stats.rescans) == (3, 2)
         assert stats.last_rescan["recorded"] == 2
         assert stats.last_version is not None and stats.last_version <= time.time()
@@ -417,7 +417,7 @@ def test_a_rescan_records_what_it_finds_as_created_or_modified_and_counts_it(git
             for rel in ("README.md", "new.txt")
         }
         assert events == {"README.md": ["modified", "baseline"], "new.txt": ["created"]}
-        poll(recorder.is_idle, what="the recorder to be idle")
+        poll(recorder.is_idle, what="the recorder to be idle", timeout=30)
         assert stats.pending == 0 and recorder.is_alive()
     finally:
         recorder.stop()
@@ -470,10 +470,10 @@ def test_a_rewrite_with_the_same_bytes_adds_no_version(git_repo, poll):
         (git_repo / "same.txt").write_text("same\n")
         os.utime(git_repo / "same.txt", ns=(10**9, 10**9))
         recorder.rescan("test")
-        poll(lambda: (recorder.stats.last_rescan or {}).get("reason") == "test")
+        poll(lambda: (recorder.stats.last_rescan or {}).get("reason") == "test", timeout=30)
         assert recorder.stats.last_rescan["reread"] >= 1
         assert [v.event for v in recorded_versions(loc, b"same.txt")] == ["baseline"]
-        poll(lambda: recorder.stats.last_prune is not None, what="the first prune")
+        poll(lambda: recorder.stats.last_prune is not None, what="the first prune", timeout=30)
         assert recorder.stats.last_prune["versions"] == 0
     finally:
         recorder.stop()
@@ -506,16 +506,18 @@ def test_blobs_are_anchored_while_the_recorder_runs_and_it_shows_signs_of_life(
         (git_repo / "a.txt").write_text("a\n")
         handle.wait_for("a.txt", b"a\n")
         # the first quiet moment prunes, which anchors first: one commit
-        poll(lambda: handle.recorder.stats.last_prune is not None, what="the first prune")
+        poll(
+            lambda: handle.recorder.stats.last_prune is not None, what="the first prune", timeout=30
+        )
         time.sleep(0.3)
         (git_repo / "b.txt").write_text("b\n")
         handle.wait_for("b.txt", b"b\n")
-        poll(lambda: handle.recorder.stats.commits >= 2, what="an anchor while running")
+        poll(lambda: handle.recorder.stats.commits >= 2, what="an anchor while running", timeout=30)
         repo = gitmod.open_repo(handle.loc)
         [b_version] = handle.versions("b.txt")
         listing = gitmod.run_text(["ls-tree", recorder_ref(handle.loc, time.time())], git_repo)
         assert b_version.oid in listing
-        poll(lambda: session()[1] > session()[0], what="a sign of life")
+        poll(lambda: session()[1] > session()[0], what="a sign of life", timeout=30)
         assert session()[2] is None  # still running
         assert gitmod.has_object(repo, b_version.oid)
     finally:
@@ -540,7 +542,7 @@ def test_a_recorder_that_cannot_open_its_index_stops_and_says_why(git_repo, poll
     loc.state_dir.write_text("a file where the state folder goes\n")
     recorder = Recorder(loc)
     recorder.start()
-    poll(lambda: not recorder.is_alive(), what="the recorder to stop")
+    poll(lambda: not recorder.is_alive(), what="the recorder to stop", timeout=30)
     assert (recorder.stats.warning or "").startswith("recorder stopped: ")
     assert not recorder.ready.is_set()
 

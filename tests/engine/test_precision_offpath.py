@@ -355,6 +355,8 @@ def test_a_reset_to_a_revision_named_at_run_time_may_leave_the_branch_commits_be
         ("git update-ref refs/heads/ahead main", True),
         ("git update-ref refs/heads/feature ahead", False),
         ('git update-ref "$R" main', True),
+        ('git branch -D "$B"', True),  # any branch: ahead's commit among them
+        ("git update-ref refs/heads/ahead no-such-rev", False),  # git refuses to move it
     ],
 )
 def test_a_ref_moved_by_force_loses_only_the_commits_its_new_place_does_not_hold(

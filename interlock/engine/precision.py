@@ -74,12 +74,15 @@ def _overlaps(unsaved: str, target: str) -> bool:
 
 
 def _glob_hits(unsaved: str, pattern: str) -> bool:
-    """Whether a glob target (repo-relative) matches the path or one of its ancestors."""
+    """Whether a glob target (repo-relative) matches the path or one of its ancestors, or may
+    match a path inside a collapsed untracked/ignored directory entry (`dir/`): git lists
+    none of its files, so any pattern whose literal start agrees with the entry may reach one
+    (`d*/c` and `*/c` reach `dir/c`)."""
     parts = unsaved.rstrip("/").split("/")
     if any(fnmatch.fnmatchcase("/".join(parts[:i]), pattern) for i in range(1, len(parts) + 1)):
         return True
     prefix = pattern.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
-    return unsaved.endswith("/") and prefix.startswith(unsaved)
+    return unsaved.endswith("/") and (prefix.startswith(unsaved) or unsaved.startswith(prefix))
 
 
 def describe(paths: list[str], limit: int = 3) -> str:

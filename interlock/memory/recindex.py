@@ -88,10 +88,6 @@ class Stat:
         return same and self.checked_ns - max(self.mtime_ns, self.ctime_ns) > RACY_NS
 
 
-def db_path(loc: RepoLocation) -> os.PathLike[str]:
-    return repo_state_dir(loc) / constants.RECORDER_FILE
-
-
 def open_db(loc: RepoLocation) -> tuple[sqlite3.Connection, str | None]:
     """Open (creating) the index; a corrupt file is moved aside, never deleted."""
     return sqlitedb.open_db(
@@ -106,12 +102,6 @@ def exists(loc: RepoLocation) -> bool:
 def hour_of(when: float) -> int:
     """The hour stamp of a recorder ref, as stored in `versions.anchored`."""
     return int(time.strftime("%Y%m%d%H", time.gmtime(when)))
-
-
-def hour_name(hour: int) -> str:
-    """20250131T14 for 2025013114: the last part of the recorder ref's name."""
-    text = str(hour)
-    return f"{text[:8]}T{text[8:]}"
 
 
 # --- reads ---
@@ -133,27 +123,6 @@ def seen_stats(conn: sqlite3.Connection) -> dict[bytes, Stat]:
 def unanchored_oids(conn: sqlite3.Connection) -> set[str]:
     rows = conn.execute("SELECT DISTINCT oid FROM versions WHERE anchored = 0 AND oid IS NOT NULL")
     return {r[0] for r in rows}
-
-
-def newest_under(
-    conn: sqlite3.Connection, prefix: bytes, since: float | None
-) -> list[tuple[bytes, float, str, str | None, int | None, int | None]]:
-    """(path, time, event, oid, mode, size) of the newest version of every path under prefix
-    (b"" for all), limited to paths recorded at or after `since`."""
-    query = (
-        "SELECT path, time, event, oid, mode, size FROM versions WHERE id IN "
-        "(SELECT MAX(id) FROM versions GROUP BY path)"
-    )
-    rows = conn.execute(query).fetchall()
-    out = []
-    for row in rows:
-        path = bytes(row[0])
-        if prefix and not (path == prefix or path.startswith(prefix + b"/")):
-            continue
-        if since is not None and row[1] < since:
-            continue
-        out.append((path, float(row[1]), str(row[2]), row[3], row[4], row[5]))
-    return out
 
 
 def versions_of(
@@ -273,7 +242,9 @@ def begin_session(conn: sqlite3.Connection, now: float) -> int:
     cur = conn.execute(
         "INSERT INTO sessions(pid, started, alive) VALUES (?, ?, ?)", (os.getpid(), now, now)
     )
-    return int(cur.lastrowid or 0)
+    session = cur.lastrowid
+    assert session is not None  # an INSERT sets it
+    return session
 
 
 def touch_session(conn: sqlite3.Connection, session: int, now: float, ended: bool = False) -> None:

@@ -389,3 +389,10 @@ def test_a_one_file_command_on_a_directory_or_a_new_file_loses_nothing(git_repo)
     assert judge(git_repo, finding("files", "src", single=True)).lost == ()
     assert judge(git_repo, finding("files", "new/created.txt", single=True)).lost == ()
     assert judge(git_repo, finding("files", "new/notes.txt", single=True)).lost == ("new/",)
+
+
+def test_emptying_a_run_time_name_outside_any_worktree_is_lost_work(git_repo):
+    """`: > "$F"` outside every worktree: whatever $F names there is gone, file or not (not
+    judged as one named file that does not exist)."""
+    emptied = finding("files", f"{OUTSIDE}/$F", single=True, unknown=True)
+    assert judge(git_repo, emptied).lost == (f"{OUTSIDE}/$F (outside any worktree)",)

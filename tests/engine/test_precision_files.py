@@ -217,3 +217,18 @@ def test_a_temp_file_hard_linked_to_work_is_not_free(tree, tmp_path):
     assert lost(f": > {tmp_path}/h", tmp_path) == {real(tmp_path / "h")}
     (tmp_path / "plain").write_text("x")
     assert lost(f": > {tmp_path}/plain", tmp_path) == set()
+
+
+@pytest.mark.parametrize("command", [': > "$F"', ": > `cat name`", ': > "${DIR}/out"'])
+def test_emptying_a_file_named_only_at_run_time_may_empty_any_unsaved_file(tree, command):
+    """`: > "$F"` empties whatever $F names: every unsaved file of the tree, as for `rm "$F"`
+    (judged as if the name were known, "$F" names no file, and the line was allowed)."""
+    every = lost('rm -f "$F"', tree)
+    assert real(tree / "src" / "app.py") in every
+    assert lost(command, tree) == every
+
+
+def test_a_quoted_glob_empties_the_file_of_that_very_name_not_what_it_would_match(tree):
+    """`: > 'n*.md'` creates or empties the file literally named `n*.md`; notes.md is safe."""
+    assert lost(": > 'n*.md'", tree) == set()
+    assert lost(": > n*.md", tree) == {real(tree / "notes.md")}

@@ -284,6 +284,95 @@ def test_a_glob_into_a_wholly_untracked_directory_loses_that_directory(tree, com
     assert lost(command, tree) == {"notes"}
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git clean -fd 'n*/todo.md'",
+        "git clean -fd 'no?es/todo.md'",
+        "git clean -fd '*/todo.md'",
+        "git clean -fd 'n[o]tes/todo.md'",
+        "git clean -fd 'notes/t*'",
+    ],
+)
+def test_a_glob_whose_wildcard_comes_before_the_untracked_directory_ends_reaches_into_it(
+    tree, command
+):
+    """`git clean -fd 'n*/todo.md'` deletes notes/todo.md (git's `*` crosses `/`), though no
+    ancestor of the collapsed entry `notes/` matches the whole pattern: the literal start `n`
+    agrees with `notes/`, so the entry is lost. It was allowed (issue 14's mutants of the
+    literal start)."""
+    assert (
+        subprocess.run(
+            ["git", "clean", "-n", "-d", command.split("'")[1]],
+            cwd=tree,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        == "Would remove notes/todo.md\n"
+    )
+    assert lost(command, tree) == {"notes"}
+
+
+def test_a_glob_whose_literal_start_differs_from_the_untracked_directory_misses_it(tree):
+    assert lost("git clean -fd 'nx*/todo.md'", tree) == set()
+    assert lost("git clean -fd 'notesx*'", tree) == set()
+
+
 def test_a_glob_into_another_directory_does_not_reach_the_untracked_one(tree):
     assert lost("rm -rf src/*.md", tree) == set()
     assert lost("rm -f nothere/x?.py", tree) == set()
+
+
+def test_a_search_from_outside_every_worktree_chosen_at_run_time_loses_what_lies_there(tree):
+    """`find / -name "$X" -delete`: the selection is unknown, so whatever lies under the start
+    is at stake: the whole worktree under it, and the files outside any worktree."""
+    [found] = discards('find / -name "$X" -delete', tree)
+    assert found.lost == ("/", str(tree.resolve()))
+    assert f"{tree.resolve()} (the whole worktree, .git included)" in found.reason
+    assert "/ (outside any worktree)" in found.reason
+    [outside] = discards('find /nonexistent-interlock-dir -name "$X" -delete', tree)
+    assert outside.lost == ("/nonexistent-interlock-dir",)
+
+
+def test_a_reset_to_a_revision_named_at_run_time_may_leave_the_branch_commits_behind(git_repo):
+    """`git reset --hard "$REV"` moves the branch anywhere: the commits only it holds are at
+    stake, though "$REV" itself names nothing git can resolve now."""
+    git(git_repo, "checkout", "-qb", "feature")
+    (git_repo / "src" / "app.py").write_text("feature\n")
+    git(git_repo, "commit", "-qam", "feature work")
+    [found] = discards('git reset --hard "$REV"', git_repo)
+    assert found.reason.endswith("unsaved here: 1 commit no other ref holds")
+    assert discards("git reset --hard feature", git_repo) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "loses"),
+    [
+        ("git branch -f ahead main", True),
+        ("git branch -f feature ahead", False),  # forward: ahead holds feature's commit
+        ('git branch -f "$B" main', True),  # any branch, feature among them
+        ("git update-ref refs/heads/ahead main", True),
+        ("git update-ref refs/heads/feature ahead", False),
+        ('git update-ref "$R" main', True),
+        ('git branch -D "$B"', True),  # any branch: ahead's commit among them
+        ("git update-ref refs/heads/ahead no-such-rev", False),  # git refuses to move it
+    ],
+)
+def test_a_ref_moved_by_force_loses_only_the_commits_its_new_place_does_not_hold(
+    git_repo, command, loses
+):
+    git(git_repo, "checkout", "-qb", "feature")
+    (git_repo / "src" / "app.py").write_text("feature\n")
+    git(git_repo, "commit", "-qam", "feature work")
+    git(git_repo, "checkout", "-qb", "ahead")
+    (git_repo / "src" / "app.py").write_text("ahead\n")
+    git(git_repo, "commit", "-qam", "more work")
+    git(git_repo, "checkout", "-q", "main")
+    found = discards(command, git_repo)
+    if loses:
+        assert [f.reason.split("unsaved here: ")[1] for f in found] == [
+            "1 commit no other ref holds"
+        ]
+    else:
+        assert found == []

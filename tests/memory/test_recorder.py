@@ -90,6 +90,12 @@ def test_a_deletion_is_recorded_and_the_content_stays_findable(running, git_repo
     running.wait_for("src/app.py", None)
     kept = [v for v in running.versions("src/app.py") if v.oid]
     assert running.blob(kept[0].oid) == b"precious\n"
+    conn, _ = open_db(running.loc)
+    try:  # a gone file has no stat to compare: the next rescan is not fooled by an old one
+        seen = {bytes(r[0]) for r in conn.execute("SELECT path FROM seen")}
+    finally:
+        conn.close()
+    assert b"src/app.py" not in seen
 
 
 def test_files_inside_a_removed_directory_are_recorded_as_deleted(running, git_repo, shell):
@@ -340,3 +346,220 @@ def test_prune_keeps_history_within_the_size_budget_newest_first(git_repo, poll)
     done = _prune(handle.loc, Policy(keep_days=365, max_bytes=len(b"three\ntwo\n")))
     assert done.versions == 1
     assert [handle.blob(v.oid) for v in handle.versions("notes.txt")] == [b"three\n", b"two\n"]
+
+
+def test_the_baseline_records_dirty_files_of_every_status_and_name(git_repo, git, shell, poll):
+    """What `git status` lists before the start, read from its porcelain: a merge conflict, a
+    staged rename edited since (one entry unless renames are off), names with spaces."""
+    shell(
+        git_repo,
+        "printf 'base\\n' > 'both edit.txt'; printf 'x\\n' > 'old name.txt';"
+        " printf 'y\\n' > 'mod me.txt'; git add -A; git commit -qm base;"
+        " git checkout -qb other; printf 'theirs\\n' > 'both edit.txt'; git commit -qam theirs;"
+        " git checkout -q main; printf 'ours\\n' > 'both edit.txt'; git commit -qam ours;"
+        " git merge -q other >/dev/null 2>&1 || true;"
+        " git mv 'old name.txt' 'new name.txt'; printf 'moved\\n' >> 'new name.txt';"
+        " printf 'edited\\n' >> 'mod me.txt'; printf 'new\\n' > 'new file.txt'",
+    )
+    status = git(git_repo, "status", "--porcelain=v2").stdout
+    assert "\nu UU " in "\n" + status and "\n2 R" in "\n" + status  # as the porcelain shows them
+    handle = Running(git_repo, poll)
+    handle.recorder.start()
+    try:
+        assert handle.recorder.ready.wait(10)
+        for rel in ("both edit.txt", "new name.txt", "mod me.txt", "new file.txt"):
+            handle.wait_for(rel, (git_repo / rel).read_bytes())
+            assert handle.versions(rel)[0].event == "baseline"
+        assert handle.recorder.stats.last_rescan["recorded"] == 4
+    finally:
+        handle.recorder.stop()
+
+
+def test_stop_records_what_is_still_waiting_for_its_quiet_time(git_repo, poll):
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc, debounce=30.0)
+    recorder.start()
+    assert recorder.ready.wait(10)
+    (git_repo / "late.txt").write_text("written just before the stop\n")
+    recorder.note(b"late.txt", "modified", False)
+    assert not recorder.is_idle()  # a path waits: not caught up
+    recorder.stop()
+    [version] = recorded_versions(loc, b"late.txt")
+    assert version.event == "created"
+    repo = gitmod.open_repo(loc)
+    assert gitmod.read_blob(repo, version.oid) == b"written just before the stop\n"
+    assert recorder.stats.versions == 1 and recorder.stats.commits == 1
+
+
+def test_a_rescan_records_what_it_finds_as_created_or_modified_and_counts_it(git_repo, poll):
+    (git_repo / "README.md").write_text("dirty before the start\n")
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc)  # no watcher: only rescans see changes
+    recorder.start()
+    try:
+        assert recorder.ready.wait(10)
+        stats = recorder.stats
+        assert (stats.versions, stats.rescans, stats.commits) == (1, 1, 0)
+        assert stats.last_rescan["reason"] == "the daemon started"
+        assert stats.last_rescan["recorded"] == 1 and stats.last_rescan["reread"] >= 1
+        time.sleep(0.01)
+        (git_repo / "README.md").write_text("edited while no event came\n")
+        (git_repo / "new.txt").write_text("new\n")
+        recorder.rescan("test")
+        poll(lambda: (stats.last_rescan or {}).get("reason") == "test", timeout=30)
+        assert (stats.versions, stats.rescans) == (3, 2)
+        assert stats.last_rescan["recorded"] == 2
+        assert stats.last_version is not None and stats.last_version <= time.time()
+        events = {
+            rel: [v.event for v in recorded_versions(loc, rel.encode())]
+            for rel in ("README.md", "new.txt")
+        }
+        assert events == {"README.md": ["modified", "baseline"], "new.txt": ["created"]}
+        poll(recorder.is_idle, what="the recorder to be idle", timeout=30)
+        assert stats.pending == 0 and recorder.is_alive()
+    finally:
+        recorder.stop()
+    assert not recorder.is_alive()
+    assert stats.commits == 1 and stats.last_commit is not None and stats.warning is None
+    conn, _ = open_db(loc)
+    try:
+        [(started, alive, ended)] = conn.execute("SELECT started, alive, ended FROM sessions")
+    finally:
+        conn.close()
+    assert started <= alive == ended
+
+
+def test_an_index_from_before_the_seen_table_has_every_recorded_path_read_again(
+    git_repo, poll, shell
+):
+    """Schema 1 kept no stat per path: the first start after the upgrade cannot tell what moved,
+    so it reads again every path it ever recorded, even one `git status` no longer lists."""
+    handle = Running(git_repo, poll).start()
+    shell(git_repo, "echo mine >> README.md; echo gone > gone.txt")
+    handle.wait_for("README.md", b"# demo\nmine\n")
+    handle.wait_for("gone.txt", b"gone\n")
+    handle.stop()
+    conn, _ = open_db(handle.loc)
+    conn.execute("DELETE FROM seen")  # what schema 1 had: no stats
+    conn.close()
+    shell(git_repo, "git checkout -q -- README.md; rm gone.txt")
+    again = Running(git_repo, poll).start()
+    try:
+        again.wait_for("README.md", b"# demo\n")
+        again.wait_for("gone.txt", None)
+        conn, _ = open_db(handle.loc)
+        try:
+            seen = {bytes(r[0]) for r in conn.execute("SELECT path FROM seen")}
+        finally:
+            conn.close()
+        assert b"README.md" in seen and b"gone.txt" not in seen  # a gone file has no stat
+    finally:
+        again.stop()
+
+
+def test_a_rewrite_with_the_same_bytes_adds_no_version(git_repo, poll):
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc)
+    (git_repo / "same.txt").write_text("same\n")
+    recorder.start()
+    try:
+        assert recorder.ready.wait(10)
+        (git_repo / "same.txt").write_text("same\n")
+        os.utime(git_repo / "same.txt", ns=(10**9, 10**9))
+        recorder.rescan("test")
+        poll(lambda: (recorder.stats.last_rescan or {}).get("reason") == "test", timeout=30)
+        assert recorder.stats.last_rescan["reread"] >= 1
+        assert [v.event for v in recorded_versions(loc, b"same.txt")] == ["baseline"]
+        poll(lambda: recorder.stats.last_prune is not None, what="the first prune", timeout=30)
+        assert recorder.stats.last_prune["versions"] == 0
+    finally:
+        recorder.stop()
+
+
+def test_a_recorder_that_has_not_started_reports_nothing_yet(git_repo):
+    stats = Recorder(discover(git_repo)).stats
+    assert (stats.versions, stats.commits, stats.pending, stats.rescans) == (0, 0, 0, 0)
+    assert stats.max_file_size == 0 and stats.too_large == set() and stats.warning is None
+
+
+def test_blobs_are_anchored_while_the_recorder_runs_and_it_shows_signs_of_life(
+    git_repo, poll, monkeypatch
+):
+    import interlock.memory.recorder as recorder_module
+
+    monkeypatch.setattr(constants, "RECORDER_COMMIT_EVERY", 0.2)
+    monkeypatch.setattr(recorder_module, "_HEARTBEAT", 0.2)
+    handle = Running(git_repo, poll).start()
+
+    def session() -> tuple[float, float, float | None]:
+        conn, _ = open_db(handle.loc)
+        try:
+            [row] = conn.execute("SELECT started, alive, ended FROM sessions")
+        finally:
+            conn.close()
+        return row
+
+    try:
+        (git_repo / "a.txt").write_text("a\n")
+        handle.wait_for("a.txt", b"a\n")
+        # the first quiet moment prunes, which anchors first: one commit
+        poll(
+            lambda: handle.recorder.stats.last_prune is not None, what="the first prune", timeout=30
+        )
+        time.sleep(0.3)
+        (git_repo / "b.txt").write_text("b\n")
+        handle.wait_for("b.txt", b"b\n")
+        poll(lambda: handle.recorder.stats.commits >= 2, what="an anchor while running", timeout=30)
+        repo = gitmod.open_repo(handle.loc)
+        [b_version] = handle.versions("b.txt")
+        listing = gitmod.run_text(["ls-tree", recorder_ref(handle.loc, time.time())], git_repo)
+        assert b_version.oid in listing
+        poll(lambda: session()[1] > session()[0], what="a sign of life", timeout=30)
+        assert session()[2] is None  # still running
+        assert gitmod.has_object(repo, b_version.oid)
+    finally:
+        handle.stop()
+
+
+def test_a_corrupt_index_is_set_aside_and_the_recorder_says_so(git_repo, poll):
+    loc = discover(git_repo)
+    loc.state_dir.mkdir()
+    (loc.state_dir / constants.RECORDER_FILE).write_bytes(b"this is not sqlite" * 100)
+    handle = Running(git_repo, poll).start()
+    try:
+        assert "kept as" in (handle.recorder.stats.warning or "")
+        (git_repo / "a.txt").write_text("a\n")
+        handle.wait_for("a.txt", b"a\n")
+    finally:
+        handle.stop()
+
+
+def test_a_recorder_that_cannot_open_its_index_stops_and_says_why(git_repo, poll):
+    loc = discover(git_repo)
+    loc.state_dir.write_text("a file where the state folder goes\n")
+    recorder = Recorder(loc)
+    recorder.start()
+    poll(lambda: not recorder.is_alive(), what="the recorder to stop", timeout=30)
+    assert (recorder.stats.warning or "").startswith("recorder stopped: ")
+    assert not recorder.ready.is_set()
+
+
+def test_a_baseline_larger_than_one_pack_batch_gets_one_version_per_file(git_repo, poll):
+    """Three 7 MiB files dirty at the start: read in one rescan, written out in two packs (a
+    batch is written once it holds 16 MiB), each file indexed once."""
+    data = [os.urandom(7 << 20) for _ in range(3)]
+    for i, content in enumerate(data):
+        (git_repo / f"big{i}.bin").write_bytes(content)
+    handle = Running(git_repo, poll)
+    handle.recorder.start()
+    try:
+        assert handle.recorder.ready.wait(30)
+        for i, content in enumerate(data):
+            [version] = handle.versions(f"big{i}.bin")
+            assert handle.blob(version.oid) == content
+        assert handle.recorder.stats.versions == 3
+    finally:
+        handle.recorder.stop()

@@ -13,6 +13,7 @@ None means the words are a plain command. The walker (walk.py) loops until that.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from interlock.engine.carriers import CARRIERS
@@ -35,6 +36,7 @@ from interlock.engine.unwrap import (
     could_be_option,
     exec_after,
     exec_at,
+    is_one_word,
     join_script,
     lit,
     parse_options,
@@ -44,6 +46,7 @@ from interlock.engine.unwrap import (
 from interlock.shell.model import Word
 
 _NO_OPTIONS = Options(())
+_NO_VALUES = OptSpec("")
 
 # -- privilege and environment ---------------------------------------------------------------
 
@@ -202,25 +205,35 @@ _TIMEOUT = OptSpec(
 )
 
 
+# What can be the operand: a duration (`5`, `2.5m`, `.5`, `1e3`, `0x10`, `inf`), a
+# priority, a CPU mask or list (`0x3`, `0-3,5`).
+_DURATION = re.compile(r"^\+?(\d|\.\d|inf|nan|0x)", re.IGNORECASE)
+_PRIORITY = re.compile(r"^[+-]?\d+$")
+_CPUS = re.compile(r"^[0-9a-fA-FxX,:-]+$")
+
+
 def _timeout(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     parsed = parse_options(words, 1, _TIMEOUT)
-    return None if parsed is None else exec_after("timeout", words, parsed[1])
+    if parsed is None:
+        return None
+    return exec_after("timeout", words, parsed[1], _TIMEOUT, _DURATION.match)
+
+
+_CHRT = OptSpec("TPD", {"sched-runtime", "sched-period", "sched-deadline"})
 
 
 def _chrt(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    parsed = parse_options(
-        words, 1, OptSpec("TPD", {"sched-runtime", "sched-period", "sched-deadline"})
-    )
+    parsed = parse_options(words, 1, _CHRT)
     if parsed is None or parsed[0].has("-p", "--pid", "-m", "--max"):
         return None
-    return exec_after("chrt", words, parsed[1])
+    return exec_after("chrt", words, parsed[1], _CHRT, _PRIORITY.match)
 
 
 def _taskset(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    parsed = parse_options(words, 1, OptSpec(""))
+    parsed = parse_options(words, 1, _NO_VALUES)
     if parsed is None or parsed[0].has("-p", "--pid"):
         return None
-    return exec_after("taskset", words, parsed[1])
+    return exec_after("taskset", words, parsed[1], _NO_VALUES, _CPUS.match)
 
 
 # util-linux: `flock [opts] FILE CMD...`, `flock [opts] FILE -c STRING`, `flock [opts] FD`;
@@ -251,11 +264,11 @@ def _flock(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     i = parsed[1]  # the lock file (a descriptor when nothing follows)
     if (
         i + 2 < len(words)
-        and not could_be_option(words[i])
+        and (not could_be_option(words[i]) or is_one_word(words[i]))
         and lit(words[i + 1]) in ("-c", "--command")
     ):
         return script_from(words[i + 2], "flock -c")
-    return exec_after("flock", words, i)
+    return exec_after("flock", words, i, _FLOCK)
 
 
 # procps-ng watch: `-d[permanent]` takes only an attached value; options end at the command.

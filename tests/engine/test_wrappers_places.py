@@ -1,0 +1,131 @@
+"""interlock.engine.wrappers and runners: where a wrapped command starts when a wrapper's
+operand is only known at run time, and where it runs when the wrapper moves it (a login
+shell's home, a service's or a namespace's working directory, a new root).
+
+End to end through `evaluate` in a real repository whose src/ holds uncommitted work and
+whose build/ is ignored (removing build/ discards nothing); the walk pins the details."""
+
+from __future__ import annotations
+
+import pytest
+
+from interlock.engine.check import evaluate
+from interlock.engine.walk import ALT_MASKS, trace
+from interlock.shell.parse import parse
+
+
+@pytest.fixture
+def repo(repo_with_work):
+    return repo_with_work
+
+
+def judge(repo, command: str) -> tuple[str, set[str]]:
+    """The blocking verdict of command run at the top of repo, and its finding kinds."""
+    result = evaluate(command, str(repo), mode="blocking").result
+    return result.verdict, {f.kind for f in result.findings}
+
+
+def commands(text: str) -> list[tuple[list[str | None], str | None]]:
+    """Each command the line runs: its words and the directory it runs in."""
+    return [(inv.literals(), inv.cwd) for inv in trace(parse(text)).invocations if inv.argv]
+
+
+# -- a run-time operand in a wrapper's fixed place -----------------------------------------
+
+# `"$T"` is one word: the duration or the lock file, and then the command follows it; or an
+# option, and then the operand follows it (and the command after that). Each reading the words
+# allow is judged; in a line where only one can run a command, that command is the one judged.
+OPERAND_READINGS = [
+    ('timeout "$T" pytest', [(["pytest"], "")]),
+    ('flock "$LOCK" pytest', [(["pytest"], "")]),
+    ('chrt "$P" make', [(["make"], "")]),
+    ('taskset "$M" make', [(["make"], "")]),
+    # "$T" a flag: 5 is the duration; an option with a value: KILL is it, 5 the duration
+    ('timeout "$T" 5 git gc', [(["5", "git", "gc"], ""), (["git", "gc"], "")]),
+    ('timeout "$T" KILL 5 git gc', [(["KILL", "5", "git", "gc"], ""), (["git", "gc"], "")]),
+    (
+        'timeout "$T" -s KILL 5 git gc',
+        [(["-s", "KILL", "5", "git", "gc"], ""), (["git", "gc"], "")],
+    ),
+    # (as `-w`, "$L" would take /tmp/l as its value, and git would be the lock file)
+    (
+        'flock "$L" /tmp/l git gc',
+        [(["/tmp/l", "git", "gc"], ""), (["git", "gc"], ""), (["gc"], "")],
+    ),
+    ('chrt "$P" 5 git gc', [(["5", "git", "gc"], ""), (["git", "gc"], "")]),
+    ('taskset "$M" 0-3 git gc', [(["0-3", "git", "gc"], ""), (["git", "gc"], "")]),
+    # a word that cannot be the operand (no duration, no priority) starts no other reading
+    ('timeout "$T" echo git gc', [(["echo", "git", "gc"], "")]),
+    ('chrt "$P" x git gc', [(["x", "git", "gc"], "")]),
+    ('taskset "$M" yes git gc', [(["yes", "git", "gc"], "")]),
+    # the word after the operand is a program's option, not a program
+    ('flock "$L" pytest -x', [(["pytest", "-x"], "")]),
+    # flock FILE -c CODE, the file only known at run time
+    ('flock "$L" -c "git gc"', [(["git", "gc"], "")]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), OPERAND_READINGS)
+def test_each_command_a_quoted_run_time_operand_allows_is_walked(text, expected):
+    assert commands(text) == expected
+
+
+def test_the_other_readings_do_not_decide_the_wrappers_exit_status():
+    steps = trace(parse('timeout "$T" 5 git gc')).steps
+    (step,) = steps.values()
+    assert step.invocation is not None and step.invocation.literals() == ["5", "git", "gc"]
+    assert [c.invocation.literals() for c in step.children if c.invocation] == [["git", "gc"]]
+    assert [c.masks for c in step.children] == [ALT_MASKS]
+
+
+def test_the_other_readings_keep_the_wrappers_place_and_environment():
+    first, other = trace(parse('cd sub && A=1 timeout "$T" 5 git gc')).invocations[1:]
+    assert first.literals() == ["5", "git", "gc"]
+    assert other.literals() == ["git", "gc"]
+    assert (other.cwd, other.via) == ("sub", ("timeout",))
+    assert [a.literal() for a in other.assignments] == ["A=1"]
+
+
+REFUSED = [
+    'timeout "$T" 5 rm -rf src',
+    'timeout "$T" KILL 5 rm -rf src',
+    'timeout "$T" -k 9 5 rm -rf src',
+    'timeout "$T" 2.5m rm -rf src',
+    'flock "$L" /tmp/l rm -rf src',
+    'flock "$L" -w 3 /tmp/l rm -rf src',
+    'flock "$L" -c "rm -rf src"',
+    'chrt "$P" 5 rm -rf src',
+    'taskset "$M" 0x3 rm -rf src',
+    'timeout "$T" 5 sudo rm -rf src',
+]
+
+
+@pytest.mark.parametrize("command", REFUSED)
+def test_a_discard_in_any_reading_of_a_run_time_operand_is_refused(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert "discard" in kinds
+
+
+ALLOWED = [
+    'timeout "$T" pytest',
+    'flock "$LOCK" pytest',
+    'timeout "$T" 5 rm -rf build',
+    'chrt "$P" rm -rf build',
+    'taskset "$M" rm -rf build',
+    'flock "$L" rm -rf build',
+    'timeout "$T" echo rm -rf src',
+]
+
+
+@pytest.mark.parametrize("command", ALLOWED)
+def test_a_run_time_operand_in_a_wrappers_fixed_place_is_no_unknown_command(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert (verdict, kinds) == ("allow", set())
+
+
+def test_a_validator_that_runs_only_in_another_reading_is_never_credited(repo):
+    result = evaluate('timeout "$T" 5 pytest', str(repo), mode="blocking").result
+    assert result.verdict == "warn"
+    assert {f.kind for f in result.findings} == {"masked-validator"}
+    assert ALT_MASKS in " ".join(f.reason for f in result.findings)

@@ -24,6 +24,7 @@ from interlock.engine.pkgrunners import PKG_RUNNERS
 from interlock.engine.runners import RUNNERS
 from interlock.engine.spawners import SPAWNERS
 from interlock.engine.unwrap import (
+    KEEP,
     RUNTIME_CODE,
     SHELLS,
     Options,
@@ -97,7 +98,37 @@ def _sudo(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     assignments, i = assignments_at(words, i)
     masks = "runs in the background (`sudo -b`)" if opts.has("-b", "--background") else None
     cwd = opts.directory("-D", "--chdir")
-    return exec_at("sudo", words, i, assignments=assignments, masks=masks, cwd=cwd)
+    login = opts.has("-i", "--login")
+    if not login and not opts.has("-s", "--shell"):
+        return exec_at("sudo", words, i, assignments=assignments, masks=masks, cwd=cwd)
+    # -s: a shell runs the command (`$SHELL -c`); -i: the target user's login shell, in that
+    # user's home directory (unknown here: its relative paths are not this tree's)
+    via = "sudo -i" if login else "sudo -s"
+    where = None if login else cwd
+    if i < len(words):
+        found = _sudo_shell_code(words[i:], via)
+    elif stdin is not None:  # no command: the shell reads its commands from stdin
+        found = Unwrap("script", via, scripts=(Script(stdin, via),))
+    else:
+        return None
+    return replace(found, assignments=assignments, masks=masks, cwd=where)
+
+
+_SUDO_PLAIN = frozenset("_-$/.,:@+%^")
+
+
+def _sudo_shell_code(words: tuple[Word, ...], via: str) -> Unwrap:
+    """The command line `sudo -s`/`-i` hands the shell: each word with every character but
+    letters, digits, `_`, `-` and `$` escaped by a backslash, so a `$` in a word expands in
+    that shell (`sudo -s rm '$D'` removes what $D names there). (Characters no shell reads
+    specially are left unescaped here, so messages quote the command as it was written.)"""
+    values = [w.literal() for w in words]
+    if any(v is None for v in values):  # expanded here, then its `$`s expand again there
+        return join_script(words, via)
+    text = " ".join(
+        "".join(c if c.isalnum() or c in _SUDO_PLAIN else "\\" + c for c in v or "") for v in values
+    )
+    return Unwrap("script", via, scripts=(Script(text, via),))
 
 
 def _doas(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
@@ -357,22 +388,55 @@ _SU_CODE = ("-c", "--command", "--session-command")
 
 
 def _su(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
+    """su/runuser [options] [-] [USER [ARGS]]: the code of `-c` (the last one), else the
+    commands the shell reads from stdin; `runuser -u USER [--] CMD ARGS` runs CMD directly.
+    A login shell (`-`, `-l`) runs in the user's home directory, unknown here."""
     name = command_name(words[0]) or "su"
-    opts, i, hidden = _NO_OPTIONS, 1, False
+    found = _su_operands(words)
+    if found is None:
+        return None
+    opts, operands, hidden = found
+    login = opts.has("-l", "--login") or any(lit(w) == "-" for w in operands)
+    cwd = None if login else KEEP
+    via = f"{name} -c"
+    if hidden:
+        unknown = Script(RUNTIME_CODE, via, degraded=True)
+        return Unwrap("script", via, scripts=(unknown,), cwd=cwd)
+    code = opts.word(*_SU_CODE)
+    if code is not None:
+        return replace(script_from(code, via), cwd=cwd)
+    if name == "runuser" and opts.has("-u", "--user"):
+        return exec_at(name, tuple(operands), 0, cwd=cwd)
+    if stdin is not None and len([w for w in operands if lit(w) != "-"]) <= 1:
+        shell = f"{name} <<"  # the user's shell reads its commands from stdin
+        return Unwrap("script", shell, scripts=(Script(stdin, shell),), cwd=cwd)
+    return None
+
+
+def _su_operands(words: tuple[Word, ...]) -> tuple[Options, list[Word], bool] | None:
+    """su's options (getopt permutes them: they may follow the user), its operands in order
+    (everything after `--`), and whether an operand known only at run time may be an option
+    after the last `-c` (`su -c X "$U"`: "$U" may be `-cCODE`)."""
+    operands: list[Word] = []
+    opts, hidden, i = _NO_OPTIONS, False, 1
     while i < len(words):
         parsed = parse_options(words, i, _SU)
         if parsed is None:
             return None
-        opts, i = opts.merged(parsed[0]), parsed[1]
-        hidden = hidden and not parsed[0].has(*_SU_CODE)  # the last `-c` wins
-        # the user, or `-` (a login shell); `su -c X "$U"`: "$U" may be `-cCODE`
-        hidden = hidden or (i < len(words) and could_be_option(words[i]))
-        i += 1
-    if hidden:
-        unknown = Script(RUNTIME_CODE, f"{name} -c", degraded=True)
-        return Unwrap("script", f"{name} -c", scripts=(unknown,))
-    code = opts.word(*_SU_CODE)
-    return None if code is None else script_from(code, f"{name} -c")
+        got, j = parsed
+        opts = opts.merged(got)
+        hidden = hidden and not got.has(*_SU_CODE)  # the last `-c` wins
+        ended = (
+            j > i and lit(words[j - 1]) == "--" and not any(w is words[j - 1] for _, w in got.words)
+        )
+        if ended:
+            operands += words[j:]
+            break
+        if j < len(words):
+            operands.append(words[j])
+            hidden = hidden or could_be_option(words[j])
+        i = j + 1
+    return opts, operands, hidden
 
 
 WRAPPERS = {

@@ -129,3 +129,103 @@ def test_a_validator_that_runs_only_in_another_reading_is_never_credited(repo):
     assert result.verdict == "warn"
     assert {f.kind for f in result.findings} == {"masked-validator"}
     assert ALT_MASKS in " ".join(f.reason for f in result.findings)
+
+
+# -- shells of another user: sudo -s/-i, su, runuser ----------------------------------------
+
+# `sudo -i`, `su -`/`-l`, `runuser -l` start the user's login shell in that user's home
+# directory: a relative path there is not this tree's, and nobody here can name that directory
+# (unknown, as after `cd "$D"`); an absolute path is still judged. `sudo -s` and `su -c` without
+# a login shell run where they are started.
+USER_SHELLS = [
+    ("sudo -i rm -rf build", [(["rm", "-rf", "build"], None)]),
+    ("sudo --login rm -rf build", [(["rm", "-rf", "build"], None)]),
+    ("sudo -u app -i git gc", [(["git", "gc"], None)]),
+    ("sudo -s rm -rf build", [(["rm", "-rf", "build"], "")]),
+    ("sudo -D web -s git gc", [(["git", "gc"], "web")]),
+    ("sudo -D web -i git gc", [(["git", "gc"], None)]),
+    ("su -c 'git gc'", [(["git", "gc"], "")]),
+    ("su -l -c 'git gc'", [(["git", "gc"], None)]),
+    ("su --login app -c 'git gc'", [(["git", "gc"], None)]),
+    ("su - app -c 'git gc'", [(["git", "gc"], None)]),
+    ("su -c 'git gc' - app", [(["git", "gc"], None)]),
+    ("runuser -l app -c 'git gc'", [(["git", "gc"], None)]),
+    ("runuser app -c 'git gc'", [(["git", "gc"], "")]),
+    # the shell sudo -s/-i starts reads the words again, each character escaped but `$`
+    ("sudo -s echo 'a b;c' '~' '{a,b}' x=1", [(["echo", "a b;c", "~", "{a,b}", "x=1"], "")]),
+    ("sudo -s rm -rf '$D'", [(["rm", "-rf", None], "")]),
+    ('sudo -s rm -rf "$D"', [(["rm", "-rf", None], "")]),
+    ("sudo -s FOO=1 git gc", [(["git", "gc"], "")]),
+    # with no command, the shell reads its commands from stdin
+    ("sudo -s <<EOF\ngit gc\nEOF", [(["git", "gc"], "")]),
+    ("sudo -i <<EOF\ngit gc\nEOF", [(["git", "gc"], None)]),
+    ("su <<EOF\ngit gc\nEOF", [(["git", "gc"], "")]),
+    ("su - app <<EOF\ngit gc\nEOF", [(["git", "gc"], None)]),
+    ("runuser -u app bash <<EOF\ngit gc\nEOF", [(["git", "gc"], "")]),
+    # runuser -u USER runs its command directly, its options permuted (up to `--`)
+    ("runuser -u app git gc", [(["git", "gc"], "")]),
+    ("runuser -u app -- git gc -q", [(["git", "gc", "-q"], "")]),
+    ("runuser -u app -m -- git gc", [(["git", "gc"], "")]),
+    # nothing to run
+    ("sudo -i", [(["sudo", "-i"], "")]),
+    ("su - app", [(["su", "-", "app"], "")]),
+    ("runuser -u app", [(["runuser", "-u", "app"], "")]),
+    ("su app script.sh <<EOF\ngit gc\nEOF", [(["su", "app", "script.sh"], "")]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), USER_SHELLS)
+def test_what_another_users_shell_runs_and_where(text, expected):
+    assert commands(text) == expected
+
+
+def test_sudo_s_hands_its_environment_and_background_to_the_shells_commands():
+    (inv,) = trace(parse("sudo -b -s FOO=1 git gc")).invocations
+    assert [a.literal() for a in inv.assignments] == ["FOO=1"]
+    masks = [step.masks for step in trace(parse("sudo -b -s git gc")).steps.values()]
+    assert [m for m in masks if m is not None and "background" in m]
+
+
+USER_SHELL_REFUSED = [
+    # a relative path in a home directory nobody here can name: unknown targets
+    "sudo -i rm -rf build",
+    "sudo -i <<EOF\nrm -rf build\nEOF",
+    "su -l -c 'rm -rf build'",
+    "su - app -c 'rm -rf build'",
+    "runuser -l app -c 'rm -rf build'",
+    "su - app <<EOF\nrm -rf build\nEOF",
+    # where they are started
+    "sudo -s rm -rf src",
+    "sudo -s <<EOF\nrm -rf src\nEOF",
+    "su <<EOF\nrm -rf src\nEOF",
+    "runuser -u app -- rm -rf src",
+    "runuser -u app rm src/app.py",
+    # a `$` sudo -s leaves unescaped expands in the shell
+    "sudo -s rm -rf '$D'",
+]
+
+
+@pytest.mark.parametrize("command", USER_SHELL_REFUSED)
+def test_a_discard_through_another_users_shell_is_refused(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert "discard" in kinds
+
+
+def test_an_absolute_path_in_a_login_shell_is_judged_as_written(repo):
+    verdict, kinds = judge(repo, f"sudo -i rm -rf {repo}/src")
+    assert (verdict, "discard" in kinds) == ("block", True)
+
+
+USER_SHELL_ALLOWED = [
+    "sudo -s rm -rf build",
+    "su -c 'rm -rf build'",
+    "sudo -s <<EOF\nrm -rf build\nEOF",
+    "runuser -u app -- rm -rf build",
+    "sudo -i git status",
+]
+
+
+@pytest.mark.parametrize("command", USER_SHELL_ALLOWED)
+def test_another_users_shell_running_nothing_harmful_is_allowed(repo, command):
+    assert judge(repo, command) == ("allow", set())

@@ -229,3 +229,113 @@ USER_SHELL_ALLOWED = [
 @pytest.mark.parametrize("command", USER_SHELL_ALLOWED)
 def test_another_users_shell_running_nothing_harmful_is_allowed(repo, command):
     assert judge(repo, command) == ("allow", set())
+
+
+# -- runners that move the command: a new root, a namespace's or a service's directory -----
+
+MOVED = [
+    # chroot DIR: the command runs at DIR's top, DIR is its `/`
+    ("chroot src rm -rf .", [(["rm", "-rf", "."], "src")]),
+    ("chroot build rm -rf /", [(["rm", "-rf", "."], "build")]),
+    ("chroot build rm -rf /../src", [(["rm", "-rf", "src"], "build")]),
+    ("chroot --userspec=app:app build ls /x", [(["ls", "x"], "build")]),
+    ("chroot /srv/jail rm -rf src", [(["rm", "-rf", "src"], "/srv/jail")]),
+    ('chroot "$R" rm -rf src', [(["rm", "-rf", "src"], None)]),
+    ("chroot --skip-chdir / git gc", [(["git", "gc"], "")]),
+    # unshare: -w/--wd DIR; -R/--root DIR (then --wd is inside the new root)
+    ("unshare --wd=src rm -rf .", [(["rm", "-rf", "."], "src")]),
+    ("unshare -w src rm -rf .", [(["rm", "-rf", "."], "src")]),
+    ("unshare --wd src -m ls", [(["ls"], "src")]),
+    ('unshare --wd "$D" ls', [(["ls"], None)]),
+    ("unshare -mfoo -r ls", [(["ls"], "")]),
+    ("unshare -R build rm -rf /x", [(["rm", "-rf", "x"], "build")]),
+    ("unshare --root=build --wd=/sub ls", [(["ls"], "build/sub")]),
+    ("unshare -R build -w sub ls", [(["ls"], None)]),
+    # nsenter: --wd=DIR / -wDIR (its value only attached); -w alone is the target's directory
+    ("nsenter --wd=src rm -rf .", [(["rm", "-rf", "."], "src")]),
+    ("nsenter -t 1 -wsrc rm -rf .", [(["rm", "-rf", "."], "src")]),
+    ("nsenter -t 1 -w src rm -rf .", [(["src", "rm", "-rf", "."], None)]),
+    ("nsenter -t 1 --wd ls", [(["ls"], None)]),
+    ("nsenter -t1 -n ls", [(["ls"], "")]),
+    ("nsenter -t 1 -m ls", [(["ls"], None)]),
+    ("nsenter -a -t 1 ls", [(["ls"], None)]),
+    ("nsenter -t 1 -m -wbuild ls", [(["ls"], "build")]),
+    ("nsenter -t 1 -rbuild -wbuild ls", [(["ls"], None)]),
+    ("nsenter -W /x -t 1 ls", [(["ls"], None)]),
+    # systemd-run: a system service runs in `/`, a user service in the user's home
+    ("systemd-run rm -rf src", [(["rm", "-rf", "src"], "/")]),
+    ("systemd-run --user rm -rf src", [(["rm", "-rf", "src"], None)]),
+    ("systemd-run --working-directory=src rm -rf .", [(["rm", "-rf", "."], "src")]),
+    ("systemd-run --working-directory src ls", [(["ls"], "src")]),
+    ("systemd-run --user --working-directory=src ls", [(["ls"], "src")]),
+    ("systemd-run -p WorkingDirectory=-src ls", [(["ls"], "src")]),
+    ("systemd-run --property=WorkingDirectory=src ls", [(["ls"], "src")]),
+    ("systemd-run -p WorkingDirectory= ls", [(["ls"], None)]),
+    ('systemd-run -p "$P" ls', [(["ls"], None)]),
+    ("systemd-run -p Nice=5 ls", [(["ls"], "/")]),
+    ("systemd-run -d ls", [(["ls"], "")]),
+    ("systemd-run --same-dir ls", [(["ls"], "")]),
+    ("systemd-run --scope ls", [(["ls"], "")]),
+    ("systemd-run -M box ls", [(["ls"], None)]),
+    ("systemd-run --host=h ls", [(["ls"], None)]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MOVED)
+def test_where_a_runner_that_moves_its_command_runs_it(text, expected):
+    assert commands(text) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "waits"),
+    [
+        ("systemd-run make", False),
+        ("systemd-run --wait make", True),
+        ("systemd-run -P make", True),
+        ("systemd-run --pipe make", True),
+        ("systemd-run -t make", True),
+        ("systemd-run --pty make", True),
+        ("systemd-run --scope make", True),
+    ],
+)
+def test_a_service_systemd_run_does_not_wait_for_hides_the_status(text, waits):
+    (step,) = trace(parse(text)).steps.values()
+    assert (step.masks is None) == waits
+
+
+MOVED_REFUSED = [
+    "chroot src rm -rf .",
+    "chroot . rm -rf /src",
+    'chroot "$R" rm -rf build',
+    "unshare --wd=src rm -rf .",
+    "unshare -R . rm -rf /src",
+    "nsenter --wd=src rm -rf .",
+    "nsenter -t 1 -m rm -rf build",
+    "systemd-run --working-directory=src rm -rf .",
+    "systemd-run --user rm -rf build",
+    "systemd-run -d rm -rf src",
+    "systemd-run -d git reset --hard",
+]
+
+
+@pytest.mark.parametrize("command", MOVED_REFUSED)
+def test_a_discard_where_a_runner_moves_its_command_is_refused(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert "discard" in kinds
+
+
+MOVED_ALLOWED = [
+    "chroot build rm -rf /",
+    "chroot /tmp rm -rf src",
+    "unshare --wd=build rm -rf .",
+    "unshare -R build rm -rf /src",
+    "nsenter --wd=build rm -rf .",
+    "systemd-run git reset --hard",  # in `/`, no repository
+    "systemd-run --working-directory=build rm -rf .",
+]
+
+
+@pytest.mark.parametrize("command", MOVED_ALLOWED)
+def test_a_runner_that_moves_its_command_out_of_the_work_is_allowed(repo, command):
+    assert judge(repo, command) == ("allow", set())

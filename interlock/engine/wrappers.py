@@ -51,8 +51,10 @@ _NO_VALUES = OptSpec("")
 
 # -- privilege and environment ---------------------------------------------------------------
 
+# sudo's getopt: `-h` alone is --help, its host value only attached (`h::`); `-a TYPE` (BSD
+# auth) and `-c CLASS` (login class) take a value.
 _SUDO = OptSpec(
-    "ughpCDrtTUR",
+    "ugpCDrtTURac",
     {
         "user",
         "group",
@@ -66,6 +68,7 @@ _SUDO = OptSpec(
         "other-user",
         "chroot",
     },
+    attached="h",
     flags=(
         "askpass",
         "background",
@@ -135,7 +138,10 @@ def _doas(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     parsed = parse_options(words, 1, OptSpec("uC"))
     if parsed is None or parsed[0].has("-C"):
         return None
-    return exec_at("doas", words, parsed[1])
+    opts, i = parsed
+    if opts.has("-s") and i >= len(words) and stdin is not None:  # the shell reads stdin
+        return Unwrap("script", "doas -s", scripts=(Script(stdin, "doas -s"),))
+    return exec_at("doas", words, i)
 
 
 _ENV = OptSpec(

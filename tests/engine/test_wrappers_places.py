@@ -339,3 +339,32 @@ MOVED_ALLOWED = [
 @pytest.mark.parametrize("command", MOVED_ALLOWED)
 def test_a_runner_that_moves_its_command_out_of_the_work_is_allowed(repo, command):
     assert judge(repo, command) == ("allow", set())
+
+
+# -- options read as getopt reads them -------------------------------------------------------
+
+OPTION_READINGS = [
+    # sudo: -a TYPE and -c CLASS take a value; -h's host value is only attached
+    ("sudo -c default git gc", [(["git", "gc"], "")]),
+    ("sudo -a bsdauth git gc", [(["git", "gc"], "")]),
+    ("sudo -hbox git gc", [(["git", "gc"], "")]),
+    ("sudo -h", [(["sudo", "-h"], "")]),
+    # doas -s with no command: the shell reads its commands from stdin
+    ("doas -s <<EOF\ngit gc\nEOF", [(["git", "gc"], "")]),
+    ("doas -u root -s <<EOF\ngit gc\nEOF", [(["git", "gc"], "")]),
+    ("doas -s", [(["doas", "-s"], "")]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), OPTION_READINGS)
+def test_a_wrappers_options_are_read_as_its_getopt_reads_them(text, expected):
+    assert commands(text) == expected
+
+
+@pytest.mark.parametrize(
+    "command", ["sudo -c default rm -rf src", "doas -s <<EOF\nrm -rf src\nEOF"]
+)
+def test_a_discard_behind_a_misread_option_is_refused(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert "discard" in kinds

@@ -655,3 +655,83 @@ def test_env_clears_the_environment_only_when_told():
     assert found is not None and not found.clears_env
     found = unwrapped("env -S 'git gc'")
     assert found is not None and not found.clears_env
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "uv",
+        "uv run",
+        "uv run -m",
+        "uv run --python",
+        "uv --directory",
+        "uv tool",
+        "uv tool run",
+        "uv tool list",
+        "uv pip install x",
+        "uvx",
+        "uvx --from",
+        "poetry run",
+        "poetry run -C",
+        "poetry -C",
+        "poetry install",
+        "conda run --cwd",
+        "npx",
+        "npx --prefix",
+        "npm exec",
+        "npm --prefix",
+        "npm install",
+        "pnpm exec",
+        "pnpm -C",
+        "pnpm install",
+        "yarn workspace app",
+        "yarn workspaces foreach",
+        "yarn workspaces list",
+        "yarn workspaces foreach -j",
+        "yarn add x",
+        "bun x",
+        "dotenv",
+        "dotenv -f",
+        "dotenv run",
+        "dotenv run --override",
+        "direnv exec .",
+        "direnv allow .",
+        "direnv",
+    ],
+)
+def test_a_package_runner_that_runs_nothing_is_itself_the_command(text):
+    inv = only(text)
+    assert inv.literals() == text.split()
+    assert inv.via == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "argv", "via"),
+    [
+        ("uv run -m pytest -x", ["python", "-m", "pytest", "-x"], ("uv run",)),
+        ("uv run --module pytest", ["python", "-m", "pytest"], ("uv run",)),
+        ("uv -q run pytest", ["pytest"], ("uv run",)),
+        ("uv tool run ruff check", ["ruff", "check"], ("uv tool run",)),
+        ("uv --directory web tool run --from ruff@1 ruff", ["ruff"], ("uv tool run",)),
+        ("uvx ruff@0.5 check", ["ruff", "check"], ("uvx",)),
+        ("uvx --from ruff@0.5 ruff@x", ["ruff@x"], ("uvx",)),
+        ("npx -p eslint@8 eslint@x .", ["eslint@x", "."], ("npx",)),
+        ("npx --package=eslint eslint@8", ["eslint@8"], ("npx",)),
+        ("npx @scope/pkg@1.2 run", ["@scope/pkg", "run"], ("npx",)),
+        ("pnpm --dir web dlx tsc", ["tsc"], ("pnpm dlx",)),
+        ("bunx tsc@5", ["tsc"], ("bunx",)),
+        ("yarn workspaces foreach -j 2 --include a exec jest", ["jest"], ("yarn exec",)),
+        ("yarn workspace app dlx jest", ["jest"], ("yarn dlx",)),
+        ("npm x -- jest", ["jest"], ("npm exec",)),
+        ("hatch run pytest", ["pytest"], ("hatch run",)),
+        ("pipenv run pytest", ["pytest"], ("pipenv run",)),
+        ("conda run -n env pytest", ["pytest"], ("conda run",)),
+        ("micromamba run -p /env pytest", ["pytest"], ("micromamba run",)),
+        ("rye run pytest", ["pytest"], ("rye run",)),
+        ("direnv exec . git gc", ["git", "gc"], ("direnv exec",)),
+    ],
+)
+def test_what_a_package_runner_hands_over(text, argv, via):
+    inv = only(text)
+    assert inv.literals() == argv
+    assert inv.via == via

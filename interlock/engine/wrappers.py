@@ -413,10 +413,10 @@ def _su(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
         return replace(script_from(code, via), cwd=cwd)
     if name == "runuser" and opts.has("-u", "--user"):
         return exec_at(name, tuple(operands), 0, cwd=cwd)
-    if stdin is not None and len([w for w in operands if lit(w) != "-"]) <= 1:
-        shell = f"{name} <<"  # the user's shell reads its commands from stdin
-        return Unwrap("script", shell, scripts=(Script(stdin, shell),), cwd=cwd)
-    return None
+    # the words after the user are the shell's (`su -- root -c CODE`, `su root x.sh`)
+    args = tuple(w for w in operands if lit(w) != "-")[1:]
+    shell = _shell((Word("sh", "sh"),) + args, stdin)
+    return None if shell is None else replace(shell, cwd=cwd)
 
 
 def _su_operands(words: tuple[Word, ...]) -> tuple[Options, list[Word], bool] | None:

@@ -735,3 +735,41 @@ def test_what_a_package_runner_hands_over(text, argv, via):
     inv = only(text)
     assert inv.literals() == argv
     assert inv.via == via
+
+
+@pytest.mark.parametrize(
+    ("text", "argv", "cwd"),
+    [
+        # each environment runner's own options: a flag is no option with a value
+        ("poetry -n run pytest", ["pytest"], ""),
+        ("poetry run -n pytest", ["pytest"], ""),
+        ("poetry --no-interaction -C web run pytest", ["pytest"], "web"),
+        ("poetry -P web run pytest", ["pytest"], ""),
+        ("hatch -e test run pytest", ["pytest"], ""),
+        ("hatch --env test -v run pytest", ["pytest"], ""),
+        ("pipenv --python 3.11 run pytest", ["pytest"], ""),
+        ("pdm -v run -p web pytest", ["pytest"], ""),
+        ("conda run -n env -v --cwd web pytest", ["pytest"], "web"),
+        ("mamba run -p /env pytest", ["pytest"], ""),
+        ("micromamba run -a '' -n env pytest", ["pytest"], ""),
+        ("rye run --pyproject web/pyproject.toml pytest", ["pytest"], ""),
+    ],
+)
+def test_an_environment_runner_reads_its_own_options(text, argv, cwd):
+    inv = only(text)
+    assert (inv.literals(), inv.cwd) == (argv, cwd)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "poetry -n run rm -rf src",
+        "hatch -e test run rm -rf src",
+        "pipenv --python 3.11 run rm -rf src",
+        "rye run --pyproject x rm -rf src",
+    ],
+)
+def test_a_discard_behind_an_environment_runners_flag_is_refused(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert "discard" in kinds

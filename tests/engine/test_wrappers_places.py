@@ -162,6 +162,12 @@ USER_SHELLS = [
     ("su <<EOF\ngit gc\nEOF", [(["git", "gc"], "")]),
     ("su - app <<EOF\ngit gc\nEOF", [(["git", "gc"], None)]),
     ("runuser -u app bash <<EOF\ngit gc\nEOF", [(["git", "gc"], "")]),
+    # the words after the user go to the shell (after `--`, su reads no more options)
+    ("su -- root -c 'git gc'", [(["git", "gc"], "")]),
+    ("su root -- -c 'git gc'", [(["git", "gc"], "")]),
+    ("su - root -- -c 'git gc'", [(["git", "gc"], None)]),
+    ("su root -- -s <<EOF\ngit gc\nEOF", [(["git", "gc"], "")]),
+    ("su root x.sh", [(["su", "root", "x.sh"], "")]),
     # runuser -u USER runs its command directly, its options permuted (up to `--`)
     ("runuser -u app git gc", [(["git", "gc"], "")]),
     ("runuser -u app -- git gc -q", [(["git", "gc", "-q"], "")]),
@@ -202,6 +208,7 @@ USER_SHELL_REFUSED = [
     "runuser -u app rm src/app.py",
     # a `$` sudo -s leaves unescaped expands in the shell
     "sudo -s rm -rf '$D'",
+    "su -- root -c 'rm -rf src'",
 ]
 
 

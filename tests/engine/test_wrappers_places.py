@@ -375,3 +375,23 @@ def test_a_discard_behind_a_misread_option_is_refused(repo, command):
     verdict, kinds = judge(repo, command)
     assert verdict == "block"
     assert "discard" in kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "via"),
+    [
+        ("sudo -i git gc", ("sudo -i",)),
+        ("sudo --login git gc", ("sudo -i",)),
+        ("sudo -s git gc", ("sudo -s",)),
+        ("sudo -i -s git gc", ("sudo -i",)),
+        ("sudo -s <<EOF\ngit gc\nEOF", ("sudo -s",)),
+        ("su -c 'git gc'", ("su -c",)),
+        ("runuser -l app -c 'git gc'", ("runuser -c",)),
+        ("runuser -u app git gc", ("runuser",)),
+        ("su <<EOF\ngit gc\nEOF", ("sh <<",)),
+        ("doas -s <<EOF\ngit gc\nEOF", ("doas -s",)),
+    ],
+)
+def test_what_hands_a_command_to_another_users_shell_is_named(text, via):
+    (inv,) = trace(parse(text)).invocations
+    assert inv.via == via

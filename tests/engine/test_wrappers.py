@@ -675,6 +675,7 @@ def test_env_clears_the_environment_only_when_told():
         "poetry run -C",
         "poetry -C",
         "poetry install",
+        "poetry add requests",
         "conda run --cwd",
         "npx",
         "npx --prefix",

@@ -360,6 +360,9 @@ OPTION_READINGS = [
     ("doas -s <<EOF\ngit gc\nEOF", [(["git", "gc"], "")]),
     ("doas -u root -s <<EOF\ngit gc\nEOF", [(["git", "gc"], "")]),
     ("doas -s", [(["doas", "-s"], "")]),
+    # flock FILE -c with no code: no command line to read (flock refuses it)
+    ("flock /tmp/l -c", [(["-c"], "")]),
+    ('flock "$L" -c', [(["-c"], "")]),
 ]
 
 

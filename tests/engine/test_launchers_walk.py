@@ -42,3 +42,21 @@ def test_a_shell_that_is_not_sh_reads_stdin_only_without_a_script_operand():
     assert commands("fish <<EOF\ngit gc\nEOF") == [(["git", "gc"], ("fish <<",))]
     assert commands("fish -i <<EOF\ngit gc\nEOF") == [(["git", "gc"], ("fish <<",))]
     assert commands("fish x.fish <<EOF\ngit gc\nEOF") == [(["fish", "x.fish"], ())]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("pwsh /command 'git gc'", [(["git", "gc"], ("pwsh -Command",))]),
+        ("pwsh /c 'git gc'", [(["git", "gc"], ("pwsh -Command",))]),
+        ("pwsh -com 'git gc'", [(["git", "gc"], ("pwsh -Command",))]),
+        ("pwsh -comm 'git gc'", [(["git", "gc"], ("pwsh -Command",))]),
+        ("powershell -NoLogo -Command git gc", [(["git", "gc"], ("pwsh -Command",))]),
+        # `-Command -`: the script comes from stdin, which is not read here
+        ("pwsh -Command - <<EOF\ngit gc\nEOF", [(["pwsh", "-Command", "-"], ())]),
+        ("pwsh -Command", [(["pwsh", "-Command"], ())]),
+        ("pwsh -File x.ps1", [(["pwsh", "-File", "x.ps1"], ())]),
+    ],
+)
+def test_what_powershell_runs(text, expected):
+    assert commands(text) == expected

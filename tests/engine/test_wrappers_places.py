@@ -398,3 +398,19 @@ def test_a_discard_behind_a_misread_option_is_refused(repo, command):
 def test_what_hands_a_command_to_another_users_shell_is_named(text, via):
     (inv,) = trace(parse(text)).invocations
     assert inv.via == via
+
+
+@pytest.mark.parametrize(
+    ("text", "cwd"),
+    [('su -c ls "$U"', ""), ('su "$U"', ""), ('su - "$U"', None), ('runuser -c ls "$U"', "")],
+)
+def test_a_user_that_may_be_an_option_makes_su_run_unknown_code(text, cwd):
+    (inv,) = trace(parse(text)).invocations
+    assert inv.literals() == [None]
+    assert inv.degraded
+    assert (inv.cwd, inv.via) == (cwd, (text.split()[0] + " -c",))
+
+
+def test_runuser_without_u_runs_no_user_as_a_command():
+    assert commands("runuser app") == [(["runuser", "app"], "")]
+    assert commands("runuser app x.sh") == [(["runuser", "app", "x.sh"], "")]

@@ -414,3 +414,17 @@ def test_a_user_that_may_be_an_option_makes_su_run_unknown_code(text, cwd):
 def test_runuser_without_u_runs_no_user_as_a_command():
     assert commands("runuser app") == [(["runuser", "app"], "")]
     assert commands("runuser app x.sh") == [(["runuser", "app", "x.sh"], "")]
+
+
+@pytest.mark.parametrize(
+    ("text", "via"),
+    [
+        # after `--`, an option-like word is the shell's, not su's
+        ("su root -- -x -c 'git gc'", ("sh -c",)),
+        # `--` as an option's value ends nothing
+        ("su -w PATH -s -- root -c 'git gc'", ("su -c",)),
+    ],
+)
+def test_su_reads_its_options_up_to_a_double_dash_that_is_no_value(text, via):
+    (inv,) = trace(parse(text)).invocations
+    assert (inv.literals(), inv.via) == (["git", "gc"], via)

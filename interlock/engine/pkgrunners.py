@@ -172,10 +172,25 @@ def _uvx(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     return _package_runner(words, 1, "uvx", _UV)
 
 
+# Each environment runner's own options before and after `run`: those taking a value, and
+# which of them name the directory the command runs in (poetry's -C; conda's --cwd). A flag
+# read as taking a value (`poetry -n run`: --no-interaction) would hide the command.
+_ENV_RUNNERS = {
+    "poetry": OptSpec("CP", {"directory", "project"}),
+    "pipenv": OptSpec("", {"python", "pypi-mirror"}),
+    "pdm": OptSpec("p", {"project", "venv"}),
+    "hatch": OptSpec("ep", {"env", "project", "data-dir", "cache-dir", "config"}),
+    "conda": OptSpec("np", {"name", "prefix", "cwd"}),
+    "mamba": OptSpec("np", {"name", "prefix", "cwd"}),
+    "micromamba": OptSpec("npa", {"name", "prefix", "cwd", "attach", "root-prefix"}),
+    "rye": OptSpec("", {"pyproject"}),
+}
+
+
 def _env_runner(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    """poetry/pipenv/pdm/hatch/conda/mamba run."""
+    """poetry/pipenv/pdm/hatch/conda/mamba/micromamba/rye run."""
     name = command_name(words[0]) or ""
-    spec = OptSpec("CPnp", {"directory", "project", "name", "prefix", "cwd", "env"})
+    spec = _ENV_RUNNERS[name]
     parsed = parse_options(words, 1, spec)
     if parsed is None:
         return None
@@ -289,8 +304,5 @@ PKG_RUNNERS: dict[str, Callable[[tuple[Word, ...], str | None], Unwrap | None]] 
     "npm": _js_pm,
     "dotenv": _dotenv,
     "direnv": _direnv,
-    **{
-        name: _env_runner
-        for name in ("poetry", "pipenv", "pdm", "hatch", "conda", "mamba", "micromamba", "rye")
-    },
+    **{name: _env_runner for name in _ENV_RUNNERS},
 }

@@ -1,6 +1,7 @@
 """Prefix runners: `PROGRAM [options] COMMAND ARGS` hands the command over to run as words.
 
-chroot, unshare, nsenter, systemd-run, xvfb-run, firejail, bwrap, dbus-run-session,
+chroot, unshare, nsenter and systemd-run (which move the command: another root, directory,
+namespace or service), xvfb-run, firejail, bwrap, dbus-run-session,
 ssh-agent, sg, setpriv, prlimit, numactl, faketime, fakeroot, eatmydata, torsocks,
 proxychains, sshpass, rlwrap, cpulimit, setarch, tsp, entr, ...; the `-- CMD` form of secret
 and version managers (op run, doppler run, dotenvx run, mise exec, aws-vault exec); runners
@@ -12,7 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from interlock.engine.mounts import Mounts
 from interlock.engine.unwrap import (
+    KEEP,
     OptSpec,
     Script,
     Unwrap,
@@ -42,30 +45,6 @@ def _after_dashdash(via: str) -> Handler:
 # -- PROGRAM [options] COMMAND ARGS --------------------------------------
 
 _RUNNERS: dict[str, tuple[OptSpec, int]] = {  # name -> (options with values, operands first)
-    "chroot": (OptSpec("", {"userspec", "groups"}), 1),
-    "unshare": (OptSpec("SGRw", {"setuid", "setgid", "root", "wd", "propagation"}), 0),
-    "nsenter": (OptSpec("tSGwr", {"target", "setuid", "setgid", "wd", "root"}), 0),
-    "systemd-run": (
-        OptSpec(
-            "pEuMH",
-            {
-                "property",
-                "setenv",
-                "unit",
-                "description",
-                "slice",
-                "working-directory",
-                "uid",
-                "gid",
-                "nice",
-                "machine",
-                "host",
-                "on-calendar",
-                "on-active",
-            },
-        ),
-        0,
-    ),
     "xvfb-run": (
         OptSpec(
             "nsfepw",
@@ -193,6 +172,181 @@ def _runner(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     return exec_at(name, words, parsed[1] + operands)
 
 
+# -- runners that move the command: another root, directory, namespace or service -----------
+
+_CHROOT = OptSpec("", {"userspec", "groups"})
+
+
+def _chroot(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
+    """`chroot [opts] DIR CMD`: CMD runs at DIR's top, DIR its `/` (an unknown DIR: unknown)."""
+    parsed = parse_options(words, 1, _CHROOT)
+    if parsed is None or parsed[1] >= len(words):
+        return None
+    opts, i = parsed
+    root = words[i].literal()
+    if opts.has("--skip-chdir"):  # (only allowed when DIR is `/`)
+        return exec_at("chroot", words, i + 1)
+    return exec_at("chroot", words, i + 1, mounts=_new_root(root, "/"))
+
+
+def _new_root(root: str | None, workdir: str) -> Mounts:
+    """A command run under another root: its `/` is root (relative to where it starts)."""
+    return Mounts(known=False) if root is None else Mounts((("/", root),), workdir)
+
+
+_UNSHARE = OptSpec(
+    "SGRw",
+    {
+        "setuid",
+        "setgid",
+        "root",
+        "wd",
+        "propagation",
+        "setgroups",
+        "map-user",
+        "map-group",
+        "map-users",
+        "map-groups",
+        "monotonic",
+        "boottime",
+    },
+    attached="muinpUCT",  # namespaces: an optional file, attached only
+)
+
+
+def _unshare(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
+    """`unshare [opts] CMD`: `-w/--wd DIR` runs it in DIR; `-R/--root DIR` makes DIR its `/`
+    and its directory `/` there (or --wd's, inside the new root)."""
+    parsed = parse_options(words, 1, _UNSHARE)
+    if parsed is None:
+        return None
+    opts, i = parsed
+    wd = opts.directory("-w", "--wd")
+    if not opts.has("-R", "--root"):
+        return exec_at("unshare", words, i, cwd=wd)
+    root = opts.value("-R", "--root")
+    inner = "/" if wd == KEEP else wd
+    if inner is None or not inner.startswith("/"):  # relative to a directory outside it
+        return exec_at("unshare", words, i, cwd=None)
+    return exec_at("unshare", words, i, mounts=_new_root(root, inner))
+
+
+# util-linux nsenter: namespaces, --root and --wd take an optional value, attached only.
+_NSENTER = OptSpec(
+    "tSGW",
+    {"target", "setuid", "setgid", "wdns"},
+    attached="muinpCUTrw",
+    flags=(
+        "all",
+        "mount",
+        "uts",
+        "ipc",
+        "net",
+        "pid",
+        "cgroup",
+        "user",
+        "time",
+        "root",
+        "wd",
+        "no-fork",
+        "preserve-credentials",
+        "env",
+        "follow-context",
+        "join-cgroup",
+        "keep-caps",
+        "user-parent",
+        "help",
+        "version",
+    ),
+)
+
+
+def _nsenter(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
+    """`nsenter [opts] CMD`: `-wDIR`/`--wd=DIR` runs CMD in DIR (opened before entering the
+    namespaces); `-w` alone, `-W`, another mount namespace (`-m`, `-a`) or root (`-r`) put it
+    where the target process is, which nobody here can name."""
+    parsed = parse_options(words, 1, _NSENTER)
+    if parsed is None:
+        return None
+    opts, i = parsed
+    wd = opts.directory("-w", "--wd")
+    elsewhere = ("-W", "--wdns", "-r", "--root", "-m", "--mount", "-a", "--all")
+    if opts.has(*elsewhere) and (wd == KEEP or opts.has("-r", "--root")):
+        wd = None
+    return exec_at("nsenter", words, i, cwd=wd)
+
+
+_SYSTEMD_RUN = OptSpec(
+    "pEuMHC",
+    {
+        "property",
+        "setenv",
+        "unit",
+        "description",
+        "slice",
+        "working-directory",
+        "uid",
+        "gid",
+        "nice",
+        "machine",
+        "host",
+        "on-calendar",
+        "on-active",
+        "on-boot",
+        "on-startup",
+        "on-unit-active",
+        "on-unit-inactive",
+        "on-clock-change",
+        "on-timezone-change",
+        "path-property",
+        "socket-property",
+        "timer-property",
+        "service-type",
+        "send-sighup",
+        "background",
+        "json",
+    },
+)
+_SERVICE_HIDES = (
+    "runs as a service (`systemd-run` without --wait): its exit status never comes back"
+)
+
+
+def _systemd_run(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
+    """`systemd-run [opts] CMD`: a service of the system manager runs in `/`, of the user's
+    (`--user`) in the user's home, unless `--working-directory=DIR`, `-p WorkingDirectory=DIR`
+    or `-d/--same-dir` say otherwise; `--scope` runs it here. On another machine or host
+    (`-M`, `-H`), where it runs is unknown. Without --wait (or --pipe, --pty, --scope) the
+    command's status never comes back."""
+    parsed = parse_options(words, 1, _SYSTEMD_RUN)
+    if parsed is None:
+        return None
+    opts, i = parsed
+    cwd: str | None = "/"
+    for name, value in opts.items:
+        if name in ("-p", "--property") and (value is None or value.startswith("WorkingDir")):
+            cwd = _working_directory(value.partition("=")[2] if value else None)
+        elif name == "--working-directory":
+            cwd = _working_directory(value)
+    if opts.has("--user") and cwd == "/":
+        cwd = None
+    if opts.has("-d", "--same-dir", "--scope", "-S", "--shell"):
+        cwd = KEEP
+    if opts.has("-M", "--machine", "-H", "--host"):
+        cwd = None
+    waits = ("--wait", "-P", "--pipe", "-t", "--pty", "--scope", "-S", "--shell")
+    masks = None if opts.has(*waits) else _SERVICE_HIDES
+    return exec_at("systemd-run", words, i, cwd=cwd, masks=masks)
+
+
+def _working_directory(value: str | None) -> str | None:
+    """WorkingDirectory=: `-DIR` (a failure to enter it is ignored), `~` (the user's home)."""
+    if value is None:
+        return None
+    path = value.removeprefix("-")
+    return None if not path or path.startswith("~") else path
+
+
 def _hyperfine(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     spec = OptSpec(
         "wmMrspcnSuLP",
@@ -252,6 +406,10 @@ RUNNERS: dict[str, Handler] = {
     "nodemon": _watcher,
     "watchexec": _watcher,
     "reflex": _watcher,
+    "chroot": _chroot,
+    "unshare": _unshare,
+    "nsenter": _nsenter,
+    "systemd-run": _systemd_run,
     **{name: _runner for name in _RUNNERS},
     **{
         name: _after_dashdash(name)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
 from typing import TypedDict, Unpack
 
 from interlock.engine.findexpr import Search
@@ -75,6 +75,9 @@ class Unwrap:
     masks: str | None = None
     mounts: Mounts | None = None  # a container's binds: its paths on the host (engine.mounts)
     clears_env: bool = False  # `env -i`: the command sees only the wrapper's assignments
+    # other commands the words may run (exec kind): where the command starts depends on a
+    # run-time value (`timeout "$T" 5 cmd`: `5 cmd`, or `cmd` when $T is an option)
+    alternatives: tuple[tuple[Word, ...], ...] = ()
 
 
 class OptSpec:
@@ -278,21 +281,58 @@ def exec_at(via: str, words: tuple[Word, ...], i: int, **kw: object) -> Unwrap |
     return Unwrap("exec", via, rest=words[i:], **kw)  # type: ignore[arg-type]
 
 
-def exec_after(via: str, words: tuple[Word, ...], i: int, **kw: object) -> Unwrap | None:
+def exec_after(
+    via: str,
+    words: tuple[Word, ...],
+    i: int,
+    spec: OptSpec,
+    accepts: Callable[[str], object] = lambda value: True,
+    **kw: object,
+) -> Unwrap | None:
     """The wrapper takes one operand at words[i] (`timeout DURATION`, `flock FILE`) and hands
-    over to what follows. An operand known only at run time that may begin with `-` (`"$T"`,
-    `$T`) may be an option instead, or several words, so where the command starts is unknown:
-    it is handed over as the command's first word (an unknown command). Alone and quoted
-    (`flock -n "$FD"`), it runs nothing in either reading."""
+    over to what follows; `spec`: its options, `accepts`: whether a literal word can be its
+    operand. An operand known only at run time that may begin with `-` may be an option
+    instead. Quoted (`"$T"`: one word), it is the operand, and the command follows it, or an
+    option, and the operand follows it (after the option's value, or more options): each
+    command the words allow is judged, the first as the wrapper's, the others as its
+    `alternatives`. Alone (`flock -n "$FD"`), it runs nothing in either reading. Unquoted
+    (`$T`, `$(f)`), it may be several words, the command among them: where the command starts
+    is unknown, so it is handed over as the command's first word (an unknown command)."""
     if i < len(words) and could_be_option(words[i]):
-        alone = i + 1 == len(words) and _is_quoted(words[i].text)
-        return None if alone else exec_at(via, words, i, **kw)
+        if not is_one_word(words[i]):
+            return exec_at(via, words, i, **kw)
+        found = exec_at(via, words, i + 1, **kw)
+        others = _shifted(words, i, spec, accepts)
+        return replace(found, alternatives=others) if found is not None and others else found
     return exec_at(via, words, i + 1, **kw)
 
 
-def _is_quoted(text: str) -> bool:
-    """`"$X"`: one double-quoted word, which field splitting leaves whole."""
-    return len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in text[1:-1]
+def _shifted(
+    words: tuple[Word, ...], i: int, spec: OptSpec, accepts: Callable[[str], object]
+) -> tuple[tuple[Word, ...], ...]:
+    """The commands that follow when words[i] is an option: a flag (`timeout "$T" 5 cmd`:
+    `cmd`) or one that takes the next word as its value (`timeout "$T" KILL 5 cmd`)."""
+    found: list[tuple[Word, ...]] = []
+    for start in (i + 1, i + 2):
+        parsed = parse_options(words, start, spec)
+        if parsed is None or parsed[1] + 1 >= len(words):
+            continue
+        k = parsed[1]
+        operand = words[k].literal()
+        rest = words[k + 1 :]
+        if operand is not None and not accepts(operand):
+            continue
+        if (rest[0].literal() or "x").startswith("-") or rest in found:
+            continue  # no program is named `-x`
+        found.append(rest)
+    return tuple(found)
+
+
+def is_one_word(word: Word) -> bool:
+    """A literal, or `"$X"`: one double-quoted word, which field splitting leaves whole."""
+    text = word.text
+    quoted = len(text) >= 2 and text[0] == text[-1] == '"' and '"' not in text[1:-1]
+    return quoted or word.literal() is not None
 
 
 def could_be_option(word: Word) -> bool:

@@ -67,6 +67,8 @@ INLINE_MASKS = "it runs inside inline interpreter code, whose exit status is not
 _SHELL_BUILTIN_VIA = frozenset({"command", "builtin"})
 _FILE_DEPTH = 4  # script files run by script files, at most
 _FILE_KEY = -1  # the step key of a script file's code under the command that runs it
+_ALT_KEY = -2  # the step keys of the other readings of a wrapper's words
+ALT_MASKS = "it is another reading of a wrapper's words (where the command starts is unknown)"
 
 
 class _InFile(NamedTuple):
@@ -403,6 +405,7 @@ class _Walker:
         masks: str | None = None
         local_via: tuple[str, ...] = ()
         cwd, alts = scope.cwd, scope.alts
+        readings: list[tuple[tuple[Word, ...], _Env, Scope]] = []  # Unwrap.alternatives
         while (found := unwrap(words, stdin)) is not None and found.kind in ("exec", "script"):
             if found.cwd != KEEP:
                 moved = found.cwd
@@ -423,6 +426,7 @@ class _Walker:
             local_via += (found.via,)
             env = env._replace(via=env.via + (found.via,))
             words = found.rest
+            readings += [(other, env, scope.at(cwd, alts)) for other in found.alternatives]
             if found.mounts is not None:  # a container: its paths where they are on the host
                 # only a command run directly: paths inside code it runs are not mapped
                 direct = not alts and unwrap(words, None) is None and not inline_code(words, None)
@@ -444,6 +448,11 @@ class _Walker:
                 step.children.append(self.child(child, inner_scope, child_env))
         if code is not None:
             step.children.extend(self.inline(code, inner_scope, env))
+        for k, (other, at_env, at_scope) in enumerate(readings):
+            other_env = at_env._replace(key=env.key + (_ALT_KEY, k), own=0)
+            alternative = self.resolve(other, None, at_scope, other_env)
+            alternative.masks = ALT_MASKS  # the wrapper's status is the first reading's
+            step.children.append(alternative)
         if set(local_via) <= _SHELL_BUILTIN_VIA:
             change_directory(inv, scope)
             set_options(inv, scope)

@@ -13,6 +13,7 @@ None means the words are a plain command. The walker (walk.py) loops until that.
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from interlock.engine.carriers import CARRIERS
@@ -23,6 +24,7 @@ from interlock.engine.pkgrunners import PKG_RUNNERS
 from interlock.engine.runners import RUNNERS
 from interlock.engine.spawners import SPAWNERS
 from interlock.engine.unwrap import (
+    KEEP,
     RUNTIME_CODE,
     SHELLS,
     Options,
@@ -35,6 +37,7 @@ from interlock.engine.unwrap import (
     could_be_option,
     exec_after,
     exec_at,
+    is_one_word,
     join_script,
     lit,
     parse_options,
@@ -44,11 +47,14 @@ from interlock.engine.unwrap import (
 from interlock.shell.model import Word
 
 _NO_OPTIONS = Options(())
+_NO_VALUES = OptSpec("")
 
 # -- privilege and environment ---------------------------------------------------------------
 
+# sudo's getopt: `-h` alone is --help, its host value only attached (`h::`); `-a TYPE` (BSD
+# auth) and `-c CLASS` (login class) take a value.
 _SUDO = OptSpec(
-    "ughpCDrtTUR",
+    "ugpCDrtTURac",
     {
         "user",
         "group",
@@ -62,6 +68,7 @@ _SUDO = OptSpec(
         "other-user",
         "chroot",
     },
+    attached="h",
     flags=(
         "askpass",
         "background",
@@ -94,14 +101,47 @@ def _sudo(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     assignments, i = assignments_at(words, i)
     masks = "runs in the background (`sudo -b`)" if opts.has("-b", "--background") else None
     cwd = opts.directory("-D", "--chdir")
-    return exec_at("sudo", words, i, assignments=assignments, masks=masks, cwd=cwd)
+    login = opts.has("-i", "--login")
+    if not login and not opts.has("-s", "--shell"):
+        return exec_at("sudo", words, i, assignments=assignments, masks=masks, cwd=cwd)
+    # -s: a shell runs the command (`$SHELL -c`); -i: the target user's login shell, in that
+    # user's home directory (unknown here: its relative paths are not this tree's)
+    via = "sudo -i" if login else "sudo -s"
+    where = None if login else cwd
+    if i < len(words):
+        found = _sudo_shell_code(words[i:], via)
+    elif stdin is not None:  # no command: the shell reads its commands from stdin
+        found = Unwrap("script", via, scripts=(Script(stdin, via),))
+    else:
+        return None
+    return replace(found, assignments=assignments, masks=masks, cwd=where)
+
+
+_SUDO_PLAIN = frozenset("_-$/.,:@+%^")
+
+
+def _sudo_shell_code(words: tuple[Word, ...], via: str) -> Unwrap:
+    """The command line `sudo -s`/`-i` hands the shell: each word with every character but
+    letters, digits, `_`, `-` and `$` escaped by a backslash, so a `$` in a word expands in
+    that shell (`sudo -s rm '$D'` removes what $D names there). (Characters no shell reads
+    specially are left unescaped here, so messages quote the command as it was written.)"""
+    values = [w.literal() for w in words]
+    if any(v is None for v in values):  # expanded here, then its `$`s expand again there
+        return join_script(words, via)
+    text = " ".join(
+        "".join(c if c.isalnum() or c in _SUDO_PLAIN else "\\" + c for c in v or "") for v in values
+    )
+    return Unwrap("script", via, scripts=(Script(text, via),))
 
 
 def _doas(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     parsed = parse_options(words, 1, OptSpec("uC"))
     if parsed is None or parsed[0].has("-C"):
         return None
-    return exec_at("doas", words, parsed[1])
+    opts, i = parsed
+    if opts.has("-s") and i >= len(words) and stdin is not None:  # the shell reads stdin
+        return Unwrap("script", "doas -s", scripts=(Script(stdin, "doas -s"),))
+    return exec_at("doas", words, i)
 
 
 _ENV = OptSpec(
@@ -202,25 +242,35 @@ _TIMEOUT = OptSpec(
 )
 
 
+# What can be the operand: a duration (`5`, `2.5m`, `.5`, `1e3`, `0x10`, `inf`), a
+# priority, a CPU mask or list (`0x3`, `0-3,5`).
+_DURATION = re.compile(r"^\+?(\d|\.\d|inf|nan|0x)", re.IGNORECASE)
+_PRIORITY = re.compile(r"^[+-]?\d+$")
+_CPUS = re.compile(r"^[0-9a-fA-FxX,:-]+$")
+
+
 def _timeout(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     parsed = parse_options(words, 1, _TIMEOUT)
-    return None if parsed is None else exec_after("timeout", words, parsed[1])
+    if parsed is None:
+        return None
+    return exec_after("timeout", words, parsed[1], _TIMEOUT, _DURATION.match)
+
+
+_CHRT = OptSpec("TPD", {"sched-runtime", "sched-period", "sched-deadline"})
 
 
 def _chrt(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    parsed = parse_options(
-        words, 1, OptSpec("TPD", {"sched-runtime", "sched-period", "sched-deadline"})
-    )
+    parsed = parse_options(words, 1, _CHRT)
     if parsed is None or parsed[0].has("-p", "--pid", "-m", "--max"):
         return None
-    return exec_after("chrt", words, parsed[1])
+    return exec_after("chrt", words, parsed[1], _CHRT, _PRIORITY.match)
 
 
 def _taskset(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    parsed = parse_options(words, 1, OptSpec(""))
+    parsed = parse_options(words, 1, _NO_VALUES)
     if parsed is None or parsed[0].has("-p", "--pid"):
         return None
-    return exec_after("taskset", words, parsed[1])
+    return exec_after("taskset", words, parsed[1], _NO_VALUES, _CPUS.match)
 
 
 # util-linux: `flock [opts] FILE CMD...`, `flock [opts] FILE -c STRING`, `flock [opts] FD`;
@@ -251,11 +301,11 @@ def _flock(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     i = parsed[1]  # the lock file (a descriptor when nothing follows)
     if (
         i + 2 < len(words)
-        and not could_be_option(words[i])
+        and (not could_be_option(words[i]) or is_one_word(words[i]))
         and lit(words[i + 1]) in ("-c", "--command")
     ):
         return script_from(words[i + 2], "flock -c")
-    return exec_after("flock", words, i)
+    return exec_after("flock", words, i, _FLOCK)
 
 
 # procps-ng watch: `-d[permanent]` takes only an attached value; options end at the command.
@@ -344,22 +394,55 @@ _SU_CODE = ("-c", "--command", "--session-command")
 
 
 def _su(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
+    """su/runuser [options] [-] [USER [ARGS]]: the code of `-c` (the last one), else the
+    commands the shell reads from stdin; `runuser -u USER [--] CMD ARGS` runs CMD directly.
+    A login shell (`-`, `-l`) runs in the user's home directory, unknown here."""
     name = command_name(words[0]) or "su"
-    opts, i, hidden = _NO_OPTIONS, 1, False
+    found = _su_operands(words)
+    if found is None:
+        return None
+    opts, operands, hidden = found
+    login = opts.has("-l", "--login") or any(lit(w) == "-" for w in operands)
+    cwd = None if login else KEEP
+    via = f"{name} -c"
+    if hidden:
+        unknown = Script(RUNTIME_CODE, via, degraded=True)
+        return Unwrap("script", via, scripts=(unknown,), cwd=cwd)
+    code = opts.word(*_SU_CODE)
+    if code is not None:
+        return replace(script_from(code, via), cwd=cwd)
+    if name == "runuser" and opts.has("-u", "--user"):
+        return exec_at(name, tuple(operands), 0, cwd=cwd)
+    # the words after the user are the shell's (`su -- root -c CODE`, `su root x.sh`)
+    args = tuple(w for w in operands if lit(w) != "-")[1:]
+    shell = _shell((Word("sh", "sh"),) + args, stdin)
+    return None if shell is None else replace(shell, cwd=cwd)
+
+
+def _su_operands(words: tuple[Word, ...]) -> tuple[Options, list[Word], bool] | None:
+    """su's options (getopt permutes them: they may follow the user), its operands in order
+    (everything after `--`), and whether an operand known only at run time may be an option
+    after the last `-c` (`su -c X "$U"`: "$U" may be `-cCODE`)."""
+    operands: list[Word] = []
+    opts, hidden, i = _NO_OPTIONS, False, 1
     while i < len(words):
         parsed = parse_options(words, i, _SU)
         if parsed is None:
             return None
-        opts, i = opts.merged(parsed[0]), parsed[1]
-        hidden = hidden and not parsed[0].has(*_SU_CODE)  # the last `-c` wins
-        # the user, or `-` (a login shell); `su -c X "$U"`: "$U" may be `-cCODE`
-        hidden = hidden or (i < len(words) and could_be_option(words[i]))
-        i += 1
-    if hidden:
-        unknown = Script(RUNTIME_CODE, f"{name} -c", degraded=True)
-        return Unwrap("script", f"{name} -c", scripts=(unknown,))
-    code = opts.word(*_SU_CODE)
-    return None if code is None else script_from(code, f"{name} -c")
+        got, j = parsed
+        opts = opts.merged(got)
+        hidden = hidden and not got.has(*_SU_CODE)  # the last `-c` wins
+        ended = (
+            j > i and lit(words[j - 1]) == "--" and not any(w is words[j - 1] for _, w in got.words)
+        )
+        if ended:
+            operands += words[j:]
+            break
+        if j < len(words):
+            operands.append(words[j])
+            hidden = hidden or could_be_option(words[j])
+        i = j + 1
+    return opts, operands, hidden
 
 
 WRAPPERS = {

@@ -130,12 +130,11 @@ def test_wrappers_that_run_nothing_harmful_are_allowed(repo, command):
 
 
 UNKNOWN = [
-    # where the command starts depends on a value only known at run time
-    'timeout "$T" 5 rm -rf build',
+    # where the command starts depends on a value only known at run time: unquoted, it may
+    # be several words, the command among them
     "timeout $T rm -rf build",
-    'chrt "$P" rm -rf build',
-    'taskset "$M" rm -rf build',
-    'flock "$L" rm -rf build',
+    "timeout $(cat t) rm -rf build",
+    'chrt $P rm -rf build',
     "flock $ARGS",
     "env $OPTS rm -rf build",
     'nice "$N" rm -rf build',
@@ -304,6 +303,7 @@ def test_package_runners_hand_over_to_their_command(text, argv, via):
         "npx",
         "npx -p",
         "yarn workspace app",
+        "yarn workspaces",
         "yarn workspaces foreach",
         "yarn workspaces foreach -j",
         "yarn workspaces list",
@@ -410,15 +410,12 @@ def test_a_process_wrapper_that_runs_nothing_is_itself_the_command(text):
 @pytest.mark.parametrize(
     ("text", "via"),
     [
-        ('timeout "$T" 5 git gc', ("timeout",)),
         ("timeout $T git gc", ("timeout",)),
-        ('timeout -s 9 "$T" git gc', ("timeout",)),
+        ("timeout -s 9 $T git gc", ("timeout",)),
         ("timeout $(cat t) git gc", ("timeout",)),
-        ('chrt "$P" git gc', ("chrt",)),
-        ('chrt -f "$P" git gc', ("chrt",)),
-        ('taskset "$M" git gc', ("taskset",)),
-        ('flock "$L" git gc', ("flock",)),
-        ('flock "$L" -c "git gc"', ("flock",)),
+        ("chrt -f $P git gc", ("chrt",)),
+        ("taskset `m` git gc", ("taskset",)),
+        ("flock $L -c 'git gc'", ("flock",)),
         ("flock $L", ("flock",)),
         ("env $OPTS git gc", ("env",)),
     ],
@@ -659,3 +656,123 @@ def test_env_clears_the_environment_only_when_told():
     assert found is not None and not found.clears_env
     found = unwrapped("env -S 'git gc'")
     assert found is not None and not found.clears_env
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "uv",
+        "uv run",
+        "uv run -m",
+        "uv run --python",
+        "uv --directory",
+        "uv tool",
+        "uv tool run",
+        "uv tool list",
+        "uv pip install x",
+        "uvx",
+        "uvx --from",
+        "poetry run",
+        "poetry run -C",
+        "poetry -C",
+        "poetry install",
+        "poetry add requests",
+        "conda run --cwd",
+        "npx",
+        "npx --prefix",
+        "npm exec",
+        "npm --prefix",
+        "npm install",
+        "pnpm exec",
+        "pnpm -C",
+        "pnpm install",
+        "yarn workspace app",
+        "yarn workspaces",
+        "yarn workspaces foreach",
+        "yarn workspaces list",
+        "yarn workspaces foreach -j",
+        "yarn add x",
+        "bun x",
+        "dotenv",
+        "dotenv -f",
+        "dotenv run",
+        "dotenv run --override",
+        "direnv exec .",
+        "direnv allow .",
+        "direnv",
+    ],
+)
+def test_a_package_runner_that_runs_nothing_is_itself_the_command(text):
+    inv = only(text)
+    assert inv.literals() == text.split()
+    assert inv.via == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "argv", "via"),
+    [
+        ("uv run -m pytest -x", ["python", "-m", "pytest", "-x"], ("uv run",)),
+        ("uv run --module pytest", ["python", "-m", "pytest"], ("uv run",)),
+        ("uv -q run pytest", ["pytest"], ("uv run",)),
+        ("uv tool run ruff check", ["ruff", "check"], ("uv tool run",)),
+        ("uv --directory web tool run --from ruff@1 ruff", ["ruff"], ("uv tool run",)),
+        ("uvx ruff@0.5 check", ["ruff", "check"], ("uvx",)),
+        ("uvx --from ruff@0.5 ruff@x", ["ruff@x"], ("uvx",)),
+        ("npx -p eslint@8 eslint@x .", ["eslint@x", "."], ("npx",)),
+        ("npx --package=eslint eslint@8", ["eslint@8"], ("npx",)),
+        ("npx @scope/pkg@1.2 run", ["@scope/pkg", "run"], ("npx",)),
+        ("pnpm --dir web dlx tsc", ["tsc"], ("pnpm dlx",)),
+        ("bunx tsc@5", ["tsc"], ("bunx",)),
+        ("yarn workspaces foreach -j 2 --include a exec jest", ["jest"], ("yarn exec",)),
+        ("yarn workspace app dlx jest", ["jest"], ("yarn dlx",)),
+        ("npm x -- jest", ["jest"], ("npm exec",)),
+        ("hatch run pytest", ["pytest"], ("hatch run",)),
+        ("pipenv run pytest", ["pytest"], ("pipenv run",)),
+        ("conda run -n env pytest", ["pytest"], ("conda run",)),
+        ("micromamba run -p /env pytest", ["pytest"], ("micromamba run",)),
+        ("rye run pytest", ["pytest"], ("rye run",)),
+        ("direnv exec . git gc", ["git", "gc"], ("direnv exec",)),
+    ],
+)
+def test_what_a_package_runner_hands_over(text, argv, via):
+    inv = only(text)
+    assert inv.literals() == argv
+    assert inv.via == via
+
+
+@pytest.mark.parametrize(
+    ("text", "argv", "cwd"),
+    [
+        # each environment runner's own options: a flag is no option with a value
+        ("poetry -n run pytest", ["pytest"], ""),
+        ("poetry run -n pytest", ["pytest"], ""),
+        ("poetry --no-interaction -C web run pytest", ["pytest"], "web"),
+        ("poetry -P web run pytest", ["pytest"], ""),
+        ("hatch -e test run pytest", ["pytest"], ""),
+        ("hatch --env test -v run pytest", ["pytest"], ""),
+        ("pipenv --python 3.11 run pytest", ["pytest"], ""),
+        ("pdm -v run -p web pytest", ["pytest"], ""),
+        ("conda run -n env -v --cwd web pytest", ["pytest"], "web"),
+        ("mamba run -p /env pytest", ["pytest"], ""),
+        ("micromamba run -a '' -n env pytest", ["pytest"], ""),
+        ("rye run --pyproject web/pyproject.toml pytest", ["pytest"], ""),
+    ],
+)
+def test_an_environment_runner_reads_its_own_options(text, argv, cwd):
+    inv = only(text)
+    assert (inv.literals(), inv.cwd) == (argv, cwd)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "poetry -n run rm -rf src",
+        "hatch -e test run rm -rf src",
+        "pipenv --python 3.11 run rm -rf src",
+        "rye run --pyproject x rm -rf src",
+    ],
+)
+def test_a_discard_behind_an_environment_runners_flag_is_refused(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert "discard" in kinds

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 
 from interlock.engine.invocation import Invocation
@@ -33,7 +34,8 @@ PYTEST = spec(
         "group splitting-algorithm lfnf last-failed-no-failures"
     ),
     long_flags=(
-        "collect-only co collectonly setup-only setup-plan fixtures markers version help "
+        "collect-only co collectonly setup-only setup-plan fixtures funcargs fixtures-per-test "
+        "markers version help "
         "exitfirst last-failed lf failed-first ff new-first nf stepwise sw runxfail pdb trace "
         "verbose quiet strict-markers strict-config pyargs suppress-no-test-exit-code "
         "suppress-tests-failed-exit-code cache-clear cache-show no-header no-summary showlocals"
@@ -45,9 +47,26 @@ UNITTEST = spec(
 TOX = spec(short_value="ecnx", long_value="conf workdir root override installpkg factor")
 NOX = spec(short_value="sktfp", long_value="sessions session keywords tags noxfile envdir python")
 
-_INFO_FLAGS = ("-h", "--help", "--version", "-V", "--fixtures", "--markers", "--cache-show")
+_INFO_FLAGS = (
+    "-h",
+    "--help",
+    "--version",
+    "-V",
+    "--fixtures",
+    "--funcargs",
+    "--markers",
+    "--cache-show",
+)
 _LAST_FAILED = ("--lf", "--last-failed", "--sw", "--stepwise")
-_COLLECT = ("--collect-only", "--co", "--collectonly", "--setup-only", "--setup-plan")
+# Runs that collect the tests (and may set up their fixtures) but run none of them.
+_COLLECT = (
+    "--collect-only",
+    "--co",
+    "--collectonly",
+    "--setup-only",
+    "--setup-plan",
+    "--fixtures-per-test",
+)
 _FAST_ENVS = frozenset(
     "lint linters flake8 pylint mypy type types typing typecheck type-check check-types pep8 "
     "ruff black isort style pre-commit precommit format-check fmt-check".split()
@@ -112,7 +131,9 @@ def _leaves_out_tests(path: str, glob: bool) -> bool:
     glob over `*slow*` matches test files wherever they are); a path does when it names a
     test file or folder (`tests/`, `test_api.py`, any `.py` module but setup.py and the like).
     """
-    parts = [p for p in path.strip("'\"").split("/") if p not in ("", ".", "*", "**")]
+    # `build/../tests` is `tests`: a directory named on the way out does not exempt the path
+    normal = posixpath.normpath(path.strip("'\""))
+    parts = [p for p in normal.split("/") if p not in ("", ".", "*", "**")]
     if any(p in _NOT_TESTS or p.endswith(".egg-info") for p in parts):
         return False
     if glob:

@@ -27,13 +27,13 @@ JS_RUNNER = spec(
     long_value=(
         "testNamePattern testPathPattern testPathIgnorePatterns config reporter reporters grep "
         "fgrep exclude project shard coverageReporters maxWorkers outputFile testTimeout match "
-        "spec environment env workers retries timeout root dir mode browser "
+        "spec environment env workers retries timeout root dir mode browser changedSince shard "
         "grep-invert reporter-options require file ignore"
     ),
     long_flags=(
         "passWithNoTests pass-with-no-tests listTests list dry-run watch watchAll run ci "
         "coverage bail silent verbose invert onlyChanged onlyFailures findRelatedTests runInBand update "
-        "headed debug forbid-only updateSnapshot update-snapshots"
+        "headed debug forbid-only updateSnapshot update-snapshots changed lastCommit"
     ),
 )
 _PM_OPTS = spec(
@@ -98,6 +98,12 @@ def _js_selected(args: Args, operands: tuple[Word, ...]) -> bool:
         "--changed",
         "-o",
         "-f",
+        # a part of the suite: a shard, the tests of changed files, the last failures
+        "--shard",
+        "--changedSince",
+        "--lastCommit",
+        "--last-failed",
+        "--only-changed",
     )
     return named or all_targeted(operands)
 
@@ -137,13 +143,33 @@ def after_subcommand(first: str, tool: str) -> Inner:
     return recognise
 
 
+NODE = spec(
+    short_value="rC",
+    long_value=(
+        "test-name-pattern test-skip-pattern test-shard test-reporter test-reporter-destination "
+        "test-concurrency test-timeout import require loader experimental-loader env-file "
+        "conditions input-type"
+    ),
+    long_flags="test test-only test-update-snapshots watch",
+)
+
+
 def node(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     """`node --test [files]`; other node invocations are programs, not validators."""
-    lits = [w.literal() for w in words]
-    if "--test" not in lits:
+    args = parse_args(words, NODE)
+    if not args.has("--test"):
         return None
-    files = tuple(w for w in words if (w.literal() or "x")[:1] != "-")
-    return Seen("node --test", "fast" if all_targeted(files) else "slow")
+    # a name pattern, a shard or `--test-only` runs a part of the suite
+    part = args.has("--test-name-pattern", "--test-shard", "--test-only")
+    seen = Seen("node --test", "fast" if part or all_targeted(args.operands()) else "slow")
+    if args.has("--test-skip-pattern"):
+        seen = seen.masked(NEGATIVE, "--test-skip-pattern leaves the tests it matches out")
+    for opt in args.values("--test-name-pattern"):
+        if opt.text is None or is_excluding_pattern(opt.text):
+            seen = seen.masked(NEGATIVE, f"`--test-name-pattern {opt.text}` leaves tests out")
+    if args.has("--test-update-snapshots"):
+        seen = seen.masked(REGENERATED, "--test-update-snapshots rewrites the snapshots")
+    return seen
 
 
 def checker(tool: str, needs: tuple[str, ...] = ()) -> Inner:

@@ -27,7 +27,7 @@ PYTEST = spec(
     short_value="kmpcoWrn",
     long_value=(
         "deselect ignore ignore-glob rootdir confcutdir basetemp maxfail tb durations "
-        "durations-min cov-report cov-config cov-fail-under junitxml junit-xml junit-prefix "
+        "durations-min shard-id num-shards cov-report cov-config cov-fail-under junitxml junit-xml junit-prefix "
         "log-level log-file log-cli-level log-format log-date-format log-file-level "
         "log-file-format timeout count import-mode capture color code-highlight dist "
         "numprocesses maxprocesses reruns reruns-delay html override-ini randomly-seed splits "
@@ -57,7 +57,22 @@ _INFO_FLAGS = (
     "--markers",
     "--cache-show",
 )
-_LAST_FAILED = ("--lf", "--last-failed", "--sw", "--stepwise")
+# Runs of a part of the suite chosen by the runner: the tests that failed last time (--lf,
+# --sw), a shard (pytest-split's --group, pytest-shard), the tests of changed code (testmon,
+# picked).
+_PART = (
+    "--lf",
+    "--last-failed",
+    "--sw",
+    "--stepwise",
+    "--sw-skip",
+    "--stepwise-skip",
+    "--group",
+    "--shard-id",
+    "--num-shards",
+    "--picked",
+    "--testmon",
+)
 # Runs that collect the tests (and may set up their fixtures) but run none of them.
 _COLLECT = (
     "--collect-only",
@@ -171,8 +186,7 @@ def pytest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     if args.has(*_INFO_FLAGS):
         return None
     positive = any(opt.text and not is_negative(opt.text) for opt in args.values("-k", "-m"))
-    # --lf / --sw run only the tests that failed last time: a narrowed run
-    narrowed = positive or args.has(*_LAST_FAILED)
+    narrowed = positive or args.has(*_PART)
     paths = args.operands()
     seen = Seen("pytest", "slow").tiered(narrowed or all_targeted(paths))
     seen = pytest_masking(seen, args)

@@ -7,6 +7,7 @@ from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import parse_args, spec
 from interlock.engine.rules.validators.runner import (
     COLLECT_ONLY,
+    IGNORE_FAILURES,
     NARROWED,
     NEGATIVE,
     NO_RUN,
@@ -28,10 +29,10 @@ _GO_VALUE = frozenset(
     "toolexec buildvcs pgo".split()
 )
 CARGO_TEST = spec(
-    short_value="pFjZ",
+    short_value="pFjZE",
     long_value=(
         "package test bench bin example features target target-dir jobs manifest-path profile "
-        "color message-format config exclude"
+        "color message-format config exclude filter-expr filterset no-tests"
     ),
     long_flags="lib bins tests all-targets doc release all-features no-default-features workspace no-run no-fail-fast",
 )
@@ -64,6 +65,10 @@ def _go_flags(words: tuple[Word, ...]) -> tuple[dict[str, str | None], list[Word
     return flags, packages
 
 
+# Programs that do not run the command they are given: `go test -exec true` passes untested.
+_RUNS_NOTHING = frozenset(("true", ":", "echo", "printf", "test", "["))
+
+
 def go(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     sub = words[0].literal() if words else None
     flags, packages = _go_flags(words[1:])
@@ -84,12 +89,15 @@ def go(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         seen = seen.masked(COLLECT_ONLY, "-list runs no tests")
     if "c" in flags:
         seen = seen.masked(NO_RUN, "-c compiles the tests without running them")
+    runner = (flags.get("exec") or "").split(" ", 1)[0].rsplit("/", 1)[-1]
+    if runner in _RUNS_NOTHING:
+        seen = seen.masked(IGNORE_FAILURES, f"-exec {runner} exits 0 without running the tests")
     return seen
 
 
 def _harness(seen: Seen, words: tuple[Word, ...]) -> Seen:
     args = parse_args(words, HARNESS)
-    if args.operands():
+    if args.operands() or args.has("--ignored"):  # `--ignored` runs only the ignored tests
         seen = seen.tiered(True)
     if args.has("--skip"):
         seen = seen.masked(NEGATIVE, "--skip leaves tests out")
@@ -122,9 +130,13 @@ def cargo(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
             seen = seen.masked(NO_RUN, "--no-run builds the tests without running them")
         if args.has("--exclude"):
             seen = seen.masked(NEGATIVE, "--exclude leaves a package's tests out")
-        for opt in args.values("-E", "--filter-expr"):
-            if opt.text and is_negative(opt.text):
+        for opt in args.values("-E", "--filter-expr", "--filterset"):
+            seen = seen.tiered(True)  # nextest's filterset selects tests
+            # `not test(x)`, `!test(x)`, a difference `all() - test(x)`
+            if opt.text is None or is_negative(opt.text) or " - " in opt.text:
                 seen = seen.masked(NEGATIVE, f"-E {opt.text} leaves tests out")
+        if any(opt.value == "pass" for opt in args.values("--no-tests")):
+            seen = seen.masked(NO_TESTS_OK, "--no-tests=pass makes running no tests a success")
         return seen
     return None
 

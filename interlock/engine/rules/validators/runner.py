@@ -242,7 +242,7 @@ _TEST_FILE = (
 
 def is_test_file(path: str) -> bool:
     """A single test file by its name: test_x.py, x_test.go, x.test.ts, x_spec.rb, XTest.php."""
-    return bool(re.search(_TEST_FILE, path.split(":", 1)[0]))  # `a.py::t`, `a_spec.rb:12`
+    return bool(re.search(_TEST_FILE, path.partition(":")[0]))  # `a.py::t`, `a_spec.rb:12`
 
 
 _FILE_LIKE = r"\.[A-Za-z]{1,5}$|::|:\d+$"

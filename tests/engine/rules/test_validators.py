@@ -188,6 +188,14 @@ SLOW = [
     "rye test",
     "npx jest --testFailureExitCode=1",
     "node -r ts-node/register --test",
+    "ng test --watch=false",
+    "pdm check",
+    "python ./manage.py test",
+    "./manage.py test",
+    "bash run_tests.sh $ARGS",
+    "bash run_tests.sh --verbose",
+    "./runtests.sh",
+    "uvx pytest",
 ]
 
 FAST = [
@@ -204,6 +212,13 @@ FAST = [
     "npx playwright test --last-failed",
     "node --test --test-name-pattern=parser",
     "node --test-only --test",
+    "gofmt -d .",
+    "rye lint",
+    "pdm lint",
+    "pdm typecheck",
+    "uvx ruff check .",
+    "python -m django test app.tests",
+    "./tests/test_api.py",
     "pytest tests/test_api.py",
     "pytest tests/test_a.py tests/test_b.py",
     "pytest tests/test_api.py::TestX::test_y -x",
@@ -370,6 +385,26 @@ NOT_VALIDATORS = [
     "make -p",
     "make --version",
     "make ./",
+    "golangci-lint --help",
+    "rubocop -h",
+    "shellcheck --version",
+    "poetry check",
+    "uv build",
+    "uv run",
+    "poetry run",
+    "pipx install pytest",
+    "bundle update rake",
+    "python - tests/test_api.py",
+    "python -m",
+    "python $X -m pytest",
+    "coverage html -d test_report",
+    "coverage run $SCRIPT",
+    "$RUNNER tests/",
+    "php artisan",
+    "./test-*.sh",
+    "bundle exec",
+    "FOO=1",
+    "uv run myapp test",
     "just --list",
     "cat Makefile",
     "ls",
@@ -488,6 +523,11 @@ MASKED = [
     ("pytest --ignore-glob='node_modules/../tests/*'", "validator.negative-selection"),
     ("PYTEST_ADDOPTS='-k \"not slow\"' pytest", "validator.negative-selection"),
     ("python -m pytest -k 'not flaky' tests/", "validator.negative-selection"),
+    ("python -mpytest -k 'not slow'", "validator.negative-selection"),
+    ("python -u -m pytest -k 'not slow'", "validator.negative-selection"),
+    ("python -W error -m pytest -k 'not slow'", "validator.negative-selection"),
+    ("coverage run -m pytest -k 'not slow'", "validator.negative-selection"),
+    ("uv run pytest -k 'not slow'", "validator.negative-selection"),
     ("python -m unittest -k 'not x'", "validator.negative-selection"),
     ("tox -- -k 'not slow'", "validator.negative-selection"),
     ("nox -k 'not lint'", "validator.negative-selection"),
@@ -652,6 +692,10 @@ def test_match_carries_the_command_text_and_tool(classify) -> None:
         ("make ci", ("make ci",)),
         ("pytest tests/test_api.py", ("pytest tests/test_api.py",)),
         ("bin/verify", ("CI=1 bin/verify",)),
+        ("bin/ship", ("CI=1 bin/ship",)),
+        ("scripts/ship", ("./scripts/ship",)),
+        ("./scripts/ship", ("scripts/ship",)),
+        ("bin/ship $TARGET", ("bin/ship",)),
     ],
 )
 def test_declared_validators_are_slow(cmd: str, declared: tuple[str, ...], classify) -> None:
@@ -669,6 +713,28 @@ def test_declared_validator_keeps_runner_masking(classify) -> None:
 def test_declared_prefix_must_match_whole_words(classify) -> None:
     assert classify("scripts/checker", ("scripts/check",)) is None
     assert classify("ls", ("",)) is None
+
+
+def test_an_unknown_command_word_or_an_unparsable_declaration_declares_nothing(classify) -> None:
+    assert classify("$X ship", ("'' ship",)) is None
+    assert classify("make deploy", ("make 'deploy",)) is None
+
+
+def test_a_project_script_run_by_hatch_pdm_or_rye_is_judged_by_its_name(inv) -> None:
+    """The walker hands `hatch run test` over as `test` run via `hatch run`: the project's
+    script named test, not the shell's test builtin."""
+
+    def classify(cmd: str, via: tuple[str, ...]) -> ValidatorMatch | None:
+        return rules.classify_validator(inv(cmd, via=via))
+
+    assert classify("test", ("hatch run",)) == ValidatorMatch("test", "slow", "hatch run test")
+    assert classify("lint -x", ("env", "pdm run")) == ValidatorMatch(
+        "lint -x", "fast", "pdm run lint"
+    )
+    assert classify("dev", ("rye run",)) is None
+    assert classify("test", ("poetry run",)) is None
+    assert classify("test", ("hatch run", "env")) is None
+    assert classify("$X", ("hatch run",)) is None
 
 
 SEVERITIES = {

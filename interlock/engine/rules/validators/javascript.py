@@ -19,6 +19,7 @@ from interlock.engine.rules.validators.runner import (
     classify_name,
     is_excluding_pattern,
     is_negative,
+    slowest,
 )
 from interlock.shell.model import Word
 
@@ -113,7 +114,8 @@ def js_test_runner(tool: str) -> Inner:
 
     def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         args = parse_args(words, JS_RUNNER)
-        if args.has("--help", "-h", "--version", "-v") and tool != "mocha":
+        # mocha's -V is its version (its -v is nothing); the others' is -v
+        if args.has("--help", "-h", "--version", "-V" if tool == "mocha" else "-v"):
             return None
         operands = args.operands()
         sub = operands[0].literal() if operands else None
@@ -251,27 +253,30 @@ def package_manager(
     return recognise
 
 
+_TASKS = spec(
+    short_value="tp", long_value="target targets filter scope projects project configuration"
+)
+
+
 def task_runner(tool: str) -> Inner:
     """turbo run NAMES / nx run-many -t NAMES / nx test PROJECT / lerna run NAME."""
 
     def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
-        lits = [w.literal() or "" for w in words]
-        names: list[str] = []
-        for i, lit in enumerate(lits):
-            if lit in ("-t", "--target", "--targets") and i + 1 < len(lits):
-                names += lits[i + 1].split(",")
-            elif lit.startswith(("--target=", "--targets=")):
-                names += lit.split("=", 1)[1].split(",")
-        positional = [lit for lit in lits if lit and not lit.startswith("-")]
-        if not names and positional:
-            first = positional[0]
-            names = positional[1:2] if first == "run" and tool != "nx" else [first]
-            if tool == "nx" and first == "run" and len(positional) > 1:
-                names = [positional[1].rsplit(":", 1)[-1]]
-        tiers = [classify_name(n, unknown=None) for n in names if n]
-        if not tiers or all(t is None for t in tiers):
-            return None
-        return Seen(tool, "slow" if "slow" in tiers else "fast")
+        args = parse_args(words, _TASKS)
+        targets = args.values("-t", "--target", "--targets")
+        names = [n for opt in targets for n in (opt.value or "").split(",")]
+        positional = [w.literal() or "" for w in args.positionals]
+        if not targets and positional:
+            first, rest = positional[0], positional[1:]
+            if first != "run":
+                names = [first]  # `nx test api`, `turbo test`
+            elif tool == "nx":  # `nx run api:test[:configuration]`, `nx run test`
+                target = rest[0] if rest else ""
+                names = [target.split(":")[1] if ":" in target else target]
+            else:
+                names = rest  # `turbo run lint test`, `lerna run test`
+        tier = slowest([classify_name(n, unknown=None) for n in names])
+        return Seen(tool, tier) if tier else None
 
     return recognise
 

@@ -222,6 +222,23 @@ SLOW = [
     "nx run-many --targets lint,test",
     "nx run api:test",
     "npm run test $ARGS",
+    "go test ./... -args -skip=X",
+    "go test ./... --args -skip=X",
+    "go test ./... -count",
+    "cargo b",
+    "cargo t",
+    "cargo tarpaulin",
+    "cargo miri test",
+    "rspec --tag fast",
+    "rake --trace",
+    "rake CI=1",
+    "rake db:migrate test",
+    "swift build",
+    "bazel coverage //...",
+    "bazel --bazelrc=ci.rc test //...",
+    "bazel test //pkg:a_test //pkg:b_test",
+    "bazel build //pkg:app",
+    "bazel test //... --test_tag_filters=unit",
 ]
 
 
@@ -268,6 +285,17 @@ FAST = [
     "nx run api:lint src",
     "nx run lint",
     "yarn workspace api lint --quiet",
+    "go test ./pkg -run TestX",
+    "go test -count 1 ./pkg",
+    "go test -v ./pkg",
+    "cargo c",
+    "mix format --check-formatted lib",
+    "mix credo",
+    "mix dialyzer",
+    "mix compile",
+    "flutter test test/widget_test.dart",
+    "bazel test //pkg:a_test --config=ci",
+    "bazel test //... --test_filter=Token",
     "lerna run lint",
     "deno fmt --check src",
     "pytest tests/test_api.py",
@@ -488,6 +516,10 @@ NOT_VALIDATORS = [
     "eslint -v",
     "eslint --version",
     "nx run",
+    "cargo insta pending-list",
+    "phpunit --version",
+    "mix format",
+    "swift run",
     "yarn workspace api",
     "bun test --help",
     "npm run",
@@ -634,6 +666,15 @@ MASKED = [
     ("python -m unittest -k 'not x'", "validator.negative-selection"),
     ("tox -- -k 'not slow'", "validator.negative-selection"),
     ("nox -k 'not lint'", "validator.negative-selection"),
+    ("go test -list $PATTERN ./...", "validator.collect-only"),
+    ("cargo insta a", "validator.regenerated"),
+    ("cargo insta r", "validator.regenerated"),
+    ("dotnet test --filter 'FullyQualifiedName~Api&Category!=Slow'", "validator.narrowed"),
+    ("dotnet test --filter 'Name~A|Trait!=Slow'", "validator.narrowed"),
+    ("dotnet test --filter 'Category!=Slow&Name!=Token'", "validator.negative-selection"),
+    ("dotnet test --list-tests", "validator.collect-only"),
+    ("phpunit --list-tests", "validator.collect-only"),
+    ("bazel test //... --allow_no_tests", "validator.pass-with-no-tests"),
     ("cargo test -- --skip token", "validator.negative-selection"),
     ("cargo test token -- --skip slow", "validator.negative-selection"),
     ("go test -skip TestToken ./...", "validator.negative-selection"),
@@ -769,6 +810,7 @@ def test_pytest_with_run_time_arguments_is_slow(inv) -> None:
 def test_masking_keeps_the_tier_of_the_run(classify) -> None:
     assert classify("pytest -k 'not slow'").tier == "slow"  # type: ignore[union-attr]
     assert classify("pytest -m 'not slow'").tier == "slow"  # type: ignore[union-attr]
+    assert classify("ctest -LE slow").tier == "slow"  # type: ignore[union-attr]
     assert classify("pytest tests/test_a.py --deselect tests/test_a.py::t").tier == "fast"  # type: ignore[union-attr]
 
 

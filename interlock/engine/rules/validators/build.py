@@ -40,7 +40,7 @@ JUST = spec(
 )
 NINJA = spec(short_value="CfjklwdtO", long_flags="verbose quiet version")
 MAVEN = spec(
-    short_value="fsPTbl",
+    short_value="fsPTblD",
     long_value="file settings activate-profiles threads projects resume-from",
     long_flags="fail-never fail-at-end fail-fast batch-mode quiet offline",
 )
@@ -59,10 +59,10 @@ _MASKING_MAKEFLAGS = {
 def _makeflags(inv: Invocation) -> str:
     """The single-letter flags of MAKEFLAGS, from the environment or a `make ... MAKEFLAGS=-i`
     argument (make reads variable assignments among its arguments too)."""
-    for word in inv.assignments + inv.argv[1:]:
+    for word in inv.assignments + inv.argv:  # the command word is no assignment
         lit = word.literal()
         if lit is not None and lit.startswith(("MAKEFLAGS=", "MFLAGS=")):
-            value = lit.split("=", 1)[1]
+            value = lit.partition("=")[2]
             first = value.split()[0] if value.split() else ""
             return first.lstrip("-") if "=" not in first else ""
     return ""
@@ -83,8 +83,11 @@ def _numeric_jobs(words: tuple[Word, ...]) -> tuple[Word, ...]:
 
 
 def _make_like(tool: str, words: tuple[Word, ...], inv: Invocation) -> Seen | None:
-    args = parse_args(_numeric_jobs(words), MAKE if tool != "ninja" else NINJA)
-    if args.has("--help", "-h", "--version", "-v", "-p", "--print-data-base") and tool != "ninja":
+    ninja = tool == "ninja"
+    args = parse_args(_numeric_jobs(words), NINJA if ninja else MAKE)
+    # ninja's -v is verbose, and its -t runs a subtool (clean, targets, graph), no build
+    info = ("--help", "-h", "--version") + (("-t",) if ninja else ("-v", "-p", "--print-data-base"))
+    if args.has(*info):
         return None
     operands = [w for w in args.operands() if "=" not in literal_or_text(w)]
     if tool == "just":
@@ -99,11 +102,9 @@ def _make_like(tool: str, words: tuple[Word, ...], inv: Invocation) -> Seen | No
     flags = _makeflags(inv)
     if args.has("-i", "--ignore-errors") or "i" in flags:
         seen = seen.masked(IGNORE_FAILURES, f"{tool} -i ignores failing recipes (exit status 0)")
-    dry = ("-n", "--dry-run", "--just-print", "--recon", "-t", "--touch", "-q", "--question")
-    if tool != "ninja" and (args.has(*dry) or "n" in flags):
+    dry = ("-n",) if ninja else ("-n", "--dry-run", "--just-print", "--recon", "-t", "--touch")
+    if args.has(*dry, "-q", "--question") or "n" in flags:
         seen = seen.masked(NO_RUN, f"{tool} -n/-t/-q runs no recipe")
-    if tool == "ninja" and args.has("-n"):
-        seen = seen.masked(NO_RUN, "ninja -n runs nothing")
     return seen
 
 
@@ -137,19 +138,9 @@ _MAVEN_SLOW = frozenset(("test", "verify", "package", "install", "integration-te
 
 def maven(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     args = parse_args(words, MAVEN)
-    props = {
-        (o.value or "").split("=", 1)[0]: (o.value or "").partition("=")[2]
-        for o in args.values("-D")
-    }
-    props.update(
-        {
-            lit[2:].split("=", 1)[0]: lit.partition("=")[2]
-            for lit in (literal_or_text(w) for w in words)
-            if lit.startswith("-D")
-        }
-    )
-    goals = [literal_or_text(w) for w in args.operands()]
-    phases = [g.rsplit(":", 1)[-1] for g in goals]
+    # -Dkey=value, -D key=value (a value flag: -Dx never reads as a cluster of flags)
+    props = dict((o.value or "").partition("=")[::2] for o in args.values("-D"))
+    phases = [literal_or_text(w).rpartition(":")[2] for w in args.operands()]
     tier: Tier
     if any(p in _MAVEN_SLOW for p in phases):
         tier = "slow"
@@ -159,7 +150,11 @@ def maven(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         tier = "fast"
     else:
         return None
-    skip = props.get("skipTests", None) is not None or props.get("maven.test.skip") in ("", "true")
+    # -DskipTests, -DskipTests=true (=false runs them), -Dmaven.test.skip[=true]
+    skip = props.get("skipTests", "false") != "false" or props.get("maven.test.skip") in (
+        "",
+        "true",
+    )
     seen = Seen("maven", "fast" if "test" in props and not is_excluding(props["test"]) else tier)
     if skip:
         if "test" in phases:
@@ -199,8 +194,8 @@ _GRADLE_FAST = frozenset(
 
 def gradle(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     args = parse_args(words, GRADLE)
-    tasks = [literal_or_text(w).rsplit(":", 1)[-1] for w in args.operands()]
-    excluded = {(o.value or "").rsplit(":", 1)[-1] for o in args.values("-x", "--exclude-task")}
+    tasks = [literal_or_text(w).rpartition(":")[2] for w in args.operands()]
+    excluded = {(o.value or "").rpartition(":")[2] for o in args.values("-x", "--exclude-task")}
     tiers = ["fast" if t in _GRADLE_FAST else classify_name(t, unknown=None) for t in tasks]
     tier = slowest(list(tiers))
     if tier is None:

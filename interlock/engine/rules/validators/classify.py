@@ -81,19 +81,18 @@ def _script_run(tool: str) -> Inner:
 
     def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         sub = words[0].literal() if words else None
-        if sub in ("test", "lint", "check", "fmt", "typecheck") and tool in ("hatch", "rye", "pdm"):
-            tier = classify_name(sub)
-            return Seen(f"{tool} {sub}", tier) if tier else None
-        if sub != "run" and tool not in ("uvx", "pipx"):
+        if sub in ("test", "lint", "check", "typecheck") and tool in ("hatch", "rye", "pdm"):
+            return Seen(f"{tool} {sub}", classify_name(sub) or "slow")
+        if sub != "run" and tool != "uvx":  # `uvx TOOL` runs TOOL; the others say `run`
             return None
         start = 1 if sub == "run" else 0
         rest = parse_args(words[start:], RUN_WRAPPER).rest
         if not rest:
             return None
         found = _dispatch(rest, inv)
-        if found is not None or rest[0].literal() is None:
+        if found is not None:
             return found
-        name = rest[0].literal() or ""
+        name = rest[0].literal() or ""  # unknown: no name, no task
         tier = classify_name(name, unknown=None)
         return Seen(f"{tool} run {name}", tier) if tier else None
 
@@ -145,29 +144,24 @@ def _coverage(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
 
 
 def _module(module: str, words: tuple[Word, ...], inv: Invocation) -> Seen | None:
-    if module in ("pytest", "py.test"):
-        return py.pytest(words, inv)
+    """`python -m MODULE words`: the modules that are no command of their own, else the
+    command of that name (`-m pytest`, `-m coverage`, `-m mypy`)."""
     if module == "unittest":
         return py.unittest(words, inv)
     if module == "django" and words and words[0].literal() == "test":
         return py.django_test(words[1:], inv)
-    if module == "coverage":
-        return _coverage(words, inv)
     return _dispatch((Word(module, module),) + words, inv)
 
 
 def _python_file(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
-    if not words or words[0].literal() is None:
-        return None
+    """A Python script and its words (the first is a literal path: the callers check)."""
     path = words[0].literal() or ""
-    base = path.rsplit("/", 1)[-1]
+    base = path.rpartition("/")[2]
     sub = words[1].literal() if len(words) > 1 else None
     if base == "manage.py" and sub == "test":
         return py.django_test(words[2:], inv)
     if base == "setup.py" and sub == "test":
         return Seen("setup.py test", "slow")
-    if base in ("manage.py", "setup.py"):
-        return None
     if is_test_file(path):
         return Seen(base, "fast")
     return _script(path)
@@ -190,7 +184,7 @@ def _shell_script(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
 
 def _script(path: str) -> Seen | None:
     """A test or check script by its file name: run_tests.sh, scripts/lint, ci.sh."""
-    base = path.rsplit("/", 1)[-1]
+    base = path.rpartition("/")[2]
     if not re.match(r"^[\w.+-]+$", base):
         return None
     stem = re.sub(_SCRIPT_EXT, "", base)
@@ -285,7 +279,7 @@ def _dispatch(argv: tuple[Word, ...], inv: Invocation) -> Seen | None:
     cmd = argv[0].literal()
     if cmd is None:
         return None
-    name = cmd.rsplit("/", 1)[-1].lstrip("\\")
+    name = cmd.rpartition("/")[2].lstrip("\\")
     words = argv[1:]
     if re.match(_PYTEST, name):
         return py.pytest(words, inv)
@@ -313,7 +307,7 @@ def _declared_words(command: str) -> list[str]:
     try:
         words = shlex.split(command)
     except ValueError:
-        return []
+        words = []  # an unbalanced quote declares nothing
     while words and re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]):
         words.pop(0)
     if words:
@@ -335,10 +329,10 @@ def _is_declared(inv: Invocation, declared: tuple[str, ...]) -> bool:
 
 def _told_to_pass(seen: Seen, inv: Invocation) -> Seen:
     """Flags and variables any runner may be given: forced success, regenerated expectations."""
-    forced = forced_success(inv.argv[1:])
+    forced = forced_success(inv.argv)  # the command word is no flag
     if forced is not None:
         seen = seen.masked(IGNORE_FAILURES, f"{forced} makes it exit 0 whatever it finds")
-    regen = regenerating_flag(inv.argv[1:]) or regenerating_variable(inv.assignments)
+    regen = regenerating_flag(inv.argv) or regenerating_variable(inv.assignments)
     if regen is not None:
         seen = seen.masked(REGENERATED, f"{regen} rewrites the expectations it checks against")
     return seen

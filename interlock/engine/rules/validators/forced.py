@@ -19,8 +19,12 @@ _FLAG = re.compile(
     r"|suppress[-_](tests?[-_])?fail(ed|ures?)?[-_]exit[-_]?codes?|allow[-_]fail(ure|ures|ing)?)$",
     re.I,
 )
-# Options whose value 0 means "never fail": --issues-exit-code=0, --fail-under=0.
-_ZERO = re.compile(r"^--(issues[-_]exit[-_]code|error[-_]?exit[-_]?code|fail[-_]under)$", re.I)
+# Options whose value 0 means "never fail": --issues-exit-code=0, --fail-under=0, jest's
+# --testFailureExitCode=0 (the exit code of a failure, of issues, of errors).
+_ZERO = re.compile(
+    r"^--([\w-]*(fail|error|issue)[\w-]*exit[-_]?code|fail[-_]under)$",
+    re.I,
+)
 _RUNTIME = re.compile(r"^ignore_(errors|warnings)_on_exit$")
 
 

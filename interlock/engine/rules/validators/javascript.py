@@ -19,6 +19,7 @@ from interlock.engine.rules.validators.runner import (
     classify_name,
     is_excluding_pattern,
     is_negative,
+    slowest,
 )
 from interlock.shell.model import Word
 
@@ -27,13 +28,13 @@ JS_RUNNER = spec(
     long_value=(
         "testNamePattern testPathPattern testPathIgnorePatterns config reporter reporters grep "
         "fgrep exclude project shard coverageReporters maxWorkers outputFile testTimeout match "
-        "spec environment env workers retries timeout root dir mode browser "
+        "spec environment env workers retries timeout root dir mode browser changedSince shard "
         "grep-invert reporter-options require file ignore"
     ),
     long_flags=(
         "passWithNoTests pass-with-no-tests listTests list dry-run watch watchAll run ci "
         "coverage bail silent verbose invert onlyChanged onlyFailures findRelatedTests runInBand update "
-        "headed debug forbid-only updateSnapshot update-snapshots"
+        "headed debug forbid-only updateSnapshot update-snapshots changed lastCommit"
     ),
 )
 _PM_OPTS = spec(
@@ -98,6 +99,12 @@ def _js_selected(args: Args, operands: tuple[Word, ...]) -> bool:
         "--changed",
         "-o",
         "-f",
+        # a part of the suite: a shard, the tests of changed files, the last failures
+        "--shard",
+        "--changedSince",
+        "--lastCommit",
+        "--last-failed",
+        "--only-changed",
     )
     return named or all_targeted(operands)
 
@@ -107,7 +114,8 @@ def js_test_runner(tool: str) -> Inner:
 
     def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         args = parse_args(words, JS_RUNNER)
-        if args.has("--help", "-h", "--version", "-v") and tool != "mocha":
+        # mocha's -V is its version (its -v is nothing); the others' is -v
+        if args.has("--help", "-h", "--version", "-V" if tool == "mocha" else "-v"):
             return None
         operands = args.operands()
         sub = operands[0].literal() if operands else None
@@ -137,13 +145,33 @@ def after_subcommand(first: str, tool: str) -> Inner:
     return recognise
 
 
+NODE = spec(
+    short_value="rC",
+    long_value=(
+        "test-name-pattern test-skip-pattern test-shard test-reporter test-reporter-destination "
+        "test-concurrency test-timeout import require loader experimental-loader env-file "
+        "conditions input-type"
+    ),
+    long_flags="test test-only test-update-snapshots watch",
+)
+
+
 def node(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     """`node --test [files]`; other node invocations are programs, not validators."""
-    lits = [w.literal() for w in words]
-    if "--test" not in lits:
+    args = parse_args(words, NODE)
+    if not args.has("--test"):
         return None
-    files = tuple(w for w in words if (w.literal() or "x")[:1] != "-")
-    return Seen("node --test", "fast" if all_targeted(files) else "slow")
+    # a name pattern, a shard or `--test-only` runs a part of the suite
+    part = args.has("--test-name-pattern", "--test-shard", "--test-only")
+    seen = Seen("node --test", "fast" if part or all_targeted(args.operands()) else "slow")
+    if args.has("--test-skip-pattern"):
+        seen = seen.masked(NEGATIVE, "--test-skip-pattern leaves the tests it matches out")
+    for opt in args.values("--test-name-pattern"):
+        if opt.text is None or is_excluding_pattern(opt.text):
+            seen = seen.masked(NEGATIVE, f"`--test-name-pattern {opt.text}` leaves tests out")
+    if args.has("--test-update-snapshots"):
+        seen = seen.masked(REGENERATED, "--test-update-snapshots rewrites the snapshots")
+    return seen
 
 
 def checker(tool: str, needs: tuple[str, ...] = ()) -> Inner:
@@ -225,27 +253,30 @@ def package_manager(
     return recognise
 
 
+_TASKS = spec(
+    short_value="tp", long_value="target targets filter scope projects project configuration"
+)
+
+
 def task_runner(tool: str) -> Inner:
     """turbo run NAMES / nx run-many -t NAMES / nx test PROJECT / lerna run NAME."""
 
     def recognise(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
-        lits = [w.literal() or "" for w in words]
-        names: list[str] = []
-        for i, lit in enumerate(lits):
-            if lit in ("-t", "--target", "--targets") and i + 1 < len(lits):
-                names += lits[i + 1].split(",")
-            elif lit.startswith(("--target=", "--targets=")):
-                names += lit.split("=", 1)[1].split(",")
-        positional = [lit for lit in lits if lit and not lit.startswith("-")]
-        if not names and positional:
-            first = positional[0]
-            names = positional[1:2] if first == "run" and tool != "nx" else [first]
-            if tool == "nx" and first == "run" and len(positional) > 1:
-                names = [positional[1].rsplit(":", 1)[-1]]
-        tiers = [classify_name(n, unknown=None) for n in names if n]
-        if not tiers or all(t is None for t in tiers):
-            return None
-        return Seen(tool, "slow" if "slow" in tiers else "fast")
+        args = parse_args(words, _TASKS)
+        targets = args.values("-t", "--target", "--targets")
+        names = [n for opt in targets for n in (opt.value or "").split(",")]
+        positional = [w.literal() or "" for w in args.positionals]
+        if not targets and positional:
+            first, rest = positional[0], positional[1:]
+            if first != "run":
+                names = [first]  # `nx test api`, `turbo test`
+            elif tool == "nx":  # `nx run api:test[:configuration]`, `nx run test`
+                target = rest[0] if rest else ""
+                names = [target.split(":")[1] if ":" in target else target]
+            else:
+                names = rest  # `turbo run lint test`, `lerna run test`
+        tier = slowest([classify_name(n, unknown=None) for n in names])
+        return Seen(tool, tier) if tier else None
 
     return recognise
 

@@ -3,10 +3,13 @@ ruby (rspec, rake, rails, rubocop), php (phpunit, pest, composer, artisan), ctes
 
 from __future__ import annotations
 
+import re
+
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import parse_args, spec
 from interlock.engine.rules.validators.runner import (
     COLLECT_ONLY,
+    IGNORE_FAILURES,
     NARROWED,
     NEGATIVE,
     NO_RUN,
@@ -28,10 +31,10 @@ _GO_VALUE = frozenset(
     "toolexec buildvcs pgo".split()
 )
 CARGO_TEST = spec(
-    short_value="pFjZ",
+    short_value="pFjZE",
     long_value=(
         "package test bench bin example features target target-dir jobs manifest-path profile "
-        "color message-format config exclude"
+        "color message-format config exclude filter-expr filterset no-tests"
     ),
     long_flags="lib bins tests all-targets doc release all-features no-default-features workspace no-run no-fail-fast",
 )
@@ -48,7 +51,7 @@ def _go_flags(words: tuple[Word, ...]) -> tuple[dict[str, str | None], list[Word
     i = 0
     while i < len(words):
         lit = words[i].literal()
-        if lit is None or not lit.startswith("-") or lit == "-":
+        if lit is None or not lit.startswith("-"):
             packages.append(words[i])
             i += 1
             continue
@@ -64,6 +67,10 @@ def _go_flags(words: tuple[Word, ...]) -> tuple[dict[str, str | None], list[Word
     return flags, packages
 
 
+# Programs that do not run the command they are given: `go test -exec true` passes untested.
+_RUNS_NOTHING = frozenset(("true", ":", "echo", "printf", "test", "["))
+
+
 def go(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     sub = words[0].literal() if words else None
     flags, packages = _go_flags(words[1:])
@@ -73,23 +80,26 @@ def go(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         return Seen("go build", "slow")
     if sub != "test":
         return None
-    wide = not packages or any("..." in (w.literal() or "...") for w in packages)
-    fast = bool(flags.get("run")) or (not wide and len(packages) == 1)
+    # one package named (not `./...`, not unknown), or a -run selection
+    one = len(packages) == 1 and "..." not in (packages[0].literal() or "...")
+    fast = bool(flags.get("run")) or one
     seen = Seen("go test", "fast" if fast else "slow")
     if flags.get("skip"):
         seen = seen.masked(NEGATIVE, f"-skip {flags['skip']} leaves tests out")
-    if is_excluding_pattern(flags.get("run") or ""):
-        seen = seen.masked(NEGATIVE, f"-run {flags['run']} leaves tests out")
-    if flags.get("list") is not None and "list" in flags:
+    # (-run has no lookahead to exclude with: Go's regexp syntax refuses `(?!`)
+    if "list" in flags:
         seen = seen.masked(COLLECT_ONLY, "-list runs no tests")
     if "c" in flags:
         seen = seen.masked(NO_RUN, "-c compiles the tests without running them")
+    runner = (flags.get("exec") or "").partition(" ")[0].rpartition("/")[2]
+    if runner in _RUNS_NOTHING:
+        seen = seen.masked(IGNORE_FAILURES, f"-exec {runner} exits 0 without running the tests")
     return seen
 
 
 def _harness(seen: Seen, words: tuple[Word, ...]) -> Seen:
     args = parse_args(words, HARNESS)
-    if args.operands():
+    if args.operands() or args.has("--ignored"):  # `--ignored` runs only the ignored tests
         seen = seen.tiered(True)
     if args.has("--skip"):
         seen = seen.masked(NEGATIVE, "--skip leaves tests out")
@@ -122,9 +132,13 @@ def cargo(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
             seen = seen.masked(NO_RUN, "--no-run builds the tests without running them")
         if args.has("--exclude"):
             seen = seen.masked(NEGATIVE, "--exclude leaves a package's tests out")
-        for opt in args.values("-E", "--filter-expr"):
-            if opt.text and is_negative(opt.text):
+        for opt in args.values("-E", "--filter-expr", "--filterset"):
+            seen = seen.tiered(True)  # nextest's filterset selects tests
+            # `not test(x)`, `!test(x)`, a difference `all() - test(x)`
+            if opt.text is None or is_negative(opt.text) or " - " in opt.text:
                 seen = seen.masked(NEGATIVE, f"-E {opt.text} leaves tests out")
+        if any(opt.value == "pass" for opt in args.values("--no-tests")):
+            seen = seen.masked(NO_TESTS_OK, "--no-tests=pass makes running no tests a success")
         return seen
     return None
 
@@ -132,7 +146,7 @@ def cargo(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
 def _insta(words: tuple[Word, ...]) -> Seen | None:
     """`cargo insta test|accept|review`: accepting snapshots rewrites what the tests expect."""
     sub = words[0].literal() if words else None
-    lits = {w.literal() or "" for w in words[1:]}
+    lits = {w.literal() or "" for w in words}
     if sub in ("accept", "review", "a", "r"):
         return Seen("cargo insta", "slow").masked(
             REGENERATED, f"`cargo insta {sub}` makes the new output the expected one"
@@ -151,7 +165,7 @@ _CATEGORY = ("category", "testcategory", "trait", "priority", "tag", "tags")
 
 def dotnet(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     sub = words[0].literal() if words else None
-    args = parse_args(words[1:], spec(long_value="filter configuration framework logger settings"))
+    args = parse_args(words, spec(long_value="filter configuration framework logger settings"))
     if sub == "build":
         return Seen("dotnet build", "slow")
     if sub == "format":
@@ -161,10 +175,9 @@ def dotnet(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     filt = args.last("--filter")
     seen = Seen("dotnet test", "fast" if filt else "slow")
     if filt is not None and filt.value and ("!=" in filt.value or "!~" in filt.value):
-        negated = [p.split("!", 1)[0].strip().lower() for p in filt.value.split("!")[:-1]]
-        if negated and all(
-            name.rsplit("|", 1)[-1].rsplit("&", 1)[-1] in _CATEGORY for name in negated
-        ):
+        # the property before each `!=`/`!~`, after the last `|`, `&` or `(` before it
+        negated = [re.split(r"[|&(]", p)[-1].strip().lower() for p in filt.value.split("!")[:-1]]
+        if all(name in _CATEGORY for name in negated):
             seen = seen.masked(NARROWED, f"--filter {filt.value} leaves a category out")
         else:
             seen = seen.masked(NEGATIVE, f"--filter {filt.value} leaves tests out")
@@ -249,7 +262,7 @@ def mix(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
 
 def swift(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     sub = words[0].literal() if words else None
-    args = parse_args(words[1:], spec(long_value="filter skip configuration"))
+    args = parse_args(words, spec(long_value="filter skip configuration"))
     if sub == "build":
         return Seen("swift build", "slow")
     if sub != "test":
@@ -307,15 +320,13 @@ def bazel(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     if sub not in ("test", "build", "coverage"):
         return None
     targets = [lit for lit in lits[lits.index(sub) + 1 :] if lit and not lit.startswith("-")]
-    wide = (
-        not targets or any(t.endswith(("...", ":all", ":*")) for t in targets) or len(targets) > 1
-    )
+    one = len(targets) == 1 and not targets[0].endswith(("...", ":all", ":*"))
     filtered = any(lit.startswith("--test_filter") for lit in lits)
-    seen = Seen(f"bazel {sub}", "fast" if (filtered or not wide) and sub != "build" else "slow")
-    if any(
-        lit.startswith("--test_tag_filters=") and ",-" in "," + lit.split("=", 1)[1] for lit in lits
-    ):
-        seen = seen.masked(NARROWED, "a negative tag filter leaves a category of tests out")
-    if sub == "test" and any(lit == "--allow_no_tests" for lit in lits):
+    seen = Seen(f"bazel {sub}", "fast" if (filtered or one) and sub != "build" else "slow")
+    for lit in lits:
+        name, _, tags = lit.partition("=")
+        if name == "--test_tag_filters" and ",-" in "," + tags:
+            seen = seen.masked(NARROWED, "a negative tag filter leaves a category of tests out")
+    if "--allow_no_tests" in lits:
         seen = seen.masked(NO_TESTS_OK, "--allow_no_tests makes running no tests a success")
     return seen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import shlex
 
 from interlock.engine.invocation import Invocation
@@ -26,14 +27,15 @@ PYTEST = spec(
     short_value="kmpcoWrn",
     long_value=(
         "deselect ignore ignore-glob rootdir confcutdir basetemp maxfail tb durations "
-        "durations-min cov-report cov-config cov-fail-under junitxml junit-xml junit-prefix "
+        "durations-min shard-id num-shards cov-report cov-config cov-fail-under junitxml junit-xml junit-prefix "
         "log-level log-file log-cli-level log-format log-date-format log-file-level "
         "log-file-format timeout count import-mode capture color code-highlight dist "
         "numprocesses maxprocesses reruns reruns-delay html override-ini randomly-seed splits "
         "group splitting-algorithm lfnf last-failed-no-failures"
     ),
     long_flags=(
-        "collect-only co collectonly setup-only setup-plan fixtures markers version help "
+        "collect-only co collectonly setup-only setup-plan fixtures funcargs fixtures-per-test "
+        "markers version help "
         "exitfirst last-failed lf failed-first ff new-first nf stepwise sw runxfail pdb trace "
         "verbose quiet strict-markers strict-config pyargs suppress-no-test-exit-code "
         "suppress-tests-failed-exit-code cache-clear cache-show no-header no-summary showlocals"
@@ -45,29 +47,61 @@ UNITTEST = spec(
 TOX = spec(short_value="ecnx", long_value="conf workdir root override installpkg factor")
 NOX = spec(short_value="sktfp", long_value="sessions session keywords tags noxfile envdir python")
 
-_INFO_FLAGS = ("-h", "--help", "--version", "-V", "--fixtures", "--markers", "--cache-show")
-_LAST_FAILED = ("--lf", "--last-failed", "--sw", "--stepwise")
-_COLLECT = ("--collect-only", "--co", "--collectonly", "--setup-only", "--setup-plan")
+_INFO_FLAGS = (
+    "-h",
+    "--help",
+    "--version",
+    "-V",
+    "--fixtures",
+    "--funcargs",
+    "--markers",
+    "--cache-show",
+)
+# Runs of a part of the suite chosen by the runner: the tests that failed last time (--lf,
+# --sw), a shard (pytest-split's --group, pytest-shard), the tests of changed code (testmon,
+# picked).
+_PART = (
+    "--lf",
+    "--last-failed",
+    "--sw",
+    "--stepwise",
+    "--sw-skip",
+    "--stepwise-skip",
+    "--group",
+    "--shard-id",
+    "--num-shards",
+    "--picked",
+    "--testmon",
+)
+# Runs that collect the tests (and may set up their fixtures) but run none of them.
+_COLLECT = (
+    "--collect-only",
+    "--co",
+    "--collectonly",
+    "--setup-only",
+    "--setup-plan",
+    "--fixtures-per-test",
+)
 _FAST_ENVS = frozenset(
     "lint linters flake8 pylint mypy type types typing typecheck type-check check-types pep8 "
     "ruff black isort style pre-commit precommit format-check fmt-check".split()
 )
 
 
-def _merge_cov(words: tuple[Word, ...]) -> tuple[Word, ...]:
-    """pytest-cov's `--cov [SOURCE]` takes the next word when it is not an option."""
-    merged: list[Word] = []
+def _drop_cov_source(words: tuple[Word, ...]) -> tuple[Word, ...]:
+    """pytest-cov's `--cov [SOURCE]` takes the next word when it is not an option: the pair
+    selects no test, so it goes (`pytest --cov tests/test_a.py` is the whole suite)."""
+    kept: list[Word] = []
     i = 0
     while i < len(words):
         lit = words[i].literal()
         nxt = words[i + 1].literal() if i + 1 < len(words) else None
         if lit == "--cov" and nxt is not None and not nxt.startswith("-"):
-            merged.append(Word(f"--cov={nxt}", f"--cov={nxt}"))
             i += 2
             continue
-        merged.append(words[i])
+        kept.append(words[i])
         i += 1
-    return tuple(merged)
+    return tuple(kept)
 
 
 def _split(text: str) -> tuple[Word, ...]:
@@ -81,19 +115,13 @@ def _addopts(inv: Invocation, words: tuple[Word, ...]) -> tuple[Word, ...]:
     """Words from PYTEST_ADDOPTS and from `-o addopts=...` (they count as if typed)."""
     found: tuple[Word, ...] = ()
     for word in inv.assignments:
-        lit = word.literal()
-        if lit is not None and lit.startswith("PYTEST_ADDOPTS="):
-            found += _split(lit.split("=", 1)[1])
-    for k, word in enumerate(words):
-        lit = word.literal() or ""
-        nxt = (words[k + 1].literal() or "") if k + 1 < len(words) else ""
-        for value in (
-            lit.split("=", 1)[1] if lit.startswith("--override-ini=") else "",
-            nxt if lit in ("-o", "--override-ini") else "",
-            lit[2:] if lit.startswith("-o") and len(lit) > 2 else "",
-        ):
-            if value.startswith("addopts="):
-                found += _split(value.split("=", 1)[1])
+        name, _, value = (word.literal() or "").partition("=")
+        if name == "PYTEST_ADDOPTS":
+            found += _split(value)
+    for opt in parse_args(words, PYTEST).values("-o", "--override-ini"):
+        key, _, value = (opt.value or "").partition("=")
+        if key == "addopts":
+            found += _split(value)
     return found
 
 
@@ -112,7 +140,8 @@ def _leaves_out_tests(path: str, glob: bool) -> bool:
     glob over `*slow*` matches test files wherever they are); a path does when it names a
     test file or folder (`tests/`, `test_api.py`, any `.py` module but setup.py and the like).
     """
-    parts = [p for p in path.strip("'\"").split("/") if p not in ("", ".", "*", "**")]
+    # `build/../tests` is `tests`: a directory named on the way out does not exempt the path
+    parts = posixpath.normpath(path.strip("'\"")).split("/")
     if any(p in _NOT_TESTS or p.endswith(".egg-info") for p in parts):
         return False
     if glob:
@@ -146,12 +175,11 @@ def pytest_masking(seen: Seen, args: Args) -> Seen:
 
 def pytest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     addopts = _addopts(inv, words)
-    args = parse_args(_merge_cov(words + addopts), PYTEST)
+    args = parse_args(_drop_cov_source(words + addopts), PYTEST)
     if args.has(*_INFO_FLAGS):
         return None
     positive = any(opt.text and not is_negative(opt.text) for opt in args.values("-k", "-m"))
-    # --lf / --sw run only the tests that failed last time: a narrowed run
-    narrowed = positive or args.has(*_LAST_FAILED)
+    narrowed = positive or args.has(*_PART)
     paths = args.operands()
     seen = Seen("pytest", "slow").tiered(narrowed or all_targeted(paths))
     seen = pytest_masking(seen, args)
@@ -168,9 +196,8 @@ def unittest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     args = parse_args(words, UNITTEST)
     if args.has("-h", "--help"):
         return None
-    names = [w for w in args.operands() if w.literal() != "discover"]
-    discover = any(w.literal() == "discover" for w in args.operands())
-    targeted = bool(names) and not discover
+    names = args.operands()  # test names, or `discover` and its start directory
+    targeted = bool(names) and not any(w.literal() == "discover" for w in names)
     seen = Seen("unittest", "slow").tiered(targeted or args.has("-k"))
     for opt in args.values("-k"):
         if opt.text is not None and is_negative(opt.text):
@@ -184,8 +211,7 @@ def _env_tier(names: list[str]) -> Seen:
 
 
 def _posargs_masking(seen: Seen, args: Args) -> Seen:
-    if not args.after_dashdash:
-        return seen
+    """What tox/nox pass on to the test command after `--` (pytest's flags, by far)."""
     inner = parse_args(args.after_dashdash, PYTEST)
     return pytest_masking(seen, inner)
 
@@ -237,7 +263,7 @@ def django_test(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     labels = args.operands()
     seen = Seen("django test", "fast" if labels else "slow")
     if args.has("--exclude-tag"):
-        seen = seen.masked(NEGATIVE, "--exclude-tag leaves tests out")
+        seen = seen.masked(NARROWED, "--exclude-tag leaves a tagged category out")
     return seen
 
 
@@ -280,7 +306,7 @@ def ruff(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     sub = next((lit for lit in lits if lit is not None and not lit.startswith("-")), None)
     if any(lit in ("--help", "-h", "--version", "-V") for lit in lits):
         return None
-    if sub in (None, "check") or (sub is not None and sub.startswith((".", "/")) or sub == "."):
+    if sub is None or sub == "check" or sub.startswith((".", "/")):
         return Seen("ruff", "fast")
     if sub == "format" and any(lit in ("--check", "--diff") for lit in lits):
         return Seen("ruff", "fast")
@@ -289,5 +315,8 @@ def ruff(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
 
 def pre_commit(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     lits = [w.literal() for w in words]
-    sub = next((lit for lit in lits if lit is not None and not lit.startswith("-")), "run")
+    if any(lit in ("--help", "-h", "--version", "-V") for lit in lits):
+        return None
+    # the subcommand (`run` when none is given); an unknown word is no known one
+    sub = next((lit for lit in lits if lit is None or not lit.startswith("-")), "run")
     return Seen("pre-commit", "fast") if sub in ("run", "try-repo") else None

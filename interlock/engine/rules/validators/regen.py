@@ -63,11 +63,9 @@ def regenerating_flag(words: Iterable[Word], short_update: bool = False) -> str 
             continue
         if short_update and _SHORT_UPDATE.match(lit):
             return lit
-        inline = _INLINE.match(lit)
-        if inline is not None:
-            if re.search(r"create|fix|update|review|accept", inline.group("value")):
-                return lit
-            continue
+        inline = _INLINE.match(lit)  # (an inline form never matches _FLAG below)
+        if inline is not None and re.search(r"create|fix|update|review|accept", inline["value"]):
+            return lit
         match = _FLAG.match(lit)
         if match is None:
             continue

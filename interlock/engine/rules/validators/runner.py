@@ -13,7 +13,6 @@ from collections.abc import Callable
 
 from interlock.engine.findings import Tier
 from interlock.engine.invocation import Invocation
-from interlock.engine.rules.args import literal_or_text
 from interlock.engine.rules.common import rule
 from interlock.shell.model import Word
 
@@ -243,7 +242,7 @@ _TEST_FILE = (
 
 def is_test_file(path: str) -> bool:
     """A single test file by its name: test_x.py, x_test.go, x.test.ts, x_spec.rb, XTest.php."""
-    return bool(re.search(_TEST_FILE, path.split("::", 1)[0].split(":", 1)[0]))
+    return bool(re.search(_TEST_FILE, path.partition(":")[0]))  # `a.py::t`, `a_spec.rb:12`
 
 
 _FILE_LIKE = r"\.[A-Za-z]{1,5}$|::|:\d+$"
@@ -314,7 +313,3 @@ def slowest(tiers: list[Tier | None]) -> Tier | None:
     if not found:
         return None
     return "slow" if "slow" in found else "fast"
-
-
-def texts(words: tuple[Word, ...] | list[Word]) -> list[str]:
-    return [literal_or_text(w) for w in words]

@@ -144,6 +144,10 @@ def _elsewhere(paths: Iterable[str]) -> list[_Lost]:
     ]
 
 
+def _all_absolute(paths: Iterable[str]) -> bool:
+    return all(p.startswith(("/", "~")) for p in paths)
+
+
 def _configured_cap(start: str) -> int:
     loc = git.discover(start)
     return load_config(loc.worktree if loc is not None else None).recorder_max_file_size
@@ -308,6 +312,8 @@ class Judge:
     def _lost_files(self, targets: Targets, base: str | None) -> list[_Lost]:
         if targets.search is not None:
             return self._lost_search(targets, base)
+        if base is None and targets.paths and not targets.unknown and _all_absolute(targets.paths):
+            base = self.start  # `cd "$d" && rm -rf /tmp/x`: an absolute target is where it says
         if base is None or (targets.unknown and not targets.paths):
             if self.start_loc is None:
                 return [("(unknown paths outside any worktree)", None)]

@@ -109,7 +109,17 @@ def test_unknown_targets_count_every_unsaved_path(git_repo):
     # in a directory known only at run time: this tree's work, and the target wherever it is
     elsewhere = "(src in a directory known only at run time)"
     assert judge(git_repo, finding("all", "src", cwd=None)).lost == (elsewhere, "x.txt")
-    assert judge(git_repo, finding("all", "/opt/x", cwd=None)).lost == ("x.txt",)
+    # an absolute target is judged where it says, as without the `cd`
+    assert judge(git_repo, finding("all", "/opt/x", cwd=None)) == judge(
+        git_repo, finding("all", "/opt/x")
+    )
+    assert judge(git_repo, finding("all", "/tmp/x", cwd=None)).lost == ()
+    assert judge(git_repo, finding("all", "~/x", cwd=None)) == judge(
+        git_repo, finding("all", "~/x")
+    )
+    assert "x.txt" not in judge(git_repo, finding("all", "~/x", cwd=None)).lost
+    assert judge(git_repo, finding("all", str(git_repo / "src"), cwd=None)).lost == ()
+    assert judge(git_repo, finding("all", str(git_repo), cwd=None)).lost != ()
 
 
 def test_a_target_in_a_directory_known_only_at_run_time_is_never_free(git_repo):

@@ -21,6 +21,7 @@ from interlock.engine.rules.common import catalog, make_finding, rule
 from interlock.engine.rules.git.config import CONFIG_OPTS, config_writes
 from interlock.engine.rules.git.invocation import GitCall, parse_git
 from interlock.engine.rules.writes import Touch, touched_paths
+from interlock.engine.unwrap import could_be_option
 from interlock.shell.model import Word
 
 # `interlock X` subcommands that turn interlock down (`hooks uninstall`, `daemon stop` and
@@ -366,6 +367,10 @@ def _env_findings(inv: Invocation) -> list[Finding]:
     return found
 
 
+_PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
+_PYTHON_LONG_VALUE = ("--check-hash-based-pycs",)  # python's long options that take a value
+
+
 def _interlock_words(inv: Invocation) -> list[str | None] | None:
     """The words after `interlock`, also for `python [opts] -m interlock[.cli] ...` and
     `python PATH/interlock ...`; None when the command is not interlock."""
@@ -373,29 +378,64 @@ def _interlock_words(inv: Invocation) -> list[str | None] | None:
     name = inv.name
     if name == "interlock":
         return argv[1:]
-    if name is None or not re.match(r"^python[0-9.]*$", name):
+    if name is None or not _PYTHON.match(name):
         return None
-    module, i = _python_module(argv)
+    # a word only known at run time may be an option there unless it cannot begin with `-`
+    options = [
+        v if v is not None or could_be_option(w) else w.text
+        for v, w in zip(argv, inv.argv, strict=True)
+    ]
+    module, i = _python_module(options)
     if module is not None:
-        return argv[i:] if module.split(".")[0] == "interlock" else None
-    if i < len(argv) and literal_or_text(inv.argv[i]).rsplit("/", 1)[-1] == "interlock":
+        return argv[i:] if _is_interlock_module(module) else _module_runs_interlock(argv[i:])
+    if i < len(argv) and _is_interlock_path(literal_or_text(inv.argv[i])):
         return argv[i + 1 :]
     return None
 
 
+def _is_interlock_module(name: str) -> bool:
+    return name.split(".")[0] == "interlock"
+
+
+def _is_interlock_path(path: str) -> bool:
+    """`~/.local/bin/interlock`, a checkout's `interlock/` or `interlock/__main__.py`."""
+    parts = path.rstrip("/").split("/")
+    return parts[-1] == "interlock" or parts[-2:] == ["interlock", "__main__.py"]
+
+
+def _module_runs_interlock(args: list[str | None]) -> list[str | None] | None:
+    """A module that runs another one (`-m pdb -m interlock off`, `-m cProfile -m interlock`,
+    `-m runpy interlock off`, `-m trace --module interlock off`): the words after the one
+    naming interlock; None when no word does."""
+    for k, word in enumerate(args):
+        name = (word or "").removeprefix("-m")
+        if name and _is_interlock_module(name):
+            return args[k + 1 :]
+    return None
+
+
 def _python_module(argv: list[str | None]) -> tuple[str | None, int]:
-    """`python [opts] -m MODULE ARGS` (`-mMODULE`, `-Im MODULE`): the module and the index of
-    its first argument; else (None, the index of the first operand)."""
+    """`python [opts] -m MODULE ARGS` (`-mMODULE`, `-Im MODULE`, `-X dev -m MODULE`,
+    `--check-hash-based-pycs always -m MODULE`): the module and the index of its first
+    argument; else (None, the index of the script operand, len(argv) after `-c CODE`). A word only known at run time
+    may be an option (`python3 $OPTS -m interlock off`): the options go on after it."""
     i = 1
-    while i < len(argv) and (word := argv[i] or "").startswith("-") and word != "-":
+    while i < len(argv) and ((word := argv[i]) is None or word.startswith("-")) and word != "-":
+        if word is None or word.startswith("--"):
+            if word == "--":
+                return None, i + 1
+            i += 2 if word in _PYTHON_LONG_VALUE else 1
+            continue
         step = 1
         for pos, letter in enumerate(word[1:], start=2):
-            if letter in "mWX" and not word.startswith("--"):  # options with a value
+            if letter in "cmWX":  # options with a value
                 attached = word[pos:]
                 value = attached or (argv[i + 1] if i + 1 < len(argv) else None)
                 step = 1 if attached else 2
                 if letter == "m":
                     return value or "", i + step
+                if letter == "c":  # the code's own arguments follow: no operand
+                    return None, len(argv)
                 break
         i += step
     return None, i

@@ -565,3 +565,58 @@ def test_turning_the_run_down_is_found_in_every_form(cmd: str, rule_id: str) -> 
 )
 def test_what_turns_interlock_up_or_reads_it_is_not_self_disable(cmd: str) -> None:
     assert walked_selfdisable(cmd) == set()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # interpreter options that take a value, before -m
+        "python3 --check-hash-based-pycs always -m interlock off",
+        "python3 --check-hash-based-pycs never -I -m interlock.cli uninstall",
+        "python3 -W ignore -X dev -m interlock off",
+        "python3 -bb -Wd -m interlock off",
+        # an option known only at run time
+        "python3 $OPTS -m interlock off",
+        'python3 -E "$O" -m interlock off',
+        # another Python
+        "pypy3 -m interlock off",
+        "python3.12 -m interlock off",
+        # a module that runs interlock's
+        "python3 -m pdb -m interlock off",
+        "python3 -m cProfile -o prof -m interlock off",
+        "python3 -m runpy interlock off",
+        "python3 -m trace --count --module interlock off",
+        # interlock's package run as a script
+        "python3 interlock/__main__.py off",
+        "python3 ./interlock off",
+        # interlock's code imported by a call, not an import line
+        'python3 -c \'__import__("interlock.cli").cli.main(["off"])\'',
+        'python3 -c \'import importlib; importlib.import_module("interlock.cli").main(["off"])\'',
+        'python3 -c \'import importlib as i; i.import_module("interlock.cli").main(["off"])\'',
+        "python3 ~/src/interlock/interlock/__main__.py off",
+    ],
+)
+def test_interlock_run_through_python_in_any_form_is_found(command: str) -> None:
+    assert "selfdisable.interlock-off" in checked(command), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -c 'print(1)' -m interlock off",
+        "python3 -Ic 'print(1)' interlock off",
+        "python3 -c 'import sys' ./interlock off",
+        "python3 -- -m interlock off",
+        "python3 --check-hash-based-pycs always -m pytest",
+        "python3 --check-hash-based-pycs always interlock.py off",
+        "python3 -X dev -m interlock.cli check 'git status'",
+        "python3 -m pip install interlock",
+        "python3 -m pytest -k interlock",
+        "python3 -m json.tool interlock.json",
+        "python3 interlock/cli.py",
+        "python3 src/__main__.py off",
+        'python3 -c \'import importlib; importlib.import_module("json").dumps(["off"])\'',
+    ],
+)
+def test_python_that_does_not_run_interlock_off_is_allowed(command: str) -> None:
+    assert checked(command) == set(), command

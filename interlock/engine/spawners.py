@@ -144,13 +144,14 @@ def _find_roots(words: tuple[Word, ...]) -> tuple[tuple[str, ...] | None, int]:
     literals = [lit(w) for w in words[1:]]
     first, end, _ = find_layout(literals)
     starts = words[1 + first : 1 + end]
-    if starts_from_file(literals[end:]):
-        return None, 1 + end
-    if not starts:
-        return (".",), 1 + end
-    roots = [None if w.has_glob else lit(w) for w in starts]
-    known = tuple(r for r in roots if r is not None)
-    return (known if len(known) == len(roots) else None), 1 + end
+    roots: tuple[str, ...] | None = (".",)
+    if starts_from_file(literals[end:]):  # `-files0-from LIST`: the start paths are LIST's
+        roots = None
+    elif starts:
+        named = [None if w.has_glob else lit(w) for w in starts]
+        known = tuple(r for r in named if r is not None)
+        roots = known if len(known) == len(named) else None
+    return roots, 1 + end
 
 
 def _exec_end(words: tuple[Word, ...], i: int) -> int:

@@ -474,3 +474,17 @@ def test_find_start_paths_read_from_a_file_are_unknown(text):
     inv = invocations(text)[-1]
     assert inv.arg_roots is None
     assert inv.arg_search is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find -exec rm -rf src \\; -files0-from list",
+        "find -files0-from list -exec rm -rf src \\;",
+        "find -files0-from list $A",
+    ],
+)
+def test_find_reading_its_start_paths_from_a_file_still_runs_its_actions(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert kinds & {"discard", "unparsed"}

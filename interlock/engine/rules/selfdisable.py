@@ -281,8 +281,6 @@ def _config_writes_hooks_path(call: GitCall) -> bool:
     action = (
         operands[0] if operands[0] in ("set", "unset", "remove-section", "rename-section") else None
     )
-    if operands[0] in ("get", "list", "edit"):
-        return False
     keys = operands[1:] if action else operands
     if args.has("--remove-section", "--rename-section") or action in (
         "remove-section",
@@ -381,10 +379,7 @@ def _interlock_words(inv: Invocation) -> list[str | None] | None:
     if name is None or not _PYTHON.match(name):
         return None
     # a word only known at run time may be an option there unless it cannot begin with `-`
-    options = [
-        v if v is not None or could_be_option(w) else w.text
-        for v, w in zip(argv, inv.argv, strict=True)
-    ]
+    options = [w.literal() if could_be_option(w) else literal_or_text(w) for w in inv.argv]
     module, i = _python_module(options)
     if module is not None:
         return argv[i:] if _is_interlock_module(module) else _module_runs_interlock(argv[i:])

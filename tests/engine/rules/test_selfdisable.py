@@ -620,3 +620,89 @@ def test_interlock_run_through_python_in_any_form_is_found(command: str) -> None
 )
 def test_python_that_does_not_run_interlock_off_is_allowed(command: str) -> None:
     assert checked(command) == set(), command
+
+
+def judged(command: str) -> tuple[str, set[str]]:
+    """The verdict and every finding's rule (an internal error shows as its own rule)."""
+    result = evaluate(command, "/", mode="blocking", assume_dirty=True).result
+    return result.verdict, {f.rule for f in result.findings}
+
+
+@pytest.mark.parametrize(
+    ("command", "rule_id"),
+    [
+        # an abbreviation git reads as --no-verify, where the option set is not spelled out
+        ("git push --no-veri", "selfdisable.no-verify"),
+        # git config's subcommand forms (git 2.46) and the key named before its value
+        ("git config set core.hooksPath /dev/null", "selfdisable.hooks-path"),
+        ("git config unset core.hooksPath", "selfdisable.hooks-path"),
+        ("git config remove-section core", "selfdisable.hooks-path"),
+        ("git config rename-section core old", "selfdisable.hooks-path"),
+        ("git config --remove-section core", "selfdisable.hooks-path"),
+        ("git config core.hooksPath list", "selfdisable.hooks-path"),
+        ("git config core.hooksPath get", "selfdisable.hooks-path"),
+        ("git config --global core.hooksPath x", "selfdisable.hooks-path"),
+        ('git -c "$CFG" commit -m x', "selfdisable.hooks-path"),
+        # git's config given through the environment to any program that runs git
+        ("GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=x make", "selfdisable.hooks-path"),
+        ("GIT_CONFIG_KEY_0=$K GIT_CONFIG_VALUE_0=x make", "selfdisable.hooks-path"),
+        ("GIT_CONFIG_PARAMETERS=\"'core.hooksPath'='x'\" make", "selfdisable.hooks-path"),
+        ("GIT_CONFIG_PARAMETERS=$P make", "selfdisable.hooks-path"),
+        # a hook-skipping variable with a value only known at run time, or set again bare
+        ('HUSKY="$V" git commit -m x', "selfdisable.hook-skip-env"),
+        ("export HUSKY=0 HUSKY", "selfdisable.hook-skip-env"),
+        ("env SKIP=lint", "selfdisable.hook-skip-env"),
+        # INTERLOCK_* unset by env, the name glued to -u
+        ("env -uINTERLOCK_MODE", "selfdisable.env-override"),
+        ("env --unset=INTERLOCK_MODE", "selfdisable.env-override"),
+        # python options: `--` before a script, a long option's value before the script
+        ("python3 -- ./interlock off", "selfdisable.interlock-off"),
+        ("python3 --check-hash-based-pycs always ./interlock off", "selfdisable.interlock-off"),
+        ("python3 -m cProfile -minterlock off", "selfdisable.interlock-off"),
+        ("python3 $OPTS ./interlock off", "selfdisable.interlock-off"),
+        ("python3 -m pdb -m interlock.cli off", "selfdisable.interlock-off"),
+    ],
+)
+def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) -> None:
+    verdict, rules = judged(command)
+    assert verdict == "block"
+    assert rule_id in rules
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git push --no-ver",
+        "git config --list",
+        "git config -l",
+        "git config get core.hooksPath",
+        "git config --get core.hooksPath",
+        "git config list",
+        "git config edit --help",
+        "git config remove-section alias",
+        "git config --rename-section alias old",
+        "git config user.name core.hooksPath",
+        "git -c color.ui status",
+        "git -c user.name commit -m x",
+        "git --version",
+        "git --help commit --no-verify",
+        "git help config",
+        "GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x make",
+        "GIT_CONFIG_PARAMETERS=\"'user.name'='x'\" make",
+        "GIT_CONFIG_COUNT=1 make",
+        "export HUSKY=1 HUSKY",
+        "env HUSKY=1",
+        "env -uHOME",
+        "echo interlock off",
+        "ls interlock off",
+        "python3 -I",
+        "python3 -E -s",
+        "python3 -m",
+        "python3 -I -X",
+        "python3 - interlock off",
+        "python3 -m cProfile -mpytest",
+        "python3 -m pdb script.py interlock",
+    ],
+)
+def test_neighbours_of_each_spelling_are_allowed_without_error(command: str) -> None:
+    assert judged(command) == ("allow", set())

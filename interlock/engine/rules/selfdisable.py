@@ -412,8 +412,9 @@ def _module_runs_interlock(args: list[str | None]) -> list[str | None] | None:
 def _python_module(argv: list[str | None]) -> tuple[str | None, int]:
     """`python [opts] -m MODULE ARGS` (`-mMODULE`, `-Im MODULE`, `-X dev -m MODULE`,
     `--check-hash-based-pycs always -m MODULE`): the module and the index of its first
-    argument; else (None, the index of the script operand, len(argv) after `-c CODE`). A word only known at run time
-    may be an option (`python3 $OPTS -m interlock off`): the options go on after it."""
+    argument; else (None, the index of the script operand; len(argv) after `-c CODE`). A
+    word only known at run time may be an option (`python3 $OPTS -m interlock off`): the
+    options go on after it."""
     i = 1
     while i < len(argv) and ((word := argv[i]) is None or word.startswith("-")) and word != "-":
         if word is None or word.startswith("--"):
@@ -424,8 +425,8 @@ def _python_module(argv: list[str | None]) -> tuple[str | None, int]:
         step = 1
         for pos, letter in enumerate(word[1:], start=2):
             if letter in "cmWX":  # options with a value
-                attached = word[pos:]
-                value = attached or (argv[i + 1] if i + 1 < len(argv) else None)
+                attached, following = word[pos:], argv[i + 1 : i + 2]
+                value = attached or (following[0] if following else None)
                 step = 1 if attached else 2
                 if letter == "m":
                     return value or "", i + step
@@ -463,7 +464,9 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
         return [_find("selfdisable.interlock-off", inv)]
     if first == "resume" or (first == "run" and (second is None or second in RUN_CONTROL)):
         return [_find("selfdisable.run-control", inv)]
-    if first == "turn" and any(w is None or w.split("=", 1)[0] in TURN_RELAXERS for w in every[1:]):
+    if first == "turn" and any(
+        w is None or w.partition("=")[0] in TURN_RELAXERS for w in every[1:]
+    ):
         return [_find("selfdisable.run-control", inv)]
     if first == "daemon" and second in ("stop", "kill"):
         return [_find("selfdisable.kill-daemon", inv)]

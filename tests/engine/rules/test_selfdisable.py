@@ -660,6 +660,10 @@ def judged(command: str) -> tuple[str, set[str]]:
         ("python3 --check-hash-based-pycs always ./interlock off", "selfdisable.interlock-off"),
         ("python3 -m cProfile -minterlock off", "selfdisable.interlock-off"),
         ("python3 $OPTS ./interlock off", "selfdisable.interlock-off"),
+        ("python3 -Wmodule ./interlock off", "selfdisable.interlock-off"),
+        ("interlock integrate claude --remove", "selfdisable.interlock-off"),
+        ("interlock hooks remove", "selfdisable.interlock-off"),
+        ("python3 -Xfrozen_modules=off -m interlock off", "selfdisable.interlock-off"),
         ("python3 -m pdb -m interlock.cli off", "selfdisable.interlock-off"),
     ],
 )
@@ -702,6 +706,13 @@ def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) ->
         "python3 - interlock off",
         "python3 -m cProfile -mpytest",
         "python3 -m pdb script.py interlock",
+        "interlock integrate claude",
+        "interlock status --remove",
+        "interlock --version",
+        "interlock todo remove 2",
+        "interlock hooks status",
+        "interlock",
+        "python3 -m interlock --help",
     ],
 )
 def test_neighbours_of_each_spelling_are_allowed_without_error(command: str) -> None:

@@ -244,6 +244,8 @@ def _invocation(text: str):
         ("python3 t.py", "python", 1),
         ("python3 -W ignore t.py", "python", 3),
         ("python3 -Wignore t.py", "python", 2),
+        ("python3 -Wd t.py", "python", 2),
+        ("perl -Il x.pl", "perl", 2),
         ("python3 -bW ignore t.py", "python", 3),
         ("python3 -X dev -u t.py", "python", 4),
         ("python3 -E -s t.py", "python", 3),

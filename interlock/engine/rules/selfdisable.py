@@ -497,7 +497,9 @@ def _editor_touches(inv: Invocation) -> list[Touch]:
     """An editor opening a file may write it (`vim .interlock.toml`, `nano .git/hooks/x`)."""
     if inv.name not in _EDITORS:
         return []
-    return [Touch(w, "write") for w in inv.argv[1:] if (w.literal() or "x")[:1] not in "-+"]
+    return [
+        Touch(w, "write") for w in inv.argv[1:] if not (w.literal() or "x").startswith(("-", "+"))
+    ]
 
 
 def _path_findings(inv: Invocation) -> list[Finding]:

@@ -700,6 +700,8 @@ def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) ->
         "git config user.name core.hooksPath",
         "git -c color.ui status",
         "git -c user.name commit -m x",
+        "git -c user.name=$V status",
+        "git --config-env=user.name=V status",
         "git --version",
         "git --help commit --no-verify",
         "git help config",

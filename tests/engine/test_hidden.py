@@ -296,6 +296,46 @@ def test_an_interpreter_finds_its_script_where_it_reads_its_options(text, langua
 
 @pytest.mark.parametrize("text", ["bash -c 'x'", "sh -ec 'x'", "source", "ls -la", "dir/ x"])
 def test_commands_that_run_no_script_file_have_no_runner(text):
-    from interlock.engine.hidden import _runner
+    import shlex
 
-    assert _runner(_invocation(text)) is None
+    from interlock.engine.hidden import _runner
+    from interlock.engine.invocation import Invocation
+    from interlock.shell.model import Word
+
+    inv = Invocation(tuple(Word(w, w) for w in shlex.split(text)))
+    assert _runner(inv) is None
+
+
+_MAKEFILE = "printf 'all:\\n\\tgit reset --hard\\n' > mk && "
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        _MAKEFILE + "make -f mk",
+        _MAKEFILE + "make --file mk",
+        _MAKEFILE + "make --makefile mk",
+        _MAKEFILE + "make --file=mk",
+        _MAKEFILE + "make --makefile=mk",
+        _MAKEFILE + "make -fmk",
+        _MAKEFILE + "make -s -f mk all",
+        _MAKEFILE + "gmake -f mk",
+    ],
+)
+def test_make_runs_the_recipes_of_a_makefile_written_on_the_line(command):
+    assert "git.reset-hard" in rules_of(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        _MAKEFILE + "make",
+        _MAKEFILE + "make -f other.mk",
+        _MAKEFILE + "make -f",
+        _MAKEFILE + "make -C sub -f other.mk",
+        _MAKEFILE + "make --file=other.mk",
+        _MAKEFILE + "make -fother.mk",
+    ],
+)
+def test_make_reading_another_makefile_runs_nothing_written_here(command):
+    assert "git.reset-hard" not in rules_of(command)

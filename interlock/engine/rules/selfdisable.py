@@ -359,7 +359,7 @@ def _env_findings(inv: Invocation) -> list[Finding]:
                 found.append(_find("selfdisable.hooks-path", inv))
     operands = [literal_or_text(w) for w in inv.argv[1:]]
     if inv.name in _SETTERS or inv.name == "env":
-        names = [o.removeprefix("--unset=").removeprefix("-u").split("=", 1)[0] for o in operands]
+        names = [o.removeprefix("--unset=").removeprefix("-u").partition("=")[0] for o in operands]
         if any(re.match(_ENV_NAME, n) for n in names):
             found.append(_find("selfdisable.env-override", inv))
     return found

@@ -708,6 +708,8 @@ def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) ->
         "GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x make",
         "GIT_CONFIG_PARAMETERS=\"'user.name'='x'\" make",
         "GIT_CONFIG_COUNT=1 make",
+        "FOO=$X make",
+        "NOTE=core.hooksPath make",
         "export HUSKY=1 HUSKY",
         "env HUSKY=1",
         "env -uHOME",

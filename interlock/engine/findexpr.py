@@ -126,11 +126,19 @@ def _looks_like_expression(value: str | None) -> bool:
     return (value.startswith("-") and len(value) > 1) or value in ("(", "!")
 
 
+def starts_from_file(expression: Sequence[str | None]) -> bool:
+    """`find -files0-from LIST`: GNU find reads its start paths from LIST (`-`: stdin), never
+    from the command line (it refuses both): where it searches is known only at run time."""
+    return "-files0-from" in expression
+
+
 def find_parts(words: Sequence[Word]) -> tuple[list[str], list[str | None], bool]:
     """(start paths, expression words, whether symlinks are followed) of `find ARGS`;
-    raises _Unreadable when a start path is not literal."""
+    raises _Unreadable when a start path is not literal or is read from a file."""
     literals = [w.literal() for w in words]
     first, end, follow = find_layout(literals)
+    if starts_from_file(literals[end:]):
+        raise _Unreadable
     starts: list[str] = []
     for word, value in zip(words[first:end], literals[first:end], strict=True):
         if value is None or word.has_glob:

@@ -36,6 +36,8 @@ class Invocation:
       `find` for `-exec`/`-execdir`/`-ok` (relative to cwd), None when unknown (xargs).
     arg_search: the search that chooses them, when a `find -exec` or `fd -x` runs it
       (engine.findexpr), with its directory.
+    arg_file: the run-time arguments are read from a file (`xargs -a LIST`, `--arg-file`),
+      not from stdin: no search piped in chooses them.
     degraded: found by a best-effort path (fallback tokenizer, inline interpreter code, an
       eval of a non-literal); the analysis result is then `degraded`.
     alt_cwds: other directories it may run in, because a `cd` before it may have failed
@@ -60,6 +62,7 @@ class Invocation:
     arg_roots: tuple[str, ...] | None = None
     degraded: bool = False
     arg_search: Search | None = field(default=None, compare=False)
+    arg_file: bool = field(default=False, compare=False)
     alt_cwds: tuple[str | None, ...] = field(default=(), compare=False)
     succeeded: tuple[Invocation, ...] = field(default=(), compare=False, repr=False)
     pipe: int = field(default=0, compare=False)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from interlock.engine.findexpr import Node, Search, find_search
 from interlock.engine.invocation import Invocation
 from interlock.engine.unwrap import OptSpec, Unwrap, lit, parse_options, program_name
-from interlock.shell.model import Word
+from interlock.shell.model import Redirect, Word
 
 FD_NAMES = ("fd", "fdfind")
 _FD = OptSpec(
@@ -243,10 +243,18 @@ def lsfiles_search(inv: Invocation, args: Sequence[Word], subtree: bool) -> Sear
     return Search(("",), inv.cwd, expr, subtree, True, kinds, tool="git ls-files")
 
 
+def _reads_stdin(redirect: Redirect) -> bool:
+    """`< FILE`, `<<< TEXT`, a here-document, `0<&3`, `0>FILE`: stdin is no longer the pipe."""
+    return redirect.fd == 0 or (redirect.fd is None and redirect.op.startswith("<"))
+
+
 def producer(inv: Invocation, earlier: Sequence[Invocation], subtree: bool) -> Search | None:
     """The search whose printed paths reach `inv` (an `xargs` command) through its pipeline:
     `find ... | xargs rm`, `fd -e pyc | xargs rm`, `git ls-files -o | xargs rm`, with filters
-    that only narrow the list between."""
+    that only narrow the list between. None when xargs reads its list from elsewhere: a
+    file (`xargs -a LIST`) or a redirection of its stdin (`xargs rm < LIST`)."""
+    if inv.arg_file or any(_reads_stdin(r) for r in inv.redirects):
+        return None
     feeding = [e for e in earlier if inv.pipe and e.pipe == inv.pipe]
     for before in reversed(feeding):
         name = before.name

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
-from interlock.engine.findexpr import find_layout, find_search
+from interlock.engine.findexpr import find_layout, find_search, starts_from_file
 from interlock.engine.searchers import fd_spawn
 from interlock.engine.unwrap import (
     RUNTIME_CODE,
@@ -136,17 +136,22 @@ def _xargs(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     opts, i = parsed
     marks = [v or "{}" for name, v in opts.items if name in ("-I", "-i", "--replace")]
     rest = with_placeholders(words[i:], tuple(marks)) if marks else words[i:]
-    return Unwrap("exec", "xargs", rest=rest, extra_args=True)
+    from_file = opts.has("-a", "--arg-file")  # `xargs -a LIST`: the arguments are not stdin's
+    return Unwrap("exec", "xargs", rest=rest, extra_args=True, arg_file=from_file)
 
 
 def _find_roots(words: tuple[Word, ...]) -> tuple[tuple[str, ...] | None, int]:
-    first, end, _ = find_layout([lit(w) for w in words[1:]])
+    literals = [lit(w) for w in words[1:]]
+    first, end, _ = find_layout(literals)
     starts = words[1 + first : 1 + end]
-    if not starts:
-        return (".",), 1 + end
-    roots = [None if w.has_glob else lit(w) for w in starts]
-    known = tuple(r for r in roots if r is not None)
-    return (known if len(known) == len(roots) else None), 1 + end
+    roots: tuple[str, ...] | None = (".",)
+    if starts_from_file(literals[end:]):  # `-files0-from LIST`: the start paths are LIST's
+        roots = None
+    elif starts:
+        named = [None if w.has_glob else lit(w) for w in starts]
+        known = tuple(r for r in named if r is not None)
+        roots = known if len(known) == len(named) else None
+    return roots, 1 + end
 
 
 def _exec_end(words: tuple[Word, ...], i: int) -> int:

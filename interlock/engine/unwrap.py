@@ -72,6 +72,7 @@ class Unwrap:
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
     arg_search: Search | None = None  # what a file search hands over (engine.findexpr)
+    arg_file: bool = False  # the run-time arguments are read from a file (`xargs -a LIST`)
     masks: str | None = None
     mounts: Mounts | None = None  # a container's binds: its paths on the host (engine.mounts)
     clears_env: bool = False  # `env -i`: the command sees only the wrapper's assignments

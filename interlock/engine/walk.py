@@ -94,6 +94,7 @@ class _Env(NamedTuple):
     extra_args: bool = False
     arg_roots: tuple[str, ...] | None = None
     arg_search: Search | None = None
+    arg_file: bool = False
     pipe: int = 0
     own: int = 0  # redirects written on the simple command itself (the last ones)
     file: _InFile | None = None  # the script file these commands are read from
@@ -362,6 +363,7 @@ class _Walker:
             pipe=env.pipe,
             own_redirects=env.own,
             arg_search=env.arg_search,
+            arg_file=env.arg_file,
         )
         self.invocations.append(inv)
         if env.origin is not None:
@@ -418,6 +420,7 @@ class _Walker:
                 extra_args=env.extra_args or found.extra_args,
                 arg_roots=found.arg_roots if found.extra_args else env.arg_roots,
                 arg_search=found.arg_search if found.extra_args else env.arg_search,
+                arg_file=env.arg_file or found.arg_file,
             )
             if found.kind == "script":
                 same_shell = all(s.same_shell for s in found.scripts) and cwd == scope.cwd
@@ -482,6 +485,7 @@ class _Walker:
             extra_args=env.extra_args or child.extra_args,
             arg_roots=child.arg_roots if child.extra_args else env.arg_roots,
             arg_search=replace(child.arg_search, base=scope.cwd) if child.arg_search else None,
+            arg_file=env.arg_file or child.arg_file,
             own=0,
         )
         if child.cwd is None:  # `git -C DIR rebase -x`: the top of a work tree found at run time

@@ -226,3 +226,116 @@ def test_a_script_handed_over_as_data_is_judged(command, rule):
 )
 def test_ordinary_script_runs_are_allowed(command):
     assert judged(command).findings == ()
+
+
+# --- where an interpreter finds its script ------------------------------------------------
+
+
+def _invocation(text: str):
+    from interlock.engine.walk import walk
+    from interlock.shell.parse import parse
+
+    return walk(parse(text))[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "index"),
+    [
+        ("python3 t.py", "python", 1),
+        ("python3 -W ignore t.py", "python", 3),
+        ("python3 -Wignore t.py", "python", 2),
+        ("python3 -Wd t.py", "python", 2),
+        ("perl -Il x.pl", "perl", 2),
+        ("python3 -bW ignore t.py", "python", 3),
+        ("python3 -X dev -u t.py", "python", 4),
+        ("python3 -E -s t.py", "python", 3),
+        ("python3 -- t.py", "python", 2),
+        ("python3 -- -x.py", "python", 2),
+        ("python3 - a", "python", 1),
+        ("python3 -u", "python", 2),
+        ('python3 "$S" a', "python", 1),
+        ("python3 -c 'print(1)'", "python", None),
+        ("python3 -Ic 'print(1)'", "python", None),
+        ("python3 -m json.tool", "python", None),
+        ("python3 -X dev -m json.tool", "python", None),
+        ("pypy3 t.py", "python", 1),
+        ("node -r dotenv/config app.js", "node", 3),
+        ("node -rdotenv/config app.js", "node", 2),
+        ("node --inspect app.js", "node", 2),
+        ("node -e 'x'", "node", None),
+        ("node -pe 'x'", "node", None),
+        ("node --eval x", "node", None),
+        ("node --eval=x", "node", None),
+        ("node --print x", "node", None),
+        ("node --command=x", "node", None),
+        ("node --evaluate x.js", "node", 2),
+        ("perl -I lib x.pl", "perl", 3),
+        ("perl -Ilib x.pl", "perl", 2),
+        ("perl -w -I lib x.pl", "perl", 4),
+        ("perl -ne 'print'", "perl", None),
+        ("ruby -I lib x.rb", "ruby", 3),
+        ("ruby -e 'x'", "ruby", None),
+        ("php -c php.ini x.php", "php", 3),
+        ("php -d memory_limit=1 x.php", "php", 3),
+        ("php -r 'x'", "php", None),
+        ("bash x.sh", "sh", 1),
+        ("bash -e x.sh", "sh", 2),
+        ("bash", "sh", 1),
+        ("bash -s a", "sh", 3),
+        ("source x.sh", "sh", 1),
+        (". x.sh", "sh", 1),
+        ("./x.sh a", "exec", 0),
+        ("/usr/local/bin/tool", "exec", 0),
+    ],
+)
+def test_an_interpreter_finds_its_script_where_it_reads_its_options(text, language, index):
+    from interlock.engine.hidden import _runner
+
+    assert _runner(_invocation(text)) == (language, index)
+
+
+@pytest.mark.parametrize("text", ["bash -c 'x'", "sh -ec 'x'", "source", "ls -la", "dir/ x"])
+def test_commands_that_run_no_script_file_have_no_runner(text):
+    import shlex
+
+    from interlock.engine.hidden import _runner
+    from interlock.engine.invocation import Invocation
+    from interlock.shell.model import Word
+
+    inv = Invocation(tuple(Word(w, w) for w in shlex.split(text)))
+    assert _runner(inv) is None
+
+
+_MAKEFILE = "printf 'all:\\n\\tgit reset --hard\\n' > mk && "
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        _MAKEFILE + "make -f mk",
+        _MAKEFILE + "make --file mk",
+        _MAKEFILE + "make --makefile mk",
+        _MAKEFILE + "make --file=mk",
+        _MAKEFILE + "make --makefile=mk",
+        _MAKEFILE + "make -fmk",
+        _MAKEFILE + "make -s -f mk all",
+        _MAKEFILE + "gmake -f mk",
+    ],
+)
+def test_make_runs_the_recipes_of_a_makefile_written_on_the_line(command):
+    assert "git.reset-hard" in rules_of(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        _MAKEFILE + "make",
+        _MAKEFILE + "make -f other.mk",
+        _MAKEFILE + "make -f",
+        _MAKEFILE + "make -C sub -f other.mk",
+        _MAKEFILE + "make --file=other.mk",
+        _MAKEFILE + "make -fother.mk",
+    ],
+)
+def test_make_reading_another_makefile_runs_nothing_written_here(command):
+    assert "git.reset-hard" not in rules_of(command)

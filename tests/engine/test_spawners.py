@@ -400,3 +400,91 @@ def test_git_runs_the_last_word_as_its_command_and_attached_code_is_known():
     spawn = SPAWNERS["git"](words, None)
     assert spawn is not None
     assert [(s.text, s.degraded) for s in spawn.children[0].scripts] == [("make", False)]
+
+
+# -- where the run-time arguments come from -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # xargs reading its list from a file, not from the search piped in
+        "find build -name '*.o' | xargs -a list rm -rf",
+        "find build -name '*.o' | xargs --arg-file=list rm -rf",
+        "find build -name '*.o' | xargs --arg-file list rm -rf",
+        "find build -name '*.o' | xargs --arg list rm -rf",
+        "find build -name '*.o' | xargs -0a list rm -rf",
+        "find build -name '*.o' | xargs -alist rm -rf",
+        "find build | sudo xargs -a list rm -rf",
+        "find build | xargs -a list xargs rm -rf",
+        # xargs whose stdin is redirected away from the pipe
+        "find build | xargs rm -rf < list",
+        "find build | xargs rm -rf 0< list",
+        "find build | xargs rm -rf <<< src",
+        "find build | xargs rm -rf <> list",
+        "find build | { xargs rm -rf; } < list",
+        "find build | xargs rm -rf 0<&3",
+        "find build | xargs truncate -s0 < list",
+        "find build | xargs -a list truncate -s0",
+        # find reading its start paths from a file
+        "find -files0-from list -name '*.o' -delete",
+        "find -files0-from - -delete",
+        "find -files0-from list -name '*.o' -print0 | xargs -0 rm",
+        "find -files0-from list -exec rm {} +",
+        "find -files0-from list -execdir rm {} +",
+    ],
+)
+def test_arguments_read_from_a_file_are_unknown_not_the_pipes(repo, command):
+    (repo / "list").write_text("src/app.py\n")
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert "discard" in kinds
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find build -name '*.o' | xargs rm -rf",
+        "find build -name '*.o' | xargs rm -rf 2> err",
+        "find build -name '*.o' | xargs rm -rf 3< list",
+        "find build | xargs truncate -s0",
+        "find build -name '*.o' -delete",
+        "find build -name '*.o' -exec rm {} +",
+    ],
+)
+def test_a_search_of_ignored_files_still_chooses_what_is_removed(repo, command):
+    (repo / "list").write_text("src/app.py\n")
+    verdict, kinds = judge(repo, command)
+    assert verdict == "allow", kinds
+
+
+def test_xargs_arg_file_reaches_the_spawned_command():
+    assert invocations("xargs -a list rm")[-1].arg_file
+    assert invocations("xargs --arg-file=list rm")[-1].arg_file
+    assert not invocations("xargs -0 rm")[-1].arg_file
+    assert invocations("xargs -a list sh -c 'rm \"$@\"' _")[-1].arg_file
+    assert invocations("xargs -a list find . -exec rm {} +")[-1].arg_file
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["find -files0-from list -exec rm {} +", "find -files0-from - -name x -exec rm {} +"],
+)
+def test_find_start_paths_read_from_a_file_are_unknown(text):
+    inv = invocations(text)[-1]
+    assert inv.arg_roots is None
+    assert inv.arg_search is None
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find -exec rm -rf src \\; -files0-from list",
+        "find -files0-from list -exec rm -rf src \\;",
+        "find -files0-from list $A",
+    ],
+)
+def test_find_reading_its_start_paths_from_a_file_still_runs_its_actions(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert kinds & {"discard", "unparsed"}

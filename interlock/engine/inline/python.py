@@ -154,6 +154,10 @@ def _arg(call: ast.Call, index: int, *keywords: str) -> ast.expr | None:
     return next((k.value for k in call.keywords if k.arg in keywords), None)
 
 
+def _is_interlock(dotted: str) -> bool:
+    return dotted == "interlock" or dotted.startswith("interlock.")
+
+
 def _constant_text(expr: ast.expr | None) -> str | None:
     """A literal string, also one decoded from `base64.b64decode('...')` / `bytes.fromhex`."""
     if isinstance(expr, ast.Constant) and isinstance(expr.value, (str, bytes)):
@@ -186,6 +190,7 @@ class _Scanner:
         self.paths: dict[str, ast.expr] = {}  # names bound to Path(...) -> the path argument
         self.stars: list[str] = []
         self.bound: set[int] = set()  # values of assignments that only bind a name
+        self.drives_interlock = False  # interlock's own code called without an import line
         self._bind(tree)
 
     # -- names ----------------------------------------------------------------------------
@@ -266,7 +271,7 @@ class _Scanner:
             if isinstance(node, (ast.Name, ast.Attribute)) and id(node) not in called:
                 if id(node) not in self.bound:
                     self.reference(node)
-        if any(v == "interlock" or v.startswith("interlock.") for v in self.aliases.values()):
+        if self.drives_interlock or any(_is_interlock(v) for v in self.aliases.values()):
             # interlock's own code driven from inside the run: its words are its commands
             for node in ast.walk(tree):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -281,6 +286,9 @@ class _Scanner:
             if isinstance(call.func, ast.Attribute):
                 self._method(call.func, call)  # Path('a').unlink(), open(p).write(...)
             return
+        # `__import__('interlock.cli').cli.main(...)`, `importlib.import_module('interlock')`
+        imported = _constant_text(call.args[0]) if name in _IMPORTERS and call.args else None
+        self.drives_interlock |= _is_interlock(name) or _is_interlock(imported or "")
         if self._runs(name, call) or self._changes(name, call):
             return
         if name in _DYNAMIC_CALLS:

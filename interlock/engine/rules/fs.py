@@ -19,7 +19,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import replace
 
-from interlock.engine.findexpr import Search, find_layout, find_search
+from interlock.engine.findexpr import Search, find_layout, find_search, starts_from_file
 from interlock.engine.findings import Finding, Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import known_path, literal_or_text, parse_args, spec
@@ -396,6 +396,8 @@ def _find(inv: Invocation) -> list[Finding]:
     starts, expression = find_start_paths(inv.argv[1:])
     if not find_deletes(expression):
         return []
+    if starts_from_file([w.literal() for w in expression]):  # `-files0-from LIST`
+        return [make_finding(FIND_DELETE, inv, Targets("files", unknown=True))]
     kept, temp_only = temp_split(starts, inv.cwd)
     if starts and not kept:
         return []

@@ -21,6 +21,7 @@ from interlock.engine.rules.common import catalog, make_finding, rule
 from interlock.engine.rules.git.config import CONFIG_OPTS, config_writes
 from interlock.engine.rules.git.invocation import GitCall, parse_git
 from interlock.engine.rules.writes import Touch, touched_paths
+from interlock.engine.unwrap import could_be_option
 from interlock.shell.model import Word
 
 # `interlock X` subcommands that turn interlock down (`hooks uninstall`, `daemon stop` and
@@ -280,8 +281,6 @@ def _config_writes_hooks_path(call: GitCall) -> bool:
     action = (
         operands[0] if operands[0] in ("set", "unset", "remove-section", "rename-section") else None
     )
-    if operands[0] in ("get", "list", "edit"):
-        return False
     keys = operands[1:] if action else operands
     if args.has("--remove-section", "--rename-section") or action in (
         "remove-section",
@@ -360,10 +359,14 @@ def _env_findings(inv: Invocation) -> list[Finding]:
                 found.append(_find("selfdisable.hooks-path", inv))
     operands = [literal_or_text(w) for w in inv.argv[1:]]
     if inv.name in _SETTERS or inv.name == "env":
-        names = [o.removeprefix("--unset=").removeprefix("-u").split("=", 1)[0] for o in operands]
+        names = [o.removeprefix("--unset=").removeprefix("-u").partition("=")[0] for o in operands]
         if any(re.match(_ENV_NAME, n) for n in names):
             found.append(_find("selfdisable.env-override", inv))
     return found
+
+
+_PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
+_PYTHON_LONG_VALUE = ("--check-hash-based-pycs",)  # python's long options that take a value
 
 
 def _interlock_words(inv: Invocation) -> list[str | None] | None:
@@ -373,29 +376,62 @@ def _interlock_words(inv: Invocation) -> list[str | None] | None:
     name = inv.name
     if name == "interlock":
         return argv[1:]
-    if name is None or not re.match(r"^python[0-9.]*$", name):
+    if name is None or not _PYTHON.match(name):
         return None
-    module, i = _python_module(argv)
+    # a word only known at run time may be an option there unless it cannot begin with `-`
+    options = [w.literal() if could_be_option(w) else literal_or_text(w) for w in inv.argv]
+    module, i = _python_module(options)
     if module is not None:
-        return argv[i:] if module.split(".")[0] == "interlock" else None
-    if i < len(argv) and literal_or_text(inv.argv[i]).rsplit("/", 1)[-1] == "interlock":
+        return argv[i:] if _is_interlock_module(module) else _module_runs_interlock(argv[i:])
+    if i < len(argv) and _is_interlock_path(literal_or_text(inv.argv[i])):
         return argv[i + 1 :]
     return None
 
 
+def _is_interlock_module(name: str) -> bool:
+    return name.split(".")[0] == "interlock"
+
+
+def _is_interlock_path(path: str) -> bool:
+    """`~/.local/bin/interlock`, a checkout's `interlock/` or `interlock/__main__.py`."""
+    parts = path.rstrip("/").split("/")
+    return parts[-1] == "interlock" or parts[-2:] == ["interlock", "__main__.py"]
+
+
+def _module_runs_interlock(args: list[str | None]) -> list[str | None] | None:
+    """A module that runs another one (`-m pdb -m interlock off`, `-m cProfile -m interlock`,
+    `-m runpy interlock off`, `-m trace --module interlock off`): the words after the one
+    naming interlock; None when no word does."""
+    for k, word in enumerate(args):
+        name = (word or "").removeprefix("-m")
+        if name and _is_interlock_module(name):
+            return args[k + 1 :]
+    return None
+
+
 def _python_module(argv: list[str | None]) -> tuple[str | None, int]:
-    """`python [opts] -m MODULE ARGS` (`-mMODULE`, `-Im MODULE`): the module and the index of
-    its first argument; else (None, the index of the first operand)."""
+    """`python [opts] -m MODULE ARGS` (`-mMODULE`, `-Im MODULE`, `-X dev -m MODULE`,
+    `--check-hash-based-pycs always -m MODULE`): the module and the index of its first
+    argument; else (None, the index of the script operand; len(argv) after `-c CODE`). A
+    word only known at run time may be an option (`python3 $OPTS -m interlock off`): the
+    options go on after it."""
     i = 1
-    while i < len(argv) and (word := argv[i] or "").startswith("-") and word != "-":
+    while i < len(argv) and ((word := argv[i]) is None or word.startswith("-")) and word != "-":
+        if word is None or word.startswith("--"):
+            if word == "--":
+                return None, i + 1
+            i += 2 if word in _PYTHON_LONG_VALUE else 1
+            continue
         step = 1
         for pos, letter in enumerate(word[1:], start=2):
-            if letter in "mWX" and not word.startswith("--"):  # options with a value
-                attached = word[pos:]
-                value = attached or (argv[i + 1] if i + 1 < len(argv) else None)
+            if letter in "cmWX":  # options with a value
+                attached, following = word[pos:], argv[i + 1 : i + 2]
+                value = attached or (following[0] if following else None)
                 step = 1 if attached else 2
                 if letter == "m":
                     return value or "", i + step
+                if letter == "c":  # the code's own arguments follow: no operand
+                    return None, len(argv)
                 break
         i += step
     return None, i
@@ -428,7 +464,9 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
         return [_find("selfdisable.interlock-off", inv)]
     if first == "resume" or (first == "run" and (second is None or second in RUN_CONTROL)):
         return [_find("selfdisable.run-control", inv)]
-    if first == "turn" and any(w is None or w.split("=", 1)[0] in TURN_RELAXERS for w in every[1:]):
+    if first == "turn" and any(
+        w is None or w.partition("=")[0] in TURN_RELAXERS for w in every[1:]
+    ):
         return [_find("selfdisable.run-control", inv)]
     if first == "daemon" and second in ("stop", "kill"):
         return [_find("selfdisable.kill-daemon", inv)]
@@ -459,7 +497,9 @@ def _editor_touches(inv: Invocation) -> list[Touch]:
     """An editor opening a file may write it (`vim .interlock.toml`, `nano .git/hooks/x`)."""
     if inv.name not in _EDITORS:
         return []
-    return [Touch(w, "write") for w in inv.argv[1:] if (w.literal() or "x")[:1] not in "-+"]
+    return [
+        Touch(w, "write") for w in inv.argv[1:] if not (w.literal() or "x").startswith(("-", "+"))
+    ]
 
 
 def _path_findings(inv: Invocation) -> list[Finding]:

@@ -565,3 +565,178 @@ def test_turning_the_run_down_is_found_in_every_form(cmd: str, rule_id: str) -> 
 )
 def test_what_turns_interlock_up_or_reads_it_is_not_self_disable(cmd: str) -> None:
     assert walked_selfdisable(cmd) == set()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # interpreter options that take a value, before -m
+        "python3 --check-hash-based-pycs always -m interlock off",
+        "python3 --check-hash-based-pycs never -I -m interlock.cli uninstall",
+        "python3 -W ignore -X dev -m interlock off",
+        "python3 -bb -Wd -m interlock off",
+        # an option known only at run time
+        "python3 $OPTS -m interlock off",
+        'python3 -E "$O" -m interlock off',
+        # another Python
+        "pypy3 -m interlock off",
+        "python3.12 -m interlock off",
+        # a module that runs interlock's
+        "python3 -m pdb -m interlock off",
+        "python3 -m cProfile -o prof -m interlock off",
+        "python3 -m runpy interlock off",
+        "python3 -m trace --count --module interlock off",
+        # interlock's package run as a script
+        "python3 interlock/__main__.py off",
+        "python3 ./interlock off",
+        # interlock's code imported by a call, not an import line
+        'python3 -c \'__import__("interlock.cli").cli.main(["off"])\'',
+        'python3 -c \'import importlib; importlib.import_module("interlock.cli").main(["off"])\'',
+        'python3 -c \'import importlib as i; i.import_module("interlock.cli").main(["off"])\'',
+        "python3 ~/src/interlock/interlock/__main__.py off",
+    ],
+)
+def test_interlock_run_through_python_in_any_form_is_found(command: str) -> None:
+    assert "selfdisable.interlock-off" in checked(command), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 -c 'print(1)' -m interlock off",
+        "python3 -Ic 'print(1)' interlock off",
+        "python3 -c 'import sys' ./interlock off",
+        "python3 -- -m interlock off",
+        "python3 --check-hash-based-pycs always -m pytest",
+        "python3 --check-hash-based-pycs always interlock.py off",
+        "python3 -X dev -m interlock.cli check 'git status'",
+        "python3 -m pip install interlock",
+        "python3 -m pytest -k interlock",
+        "python3 -m json.tool interlock.json",
+        "python3 interlock/cli.py",
+        "python3 src/__main__.py off",
+        'python3 -c \'import importlib; importlib.import_module("json").dumps(["off"])\'',
+    ],
+)
+def test_python_that_does_not_run_interlock_off_is_allowed(command: str) -> None:
+    assert checked(command) == set(), command
+
+
+def judged(command: str) -> tuple[str, set[str]]:
+    """The verdict and every finding's rule (an internal error shows as its own rule)."""
+    result = evaluate(command, "/", mode="blocking", assume_dirty=True).result
+    return result.verdict, {f.rule for f in result.findings}
+
+
+@pytest.mark.parametrize(
+    ("command", "rule_id"),
+    [
+        # an abbreviation git reads as --no-verify, where the option set is not spelled out
+        ("git push --no-veri", "selfdisable.no-verify"),
+        # git config's subcommand forms (git 2.46) and the key named before its value
+        ("git config set core.hooksPath /dev/null", "selfdisable.hooks-path"),
+        ("git config unset core.hooksPath", "selfdisable.hooks-path"),
+        ("git config remove-section core", "selfdisable.hooks-path"),
+        ("git config rename-section core old", "selfdisable.hooks-path"),
+        ("git config --remove-section core", "selfdisable.hooks-path"),
+        ("git config core.hooksPath list", "selfdisable.hooks-path"),
+        ("git config core.hooksPath get", "selfdisable.hooks-path"),
+        ("git config --global core.hooksPath x", "selfdisable.hooks-path"),
+        ('git -c "$CFG" commit -m x', "selfdisable.hooks-path"),
+        # git's config given through the environment to any program that runs git
+        ("GIT_CONFIG_KEY_0=core.hooksPath GIT_CONFIG_VALUE_0=x make", "selfdisable.hooks-path"),
+        ("GIT_CONFIG_KEY_0=$K GIT_CONFIG_VALUE_0=x make", "selfdisable.hooks-path"),
+        ("GIT_CONFIG_PARAMETERS=\"'core.hooksPath'='x'\" make", "selfdisable.hooks-path"),
+        ("GIT_CONFIG_PARAMETERS=$P make", "selfdisable.hooks-path"),
+        # a hook-skipping variable with a value only known at run time, or set again bare
+        ('HUSKY="$V" git commit -m x', "selfdisable.hook-skip-env"),
+        ("export HUSKY=0 HUSKY", "selfdisable.hook-skip-env"),
+        ("env SKIP=lint", "selfdisable.hook-skip-env"),
+        # INTERLOCK_* unset by env, the name glued to -u
+        ("env -uINTERLOCK_MODE", "selfdisable.env-override"),
+        ("env --unset=INTERLOCK_MODE", "selfdisable.env-override"),
+        # python options: `--` before a script, a long option's value before the script
+        ("python3 -- ./interlock off", "selfdisable.interlock-off"),
+        ("python3 --check-hash-based-pycs always ./interlock off", "selfdisable.interlock-off"),
+        ("python3 -m cProfile -minterlock off", "selfdisable.interlock-off"),
+        ("python3 $OPTS ./interlock off", "selfdisable.interlock-off"),
+        ("python3 -Wmodule ./interlock off", "selfdisable.interlock-off"),
+        ("interlock integrate claude --remove", "selfdisable.interlock-off"),
+        ("interlock hooks remove", "selfdisable.interlock-off"),
+        ("interlock config unset mode", "selfdisable.config-edit"),
+        ("interlock config edit", "selfdisable.config-edit"),
+        ("interlock config reset", "selfdisable.config-edit"),
+        ("systemctl --user kill interlock", "selfdisable.kill-daemon"),
+        ("systemctl --user disable interlock", "selfdisable.kill-daemon"),
+        ("systemctl --user mask interlock", "selfdisable.kill-daemon"),
+        ("launchctl unload ~/Library/LaunchAgents/dev.interlock.plist", "selfdisable.kill-daemon"),
+        ("launchctl bootout gui/501/dev.interlock", "selfdisable.kill-daemon"),
+        ("launchctl remove dev.interlock", "selfdisable.kill-daemon"),
+        ("fuser -k interlock.log", "selfdisable.kill-daemon"),
+        ("vim +10 .interlock.toml", "selfdisable.config-edit"),
+        ("nano -w .git/hooks/pre-commit", "selfdisable.hooks-edit"),
+        ("python3 -Xfrozen_modules=off -m interlock off", "selfdisable.interlock-off"),
+        ("python3 -m pdb -m interlock.cli off", "selfdisable.interlock-off"),
+    ],
+)
+def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) -> None:
+    verdict, rules = judged(command)
+    assert verdict == "block"
+    assert rule_id in rules
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git push --no-ver",
+        "git config --list",
+        "git config -l",
+        "git config get core.hooksPath",
+        "git config --get core.hooksPath",
+        "git config list",
+        "git config edit --help",
+        "git config remove-section alias",
+        "git config --rename-section alias old",
+        "git config user.name core.hooksPath",
+        "git -c color.ui status",
+        "git -c user.name commit -m x",
+        "git -c user.name=$V status",
+        "git --config-env=user.name=V status",
+        "git --version",
+        "git --help commit --no-verify",
+        "git help config",
+        "GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=x make",
+        "GIT_CONFIG_PARAMETERS=\"'user.name'='x'\" make",
+        "GIT_CONFIG_COUNT=1 make",
+        "FOO=$X make",
+        "NOTE=core.hooksPath make",
+        "export HUSKY=1 HUSKY",
+        "env HUSKY=1",
+        "env -uHOME",
+        "echo interlock off",
+        "ls interlock off",
+        "python3 -I",
+        "python3 -E -s",
+        "python3 -m",
+        "python3 -I -X",
+        "python3 - interlock off",
+        "python3 -m cProfile -mpytest",
+        "python3 -m pdb script.py interlock",
+        "interlock integrate claude",
+        "interlock status --remove",
+        "interlock --version",
+        "interlock todo remove 2",
+        "interlock hooks status",
+        "interlock config show",
+        "/opt/interlock/bin/pkill node",
+        "fuser -v interlock.log",
+        ".git/hooks/vim notes.txt",
+        "vim -R notes.txt",
+        "vim '+set ft=toml' notes.txt",
+        "systemctl --user status interlock",
+        "interlock",
+        "python3 -m interlock --help",
+    ],
+)
+def test_neighbours_of_each_spelling_are_allowed_without_error(command: str) -> None:
+    assert judged(command) == ("allow", set())

@@ -121,6 +121,11 @@ def claude_version() -> tuple[int, ...] | None:
     return tuple(int(part) for part in match.groups()) if match else None
 
 
+def can_fail_closed(version: tuple[int, ...] | None) -> bool:
+    """Whether that Claude Code knows a hook's `"onFailure": "block"`."""
+    return version is not None and version >= CLAUDE_FAILS_CLOSED
+
+
 def specs(agent: str, words: list[str] | None = None, fails_closed: bool = False) -> list[HookSpec]:
     """The hooks to write for `agent`. fails_closed (Claude Code >= CLAUDE_FAILS_CLOSED): a
     PreToolUse hook that cannot answer blocks the call. Only there: the other events come

@@ -189,7 +189,11 @@ def _integration_checks(repo: Path | None) -> list[Check]:
             )
         else:
             checks.append(Check(agent, "ok", f"hooks in {path}"))
-        if agent == "claude-code" and not _fails_closed(doc) and _claude_can_fail_closed():
+        if (
+            agent == "claude-code"
+            and not _fails_closed(doc)
+            and hookplan.can_fail_closed(hookplan.claude_version())
+        ):
             checks.append(
                 Check(
                     "claude-code fail-closed",
@@ -207,11 +211,6 @@ def _integration_checks(repo: Path | None) -> list[Check]:
         except OSError:
             continue
     return checks
-
-
-def _claude_can_fail_closed() -> bool:
-    version = hookplan.claude_version()
-    return version is not None and version >= hookplan.CLAUDE_FAILS_CLOSED
 
 
 def _fails_closed(doc: Any) -> bool:

@@ -82,19 +82,18 @@ def _claude_fails_closed() -> tuple[bool, str]:
     """Whether the Claude Code on PATH can make a failed PreToolUse hook block the call, and
     what to tell the person about it."""
     version = hookplan.claude_version()
-    first = ".".join(map(str, hookplan.CLAUDE_FAILS_CLOSED))
-    if version is not None and version >= hookplan.CLAUDE_FAILS_CLOSED:
-        shown = ".".join(map(str, version))
-        return True, (
-            f"Claude Code {shown}: a PreToolUse hook that cannot start, crashes or times out "
-            'blocks the call ("onFailure": "block")'
-        )
     if version is not None:
-        found = f"Claude Code {'.'.join(map(str, version))}"
+        found = "Claude Code " + ".".join(map(str, version))
     elif shutil.which("claude") is None:
         found = "Claude Code not found on PATH"
     else:
         found = "Claude Code of an unknown version (`claude --version` did not say)"
+    if hookplan.can_fail_closed(version):
+        return True, (
+            f"{found}: a PreToolUse hook that cannot start, crashes or times out "
+            'blocks the call ("onFailure": "block")'
+        )
+    first = ".".join(map(str, hookplan.CLAUDE_FAILS_CLOSED))
     return False, (
         f"{found}: before {first}, a hook that cannot start lets the call run unjudged; "
         "after updating Claude Code, run this again to make the hooks fail closed"

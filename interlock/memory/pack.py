@@ -36,6 +36,7 @@ from interlock.objectformat import BLOB, object_id, sha1
 
 TYPE_CHECKING = False  # not `typing`: a cold snapshot process loads this
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import BinaryIO
 
 _MAX_PACK = 1 << 30  # flush before a pack would need 64-bit offsets
@@ -264,30 +265,64 @@ def _registry(objects_dir: Path) -> Path:
 def _register(objects_dir: Path, name: str) -> None:
     registry = _registry(objects_dir)
     registry.parent.mkdir(parents=True, exist_ok=True)
-    with open(registry, "a+", encoding="ascii") as handle:
-        handle.write(name + "\n")
-        handle.seek(0)
-        listed = list(dict.fromkeys(handle.read().split()))
-    if len(listed) < SMALL_PACKS_MERGE_AT:
-        return  # fewer small packs than that, without looking at each (every snapshot comes here)
-    pack_dir = objects_dir / "pack"
-    alive = [n for n in listed if (pack_dir / f"{n}.idx").exists()]
-    small = [n for n in alive if (pack_dir / f"{n}.pack").stat().st_size < SMALL_PACK_BYTES]
-    if len(small) < SMALL_PACKS_MERGE_AT:
-        return
-    merged = _merge(objects_dir, small)
-    if merged is None:
-        return
-    # Listed from now on: the merged pack while it is small (the others are never folded again)
-    small_now = (pack_dir / f"{merged}.pack").stat().st_size < SMALL_PACK_BYTES
-    tmp = registry.with_name(registry.name + ".tmp")
-    tmp.write_text(f"{merged}\n" if small_now else "", encoding="ascii")
-    os.replace(tmp, registry)
-    for old in small:
-        if old != merged:
-            for ext in (".idx", ".pack"):  # the index first: no new reader picks the pack
-                with contextlib.suppress(FileNotFoundError):
-                    os.unlink(pack_dir / f"{old}{ext}")
+    with _locked(registry.with_name(registry.name + ".lock"), wait=True):
+        with open(registry, "a+", encoding="ascii") as handle:
+            handle.write(name + "\n")
+            handle.seek(0)
+            listed = list(dict.fromkeys(handle.read().split()))
+    if len(listed) >= SMALL_PACKS_MERGE_AT:  # else done, without looking at each pack
+        _fold(objects_dir, registry)
+
+
+@contextlib.contextmanager
+def _locked(path: Path, wait: bool) -> Iterator[bool]:
+    """Hold an exclusive lock on `path` (created if needed); yields False, holding nothing,
+    when `wait` is false and another process or thread holds it."""
+    import fcntl
+
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _fold(objects_dir: Path, registry: Path) -> None:
+    """Fold the listed small packs into one. Every writer of a worktree's objects comes here
+    (the daemon's recorder and snapshots, a cold snapshot, a hook): one folds at a time, the
+    others go on (what they listed is folded next time). The list is rewritten under the lock
+    that appends take, so a pack listed meanwhile stays listed."""
+    with _locked(registry.with_name(registry.name + ".fold"), wait=False) as mine:
+        if not mine:
+            return
+        pack_dir = objects_dir / "pack"
+        listed = registry.read_text(encoding="ascii").split()  # again: a fold just ended?
+        alive = [n for n in dict.fromkeys(listed) if (pack_dir / f"{n}.idx").exists()]
+        small = [n for n in alive if (pack_dir / f"{n}.pack").stat().st_size < SMALL_PACK_BYTES]
+        if len(small) < SMALL_PACKS_MERGE_AT:
+            return
+        merged = _merge(objects_dir, small)
+        if merged is None:
+            return
+        # Listed from now on: the merged pack while it is small (the others are never folded
+        # again), and whatever was listed since this fold read the list.
+        small_now = (pack_dir / f"{merged}.pack").stat().st_size < SMALL_PACK_BYTES
+        with _locked(registry.with_name(registry.name + ".lock"), wait=True):
+            since = [n for n in registry.read_text(encoding="ascii").split() if n not in small]
+            keep = ([merged] if small_now else []) + since
+            tmp = registry.with_name(registry.name + ".tmp")
+            tmp.write_text("".join(n + "\n" for n in dict.fromkeys(keep)), encoding="ascii")
+            os.replace(tmp, registry)
+        for old in small:
+            if old != merged:
+                for ext in (".idx", ".pack"):  # the index first: no new reader picks the pack
+                    with contextlib.suppress(FileNotFoundError):
+                        os.unlink(pack_dir / f"{old}{ext}")
 
 
 def _entries(pack: bytes, idx: bytes) -> list[tuple[str, bytes]] | None:

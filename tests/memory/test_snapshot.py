@@ -576,3 +576,53 @@ def test_an_incremental_snapshot_stores_a_named_files_new_bytes_and_not_the_base
     assert _packed_blobs(git_repo, before) == [first]
     assert blob(git_repo, files_of(git_repo, again.id)[b"a.txt"][1]) == b"first\n"
     assert git(git_repo, "fsck", "--strict").returncode == 0
+
+
+_PACK_WRITER = """
+import sys
+from pathlib import Path
+from interlock.memory import pack
+from interlock.objectformat import BLOB
+pack.SMALL_PACKS_MERGE_AT = 3
+objects, tag = Path(sys.argv[1]), sys.argv[2]
+for i in range(40):
+    batch = pack.PackBatch(objects)
+    print(batch.add(BLOB, f"{tag} {i}\\n".encode()), flush=True)
+    batch.flush()
+"""
+
+
+def test_writers_in_several_processes_fold_packs_without_failing_or_losing_an_object(
+    git_repo: Path,
+) -> None:
+    """The daemon's recorder and snapshots, a cold snapshot and a hook all write packs of one
+    repository and fold them: a fold must neither fail another writer (two once wrote the same
+    temp list, and one's rename found it gone) nor drop an object or a listed pack."""
+    objects = git_repo / ".git" / "objects"
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _PACK_WRITER, str(objects), f"w{n}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(4)
+    ]
+    written = []
+    for proc in writers:
+        out, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+        written += out.split()
+    assert len(written) == 160
+    check = subprocess.run(
+        ["git", "cat-file", "--batch-check"],
+        cwd=git_repo,
+        input="\n".join(written) + "\n",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "missing" not in check.stdout and check.stdout.count(" blob ") == 160
+    assert len(_packs(git_repo)) < 40  # folded as they went
+    assert set(_listed(git_repo)) <= _packs(git_repo)
+    assert git(git_repo, "fsck", "--strict").returncode == 0

@@ -450,7 +450,8 @@ def resolve(sources: list[RawSource], warnings: list[str] | None = None) -> Conf
     for source in sources:
         for raw_key in source.values:
             if raw_key not in SCHEMA_BY_NAME:
-                notes.append(f"{source.name}: unknown key {raw_key!r} ignored{_suggest(raw_key)}")
+                hint = _suggest(raw_key, source.values[raw_key])
+                notes.append(f"{source.name}: unknown key {raw_key!r} ignored{hint}")
     for key in SCHEMA:
         values[key.name], origin[key.name] = key.default, "default"
         setter = next((s for s in sources if key.name in s.values), None)
@@ -548,7 +549,7 @@ def validate_file(path: Path, table: tuple[str, ...] = ()) -> list[ConfigError]:
         key = SCHEMA_BY_NAME.get(raw_key)
         if key is None:
             errors.append(
-                ConfigError(f"{path}: {key_path}: unknown key, ignored{_suggest(raw_key)}")
+                ConfigError(f"{path}: {key_path}: unknown key, ignored{_suggest(raw_key, raw)}")
             )
             continue
         try:
@@ -572,9 +573,13 @@ def show_value(value: Any, key: Key | None = None) -> str:
     return str(value)
 
 
-def _suggest(raw_key: str) -> str:
-    """' (did you mean 'mode'?)' for a near miss of a known key, else ''."""
+def _suggest(raw_key: str, raw: object) -> str:
+    """' (did you mean 'mode'?)' for a near miss of a known key; for a table of known keys
+    (`[interlock]` written above them), where they belong; else ''."""
     import difflib  # only for an unknown key
+
+    if isinstance(raw, dict) and any(name in SCHEMA_BY_NAME for name in raw):
+        return f" (a table: its keys belong one level up, without the [{raw_key}] line)"
 
     close = difflib.get_close_matches(raw_key, list(SCHEMA_BY_NAME))
     return f" (did you mean {close[0]!r}?)" if close else ""

@@ -362,6 +362,26 @@ def test_unknown_key_warning_suggests_the_closest_key(tmp_path):
     )
 
 
+def test_a_table_of_known_keys_is_told_to_move_up_one_level(tmp_path):
+    """`[interlock]` above the settings of .interlock.toml (they belong at its top level)."""
+    write(
+        tmp_path, ".interlock.toml", '[interlock]\nmode = "blocking"\nzzz = 1\n[other]\nzzz = 1\n'
+    )
+    config = load_config(tmp_path, environ={})
+    assert config.mode == "advisory"
+    assert config.warnings == (
+        ".interlock.toml: unknown key 'interlock' ignored (a table: its keys belong one level"
+        " up, without the [interlock] line)",
+        ".interlock.toml: unknown key 'other' ignored",
+    )
+    path = tmp_path / ".interlock.toml"
+    assert [str(e) for e in validate_file(path)] == [
+        f"{path}: interlock: unknown key, ignored (a table: its keys belong one level up,"
+        " without the [interlock] line)",
+        f"{path}: other: unknown key, ignored",
+    ]
+
+
 # --- validate_file: the strict check ---
 
 

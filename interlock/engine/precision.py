@@ -73,12 +73,20 @@ def _overlaps(unsaved: str, target: str) -> bool:
     return unsaved.endswith("/") and target.startswith(entry + "/")
 
 
-def _glob_hits(unsaved: str, pattern: str) -> bool:
+def _glob_hits(unsaved: str, pattern: str, crosses: bool = True) -> bool:
     """Whether a glob target (repo-relative) matches the path or one of its ancestors, or may
     match a path inside a collapsed untracked/ignored directory entry (`dir/`): git lists
-    none of its files, so any pattern whose literal start agrees with the entry may reach one
-    (`d*/c` and `*/c` reach `dir/c`)."""
+    none of its files. `crosses`: git's pathspec `*` matches across `/`, so any pattern whose
+    literal start agrees with the entry may reach into it (`d*/c` and `*/c` reach `dir/c`);
+    the shell's (a file operand: `rm -rf *.egg-info`) matches within one name, so the pattern
+    reaches the names of its depth only (a `**` is taken to cross, as under globstar)."""
     parts = unsaved.rstrip("/").split("/")
+    if not crosses and "**" not in pattern:
+        wanted = pattern.rstrip("/").split("/")
+        agrees = all(
+            fnmatch.fnmatchcase(part, want) for part, want in zip(parts, wanted, strict=False)
+        )
+        return agrees and (len(wanted) <= len(parts) or unsaved.endswith("/"))
     if any(fnmatch.fnmatchcase("/".join(parts[:i]), pattern) for i in range(1, len(parts) + 1)):
         return True
     prefix = pattern.split("*", 1)[0].split("?", 1)[0].split("[", 1)[0]
@@ -466,7 +474,7 @@ class Judge:
             if files and (rel == ".git" or rel.startswith(".git/")):
                 lost.append((f"{rel} (git's own data)", None))
             elif any(c in rel for c in _GLOB_CHARS):
-                lost += [p for p in unsaved if _glob_hits(p[0], rel)]
+                lost += [p for p in unsaved if _glob_hits(p[0], rel, crosses=not files)]
             else:
                 lost += [p for p in unsaved if _overlaps(p[0], rel)]
         return lost

@@ -66,7 +66,10 @@ class Sorting:
     def why_not_own(self, shared: str | None, policy: str) -> str | None:
         """Why this cannot be allowed as the run's own work, or None when it can."""
         if self.unholdable:
-            return "would destroy what no snapshot can hold: " + ", ".join(self.unholdable[:3])
+            shown = (
+                u[1:-1] if u.startswith("(") and u.endswith(")") else u for u in self.unholdable
+            )
+            return "would destroy what no snapshot can hold: " + ", ".join(list(shown)[:3])
         if self.prerun:
             return "would destroy work that predates this run: " + describe(sorted(self.prerun))
         if policy == "refuse":

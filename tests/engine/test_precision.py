@@ -277,6 +277,21 @@ def test_a_target_inside_a_collapsed_directory_entry_overlaps_it_but_not_inside_
     assert not _glob_hits("src", "src/*.py")
 
 
+def test_a_shell_glob_matches_within_one_name_and_reaches_only_its_own_depth():
+    """A file operand's glob is the shell's: `*` stops at `/` (git's pathspec `*` does not)."""
+    assert not _glob_hits(".claude/", "*.egg-info", crosses=False)
+    assert _glob_hits(".claude/", "*.egg-info")  # git clean -fd '*.egg-info' may reach in
+    assert not _glob_hits("src/app.py", "*.py", crosses=False)
+    assert _glob_hits("src/app.py", "*.py")
+    assert _glob_hits("src/app.py", "s*/*.py", crosses=False)
+    assert _glob_hits("src/app.py", "s*", crosses=False)  # an ancestor: rm -rf s*
+    assert _glob_hits("src/", "s*/x/*.py", crosses=False)  # may reach into the entry
+    assert not _glob_hits("src/app.py", "s*/app.py/x", crosses=False)  # not into a file
+    assert not _glob_hits("src/", "t*/x.py", crosses=False)
+    assert _glob_hits("src/", "s*/", crosses=False)
+    assert _glob_hits("a/b/c.py", "**/c.py", crosses=False)  # globstar crosses
+
+
 OUTSIDE = "/nonexistent-interlock-dir"  # outside any worktree and any temp dir
 
 

@@ -324,6 +324,22 @@ def test_a_glob_into_another_directory_does_not_reach_the_untracked_one(tree):
     assert lost("rm -f nothere/x?.py", tree) == set()
 
 
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("rm -rf *.egg-info", set()),  # was "unsaved: notes/", which no such name can reach
+        ("rm -f *.md", set()),  # notes/todo.md lies one level down
+        ("rm -f *.py", {"xa.py"}),  # not src/app.py
+        ("rm -rf */*.md", {"notes"}),  # reaches into the untracked directory
+        ("rm -rf n*", {"notes"}),
+        ("rm -rf */*.py", {"src/app.py", "notes"}),
+        ("cd src && rm -f *.py", {"src/app.py"}),
+    ],
+)
+def test_a_file_operand_glob_is_the_shells_and_matches_within_one_name(tree, command, expected):
+    assert lost(command, tree) == expected
+
+
 def test_a_search_from_outside_every_worktree_chosen_at_run_time_loses_what_lies_there(tree):
     """`find / -name "$X" -delete`: the selection is unknown, so whatever lies under the start
     is at stake: the whole worktree under it, and the files outside any worktree."""

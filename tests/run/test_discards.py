@@ -129,6 +129,18 @@ def test_a_force_push_that_drops_remote_commits_is_never_the_runs_own(
     assert b"no snapshot can hold" in got.stderr
 
 
+def test_a_target_in_a_directory_known_only_at_run_time_is_named_without_brackets(
+    project, wrap, set_mode, git
+):
+    set_mode(project, "blocking", git)
+    got = wrap(project, "-c", 'cd "$WORKDIR" && rm -rf src')
+    assert got.returncode == 126
+    assert (
+        b"why:     would destroy what no snapshot can hold: src in a directory known only at"
+        b" run time\n" in got.stderr
+    )
+
+
 def test_with_another_run_live_no_discard_counts_as_this_runs_own(project, wrap, set_mode, git):
     set_mode(project, "blocking", git)
     assert wrap(project, "-c", "true", env={"INTERLOCK_RUN": "agent-a"}).returncode == 0

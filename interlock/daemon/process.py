@@ -46,6 +46,7 @@ _LOCK_WAIT = 0.5  # seconds to wait for the pid lock (a client's probe holds it 
 _HOUSEKEEPING = 1.0  # seconds between health checks
 _IDLE_RELEASE = 60.0  # seconds without requests after which caches are dropped
 _BLIND_RESCAN = 60.0  # seconds between recorder rescans while the watcher cannot see everything
+_M_ARENA_MAX = -8  # mallopt's parameter, from glibc's malloc.h
 # Imported once at start-up, so the first request does not pay for them.
 _WARM_MODULES = (
     "interlock.engine.check",
@@ -127,11 +128,26 @@ def setup_logging(state_dir: Path) -> None:
     root.setLevel(logging.INFO)
 
 
+def _few_malloc_arenas() -> None:
+    """Before any thread starts: glibc gives each thread that allocates an arena of its own
+    (8 in a daemon), and what one frees the others do not reuse, so a burst's peak stayed
+    resident in pieces. Two arenas: 74 MB idle instead of 80 after three 10k-path bursts, 85
+    instead of 90 at the peak (bench_recorder's scenario). A MALLOC_ARENA_MAX in the
+    environment wins; without glibc there is nothing to set."""
+    if os.environ.get("MALLOC_ARENA_MAX"):
+        return
+    with contextlib.suppress(OSError, AttributeError):
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, 2)
+
+
 def run_daemon(loc: RepoLocation, idle: float | None = None, service: bool = False) -> int:
     """Be this worktree's daemon until stopped. Returns 0, also when one is already running.
 
     As a service (the systemd --user unit): never exit when idle, and wait for a running
     daemon to exit instead of leaving it be."""
+    _few_malloc_arenas()
     state_dir, warning = prepare_state_dir(loc)
     lock_fd = acquire_pid_lock(loc, wait=float("inf") if service else _LOCK_WAIT)
     if service:

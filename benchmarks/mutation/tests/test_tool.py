@@ -305,3 +305,34 @@ def test_an_interrupted_run_removes_its_copies_and_never_touches_the_worktree():
     assert proc.returncode == 130, rest
     assert workdir is not None and not workdir.exists()
     assert _digest(ROOT / "interlock/config.py") == before
+
+
+def test_a_timeout_is_run_once_more_with_twice_the_time_before_it_counts(tmp_path):
+    """A deadline run out on a loaded machine is no kill: the mutant runs again, with twice
+    the time; only a second timeout counts (as a kill: a loop that never ends)."""
+    from execute import Job, Workers
+
+    module = "interlock/config.py"
+    source = (ROOT / module).read_text(encoding="utf-8")
+    mutant = find_mutants(source, module)[0]
+    (tmp_path / "interlock").mkdir()
+    (tmp_path / module).write_text(source, encoding="utf-8")
+    for second, expected in (
+        ("survived", "survived"),
+        ("killed", "killed"),
+        ("timeout", "timeout"),
+    ):
+        workers = Workers([tmp_path], {module: source})
+        calls: list[float] = []
+
+        def fake(copy, select, files, budget, keep_output, second=second, calls=calls):
+            calls.append(budget)
+            return ("timeout", "slow") if len(calls) == 1 else (second, "")
+
+        workers._pytest = fake  # type: ignore[method-assign]
+        outcome = workers.run(Job(mutant, ["tests/test_config.py::x"], 40.0))
+        assert (outcome.status, calls) == (expected, [40.0, 80.0])
+        assert (tmp_path / module).read_text(encoding="utf-8") == source
+    workers = Workers([tmp_path], {module: source})
+    workers._pytest = lambda *a: ("killed", "")  # type: ignore[method-assign]
+    assert workers.run(Job(mutant, ["t"], 40.0)).status == "killed"

@@ -40,6 +40,8 @@ _DECLARERS = frozenset(("export", "declare", "typeset", "local", "readonly"))
 # Builtins that assign the variables they name (or REPLY/MAPFILE/OPTARG).
 _READERS = frozenset(("read", "mapfile", "readarray", "getopts", "let", "printf", "wait"))
 EMPTY_MAP: Mapping[str, str | None] = MappingProxyType({})
+# Names rules.fs reads as a temp dir's (`tmp`, `TMPDIR`, `build_temp_dir`), as identifiers.
+_TEMP_NAMED = re.compile(r"(?<![\w$])[A-Za-z_]*(?i:tmp|temp)\w*")
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,12 @@ class Vars:
     functions: functions defined on the line, by name, with their text (a call may assign).
     blind: inside code built from words with unknown parts (`bash -c "$X; ..."`), where a `$`
       left in the text may be the outer shell's: nothing is resolved or recorded.
+    temps: names among `values` whose unknown value is a temp dir (`T=$(mktemp -d)`).
+    wild: the line may have assigned any variable by now (`eval "$X"`, `source f`, `$CMD`).
+
+    A variable named like a temp dir (`$tmp`, `$TMPDIR`) is read as one by its name (rules.fs)
+    only while the line has not assigned it: once it may have, what it holds is what was
+    assigned (`tmp=$(pwd)/src; rm -rf "$tmp"` removes src), and expand_word says so.
     """
 
     values: Mapping[str, str | None] = field(default_factory=lambda: EMPTY_MAP)
@@ -61,37 +69,57 @@ class Vars:
     open: bool = False
     functions: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     blind: bool = False
+    temps: frozenset[str] = frozenset()
+    wild: bool = False
 
     @property
     def empty(self) -> bool:
-        return self.blind or (not self.values and self.params is None)
+        return self.blind or (not self.values and self.params is None and not self.wild)
 
     def value(self, name: str) -> str | None:
         return None if name in _DYNAMIC else self.values.get(name)
 
-    def assign(self, name: str, value: str | None, export: bool = False) -> Vars:
+    def assign(
+        self, name: str, value: str | None, export: bool = False, temp: bool = False
+    ) -> Vars:
+        """`temp`: the value, unknown, is a temp dir (`$(mktemp -d)`, `"$TMPDIR/x"`)."""
         if self.blind:
             return self
         values = dict(self.values)
         values[name] = value
         exported = self.exported | {name} if export else self.exported
-        return replace(self, values=MappingProxyType(values), exported=exported)
+        temps = self.temps | {name} if temp and value is None else self.temps - {name}
+        return replace(self, values=MappingProxyType(values), exported=exported, temps=temps)
 
     def forget(self, names: Iterable[str] | None = None) -> Vars:
-        """Every variable (names None) or the named ones become unknown."""
+        """Every variable (names None: any name may have been assigned) or the named ones
+        become unknown."""
         if names is None:
-            return replace(self, values=MappingProxyType(dict.fromkeys(self.values)), params=None)
-        names = [n for n in names if self.values.get(n) is not None]
+            unknown = MappingProxyType(dict.fromkeys(self.values))
+            return replace(self, values=unknown, params=None, temps=frozenset(), wild=True)
+        names = [
+            n
+            for n in names
+            if self.values.get(n) is not None or n not in self.values or n in self.temps
+        ]
         if not names:
             return self
         values = dict(self.values)
         values.update(dict.fromkeys(names))
-        return replace(self, values=MappingProxyType(values))
+        return replace(self, values=MappingProxyType(values), temps=self.temps - set(names))
 
     def forget_assigned_in(self, text: str) -> Vars:
-        """Forget each known variable that `text` may assign (it names it other than as an
-        expansion: `F=`, `read F`, `(( F++ ))`)."""
-        return self.forget([n for n in self.values if _may_assign(n, text)])
+        """Forget each variable that `text` may assign (it names it other than as an
+        expansion: `F=`, `read F`, `(( F++ ))`): the known ones, and those named like a temp
+        dir (whose name no longer says what they hold)."""
+        named = {m.group(0) for m in re.finditer(_TEMP_NAMED, text)} - self.values.keys()
+        return self.forget([n for n in [*self.values, *named] if _may_assign(n, text)])
+
+
+def _is_temp(text: str) -> bool:
+    from interlock.engine.rules.fs import is_temp_path  # the rules import the walker
+
+    return is_temp_path(text)
 
 
 def _may_assign(name: str, text: str) -> bool:
@@ -115,7 +143,17 @@ def merge(ends: Sequence[Vars]) -> Vars:
     params = first.params if all(e.params == first.params for e in ends) else None
     exported = frozenset().union(*(e.exported for e in ends))
     functions = {k: v for e in ends for k, v in e.functions.items()}
-    return Vars(MappingProxyType(values), exported, params, first.open, MappingProxyType(functions))
+    temps = frozenset.intersection(*(e.temps for e in ends))
+    wild = any(e.wild for e in ends)
+    return Vars(
+        MappingProxyType(values),
+        exported,
+        params,
+        first.open,
+        MappingProxyType(functions),
+        temps=temps,
+        wild=wild,
+    )
 
 
 def for_new_shell(
@@ -126,16 +164,23 @@ def for_new_shell(
     if outer.blind:
         return outer
     values: dict[str, str | None] = {}
+    temps: set[str] = set()
     if inherit:
         values = {n: outer.values[n] for n in outer.exported if n in outer.values}
+        temps = {n for n in outer.temps if n in values}
     for word in assignments:
         match = _ASSIGNMENT.match(word.literal() or "")
         if match is not None:
             values[match.group(1)] = None if match.group(2) else match.group(3)
-        elif (m := re.match(rf"^({_NAME})\+?=", word.text)) is not None:
+            temps.discard(match.group(1))
+        elif (m := re.match(rf"^({_NAME})(\+?)=(.*)$", word.text, re.S)) is not None:
             values[m.group(1)] = None
+            if not m.group(2) and _is_temp(m.group(3)):
+                temps.add(m.group(1))
+            else:
+                temps.discard(m.group(1))
     params = None if args is None else tuple(w.literal() for w in args[1:])
-    return Vars(MappingProxyType(values), frozenset(values), params)
+    return Vars(MappingProxyType(values), frozenset(values), params, temps=frozenset(temps))
 
 
 # -- expanding words ----------------------------------------------------------------------
@@ -169,6 +214,17 @@ def _lookup(ref: str, v: Vars) -> str | list[str] | None:
             return None if v.params is None or v.open or index == 0 else ""
         return v.params[index - 1]
     return v.value(ref)
+
+
+def _not_temp_now(ref: str, v: Vars) -> bool:
+    """A variable named like a temp dir that the line may have assigned something else."""
+    assigned = ref in v.values or (v.wild and not ref[:1].isdigit() and ref not in "@*#")
+    return (
+        assigned
+        and ref not in v.temps
+        and _TEMP_NAMED.fullmatch(ref) is not None
+        and (_is_temp("$" + ref))
+    )
 
 
 def _shown(value: str) -> str:
@@ -236,6 +292,11 @@ def expand_word(word: Word, v: Vars, split: bool = True) -> list[Word] | None:
             ref, end = found
             value = _lookup(ref, v)
             if value is None:
+                if _not_temp_now(ref, v):
+                    # `tmp=$(pwd)/src; rm -rf "$tmp"`: not a temp dir by its name any more;
+                    # `${tmp:+}` expands to nothing, and no rule reads a temp dir in it
+                    out.append("${" + ref + ":+}")
+                    changed = True
                 out.append(text[i:end])
                 i = end
                 continue
@@ -314,7 +375,9 @@ def assigned(words: Sequence[Word], v: Vars, export: bool = False) -> Vars:
         if match is None:
             found = re.match(rf"^({_NAME})", word.text)
             if found is not None and "=" in word.text:
-                v = v.assign(found.group(1), None, export)
+                plain = re.match(rf"^{_NAME}=(.*)$", word.text, re.S)
+                temp = plain is not None and _is_temp(plain.group(1))
+                v = v.assign(found.group(1), None, export, temp)
             continue
         name, append, text_value = match.groups()
         before = v.value(name)

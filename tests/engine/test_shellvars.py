@@ -124,6 +124,48 @@ def test_a_variable_named_like_a_temp_dir_is_judged_by_its_value():
     assert not findings("TMPDIR=/tmp/x; rm -rf $TMPDIR")
 
 
+@pytest.mark.parametrize(
+    "line",
+    [
+        'tmp=$(pwd)/src; rm -rf "$tmp"',  # a run-time value: no longer a temp dir by its name
+        'TMPDIR=$PWD; rm -rf "$TMPDIR/src"',
+        'tmp_dir=$(git rev-parse --show-toplevel); rm -rf "$tmp_dir"/*',
+        'export tmp=$(pwd); bash -c "rm -rf \\$tmp/src"',
+        'read tmp < list; rm -rf "$tmp"',
+        'for tmp in $(pwd)/src; do rm -rf "$tmp"; done',
+        'unset tmp; rm -rf "$tmp"/*',  # `/*`
+        'tmp=$(mktemp -d); tmp=$(pwd); rm -rf "$tmp"',
+        'tmp=$(mktemp -d); read tmp; rm -rf "$tmp"',
+        'tmp=$(mktemp -d); [ -e x ] && tmp=$(pwd); rm -rf "$tmp"',
+        'eval "$X"; rm -rf "$TMPDIR/src"',  # eval may assign anything
+        'f() { tmp=$(pwd); }; f; rm -rf "$tmp"',
+        'cd "$tmp"; tmp=$(pwd); cd "$tmp" && rm -rf src',
+    ],
+)
+def test_a_variable_named_like_a_temp_dir_the_line_assigns_holds_what_it_was_given(git_repo, line):
+    """`tmp=$(pwd)/src; rm -rf "$tmp"` was allowed: `$tmp` read as a temp dir by its name."""
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    found = findings(line, str(git_repo), assume_dirty=False)
+    assert any(f.kind == "discard" and f.lost for f in found), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'rm -rf "$tmp"',  # from the environment: a temp dir by its name, as before
+        'tmp=$(mktemp -d); rm -rf "$tmp"',
+        'tmp=$(mktemp -d) && cd "$tmp" && rm -rf *',
+        'tmp="$TMPDIR/x"; rm -rf "$tmp"',
+        'export tmp=$(mktemp -d); bash -c "rm -rf \\$tmp/src"',
+        'tmp=$(mktemp -d); [ -e x ] && tmp=$(mktemp -d); rm -rf "$tmp"',
+        'rm -rf "${TMPDIR:-/tmp}/build"',
+    ],
+)
+def test_a_temp_dir_assigned_as_one_stays_one(git_repo, line):
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line
+
+
 def test_a_device_named_through_a_variable_is_a_disk_write():
     assert {f.rule for f in findings("DISK=/dev/sda; dd if=/dev/zero of=$DISK")} == {
         "disk.write-device"

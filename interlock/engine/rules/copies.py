@@ -11,6 +11,7 @@ Writes to devices are the disk family's.
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 from interlock.engine.findings import Finding
@@ -138,7 +139,14 @@ def _file_copy(name: str, inv: Invocation) -> list[Finding]:
     if name == "ln" and dest is None and len(sources) == 1:
         base = basename_of(sources[0])  # `ln -sf /x/tool`: a link named tool, here
         dest, sources = (Word(base, base), []) if base else (None, sources)
-    if dest is None or is_device(dest) or _is_remote(name, dest):
+    if dest is None or _is_remote(name, dest):
+        return []
+    if name == "mv" and _swallows(dest):
+        # `mv notes.md /dev/null`: as root the file replaces the device and the next write to
+        # /dev/null empties it; else mv fails. What it moves is lost: judged as rm -r of it.
+        moved = file_targets(tuple(sources), inv.cwd, single=False)
+        return [] if moved is None else [make_finding(catalog()["fs.rm-recursive"], inv, moved)]
+    if is_device(dest):
         return []
     if name in ("cp", "install", "ln") and [literal_or_text(s) for s in sources] == ["/dev/null"]:
         # cp/install copy nothing into it; ln -sf makes it a link to nothing
@@ -158,6 +166,14 @@ def _file_copy(name: str, inv: Invocation) -> list[Finding]:
         into=names if known else (),
     )
     return [] if targets is None else [make_finding(COPY, inv, targets)]
+
+
+def _swallows(dest: Word) -> bool:
+    """A destination under /dev that is no directory to move into (/dev/null, /dev/zero, a
+    terminal, a disk); /dev/shm and the like are directories."""
+    text = posixpath.normpath(literal_or_text(dest).replace('"', "").replace("'", ""))
+    parts = text.split("/")
+    return text.startswith("/dev/") and parts[2] not in ("shm", "mqueue", "pts", "fd", "hugepages")
 
 
 def _update_none(args: Args) -> bool:

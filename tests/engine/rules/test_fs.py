@@ -123,7 +123,6 @@ ALLOWED = [
     "rm --help",
     "rmdir empty/",
     "unlink --help",
-    "mv build /dev/null",
     "find . -name '*.py'",
     "find . -name -delete",
     "find . -name '*.py' -print",

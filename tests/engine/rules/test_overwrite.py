@@ -275,6 +275,33 @@ def test_copy_into_a_directory_names_what_it_writes_there():
     assert tree.targets is not None and tree.targets.into == ("src",) and not tree.targets.single
 
 
+@pytest.mark.parametrize(
+    ("command", "paths"),
+    [
+        ("mv src/app.py /dev/null", ("src/app.py",)),
+        ("mv a.py b.py /dev/null", ("a.py", "b.py")),
+        ("mv -t /dev/null src", ("src",)),
+        ("mv notes.md /dev/zero", ("notes.md",)),
+        ("mv notes.md /dev/./null", ("notes.md",)),
+        ("mv notes.md /dev/sda1", ("notes.md",)),
+    ],
+)
+def test_a_move_onto_a_device_destroys_what_it_moves(command, paths):
+    """`mv f /dev/null`, the idiom for deleting by moving: as root the file replaces the
+    device, and the next write to /dev/null empties it. It was no finding at all."""
+    (finding,) = text_alone(command)
+    assert finding.rule == "fs.rm-recursive" and finding.targets is not None
+    assert finding.targets.paths == paths
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["mv notes.md /dev/shm/", "mv notes.md /dev/shm/x", "cp src/app.py /dev/null"],
+)
+def test_a_move_into_a_directory_under_dev_or_a_copy_to_null_destroys_nothing(command):
+    assert not [f for f in text_alone(command) if f.rule.startswith("fs.rm")]
+
+
 def test_symlink_following_differs_by_tool():
     def follows(command: str) -> bool:
         (finding,) = [f for f in raw(command) if f.targets is not None]

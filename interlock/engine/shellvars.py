@@ -218,7 +218,7 @@ def _lookup(ref: str, v: Vars) -> str | list[str] | None:
 
 def _not_temp_now(ref: str, v: Vars) -> bool:
     """A variable named like a temp dir that the line may have assigned something else."""
-    assigned = ref in v.values or (v.wild and not ref[:1].isdigit() and ref not in "@*#")
+    assigned = ref in v.values or v.wild
     return (
         assigned
         and ref not in v.temps

@@ -140,6 +140,11 @@ def test_a_variable_named_like_a_temp_dir_is_judged_by_its_value():
         'eval "$X"; rm -rf "$TMPDIR/src"',  # eval may assign anything
         'f() { tmp=$(pwd); }; f; rm -rf "$tmp"',
         'cd "$tmp"; tmp=$(pwd); cd "$tmp" && rm -rf src',
+        "tmp=$(pwd)/src bash -c 'rm -rf \"$tmp\"'",  # on a new shell's command line
+        "export tmp=$(mktemp -d); tmp=$(pwd)/src bash -c 'rm -rf \"$tmp\"'",
+        "export tmp=$(mktemp -d); tmp+=/../../src bash -c 'rm -rf \"$tmp\"'",
+        "export tmp=$(mktemp -d); tmp+=/../.. bash -c 'cd \"$tmp\" && rm -rf src'",
+        'if [ -e x ]; then eval "$X"; fi; rm -rf "$TMPDIR/src"',  # one branch may assign
     ],
 )
 def test_a_variable_named_like_a_temp_dir_the_line_assigns_holds_what_it_was_given(git_repo, line):
@@ -159,11 +164,20 @@ def test_a_variable_named_like_a_temp_dir_the_line_assigns_holds_what_it_was_giv
         'export tmp=$(mktemp -d); bash -c "rm -rf \\$tmp/src"',
         'tmp=$(mktemp -d); [ -e x ] && tmp=$(mktemp -d); rm -rf "$tmp"',
         'rm -rf "${TMPDIR:-/tmp}/build"',
+        "tmp=$(mktemp -d) bash -c 'rm -rf \"$tmp\"'",
+        "export tmp=$(mktemp -d); bash -c 'cd \"$tmp\" && rm -rf src'",
     ],
 )
 def test_a_temp_dir_assigned_as_one_stays_one(git_repo, line):
     (git_repo / "src" / "app.py").write_text("unsaved\n")
     assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line
+
+
+def test_a_loop_variable_is_not_exported_to_a_new_shell(git_repo):
+    (git_repo / "notes.md").write_text("a person's notes\n")
+    found = findings("for f in README.md; do bash -c 'rm \"$f\"'; done", str(git_repo), False)
+    assert [f.rule for f in found] == ["fs.rm-unknown-targets"]
+    assert not findings('for f in README.md; do rm "$f"; done', str(git_repo), False)
 
 
 def test_a_device_named_through_a_variable_is_a_disk_write():

@@ -625,3 +625,21 @@ def test_a_move_to_a_revision_that_does_not_exist_loses_nothing(git_repo):
     assert judge(git_repo, reset).lost == ()  # main's commit: feature holds it too
     git(git_repo, "checkout", "-q", "feature")
     assert len(judge(git_repo, reset).lost) == 2  # to a revision named at run time
+
+
+def test_a_search_that_reaches_beyond_every_worktree_counts_all_under_its_start(dirty):
+    outside = f"{OUTSIDE} (outside any worktree), among what find selects at run time"
+    assert reasons(f'find {OUTSIDE} -name "$X" -delete', dirty) == [outside]
+    [everything] = reasons('find / -name "$X" -delete', dirty)
+    assert everything.startswith(f"/ (outside any worktree); {dirty.resolve()} (the whole")
+    assert reasons('cd "$D" && find . -name "$X" -delete', dirty) == [
+        "2 files (notes.txt, src/app.py); . in a directory known only at run time, among what "
+        "find selects at run time"
+    ]
+
+
+def test_a_directory_holding_a_git_directory_git_cannot_read_is_a_repository(git_repo, tmp_path):
+    broken = tmp_path / "broken"
+    (broken / ".git").mkdir(parents=True)  # empty: git finds no repository there
+    assert discover(str(broken)) is None
+    assert judge(git_repo, finding("all", str(broken))).lost == (f"{broken} (a git repository)",)

@@ -563,3 +563,40 @@ def test_a_baseline_larger_than_one_pack_batch_gets_one_version_per_file(git_rep
         assert handle.recorder.stats.versions == 3
     finally:
         handle.recorder.stop()
+
+
+def _objects_per_pack(repo: Path) -> list[int]:
+    """How many objects each pack of the repository holds (its .idx fan-out's last entry)."""
+    counts = []
+    for idx in (repo / ".git" / "objects" / "pack").glob("*.idx"):
+        with idx.open("rb") as handle:
+            handle.seek(8 + 255 * 4)
+            counts.append(int.from_bytes(handle.read(4), "big"))
+    return sorted(counts)
+
+
+def test_a_batch_is_written_out_once_it_holds_more_than_16_mib(git_repo, poll):
+    """20 files of 10^6 random bytes in one rescan: the 17th takes the batch past 16 MiB
+    (16 * 2^20 = 16,777,216 bytes) and it is written as one pack; the last 3 make another."""
+    for i in range(20):
+        (git_repo / f"f{i:02}.bin").write_bytes(os.urandom(1_000_000))
+    handle = Running(git_repo, poll)
+    handle.recorder.start()
+    try:
+        assert handle.recorder.ready.wait(60)
+        assert _objects_per_pack(git_repo) == [3, 17]  # before any anchor commit
+    finally:
+        handle.recorder.stop()
+
+
+def test_a_worktree_git_status_cannot_read_stops_the_recorder_and_says_why(git_repo, poll):
+    """The baseline reads `git status`; when git fails there, the recorder does not go on as
+    if nothing were dirty: it stops, and its warning says so."""
+    (git_repo / ".git" / "index").write_bytes(b"not an index" * 10)
+    loc = discover(git_repo)
+    assert loc is not None
+    recorder = Recorder(loc)
+    recorder.start()
+    poll(lambda: not recorder.is_alive(), what="the recorder to stop", timeout=30)
+    assert (recorder.stats.warning or "").startswith("recorder stopped: ")
+    assert not recorder.ready.is_set()

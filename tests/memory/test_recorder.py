@@ -600,3 +600,49 @@ def test_a_worktree_git_status_cannot_read_stops_the_recorder_and_says_why(git_r
     poll(lambda: not recorder.is_alive(), what="the recorder to stop", timeout=30)
     assert (recorder.stats.warning or "").startswith("recorder stopped: ")
     assert not recorder.ready.is_set()
+
+
+def test_a_failed_transaction_is_rolled_back_and_its_error_goes_on(tmp_path):
+    from interlock.memory.recorder import _transaction
+
+    conn = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
+    conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(RuntimeError, match="mid-write"):
+        with _transaction(conn):
+            conn.execute("INSERT INTO t VALUES (1)")
+            raise RuntimeError("mid-write")
+    assert not conn.in_transaction
+    assert conn.execute("SELECT COUNT(*) FROM t").fetchone() == (0,)
+    with _transaction(conn):
+        conn.execute("INSERT INTO t VALUES (2)")
+    assert conn.execute("SELECT x FROM t").fetchall() == [(2,)]
+    conn.close()
+
+
+def test_a_file_closed_after_writing_is_read_at_once_and_an_edit_after_its_quiet_time(
+    git_repo, poll
+):
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc, debounce=30.0)
+    recorder.start()
+    try:
+        assert recorder.ready.wait(10)
+        (git_repo / "closed.txt").write_text("done\n")
+        recorder.note(b"closed.txt", "closed", False)
+        poll(lambda: recorded_versions(loc, b"closed.txt"), what="the closed file", timeout=10)
+        (git_repo / "open.txt").write_text("still writing\n")
+        recorder.note(b"open.txt", "modified", False)
+        time.sleep(0.2)
+        # not read while it may still be written (at most 1 s later, however busy the file)
+        assert recorded_versions(loc, b"open.txt") == []
+    finally:
+        recorder.stop()
+
+
+def test_the_files_of_a_directory_moved_away_are_recorded_as_deleted(running, git_repo, tmp_path):
+    (git_repo / "d").mkdir()
+    (git_repo / "d" / "a.txt").write_text("a\n")
+    running.wait_for("d/a.txt", b"a\n")
+    (git_repo / "d").rename(tmp_path / "moved-away")
+    running.wait_for("d/a.txt", None)

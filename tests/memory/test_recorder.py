@@ -290,7 +290,10 @@ def test_a_rescan_rereads_only_what_moved_since_it_was_read(git_repo, poll, shel
         os.utime(git_repo / "s1.txt", ns=(1, 1))  # only this one's stat moves
         handle.recorder.rescan("test")
         poll(lambda: (handle.recorder.stats.last_rescan or {}).get("reason") == "test")
-        assert handle.recorder.stats.last_rescan["reread"] == 1
+        rescan = handle.recorder.stats.last_rescan
+        assert rescan["reread"] == 1
+        assert rescan["checked"] == 50  # each path once, whether listed, recorded or seen
+        assert 0 < rescan["ms"] < 60_000 and rescan["time"] <= time.time()
     finally:
         handle.stop()
 

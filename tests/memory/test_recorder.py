@@ -12,6 +12,7 @@ import pytest
 
 from interlock import constants
 from interlock import git as gitmod
+from interlock.config import load_config
 from interlock.daemon.watcher import TreeWatcher
 from interlock.git import discover
 from interlock.memory.catalog import info_from_commit
@@ -405,6 +406,12 @@ def test_a_rescan_records_what_it_finds_as_created_or_modified_and_counts_it(git
         assert recorder.ready.wait(10)
         stats = recorder.stats
         assert (stats.versions, stats.rescans, stats.commits) == (1, 1, 0)
+        config = load_config(loc.worktree)  # what status shows of the limits in force
+        assert stats.max_file_size == config.recorder_max_file_size > 0
+        assert (
+            stats.policy == Policy(config.recorder_keep_days, config.recorder_max_bytes).describe()
+        )
+        assert stats.policy
         assert stats.last_rescan["reason"] == "the daemon started"
         assert stats.last_rescan["recorded"] == 1 and stats.last_rescan["reread"] >= 1
         time.sleep(0.01)
@@ -483,7 +490,10 @@ def test_a_rewrite_with_the_same_bytes_adds_no_version(git_repo, poll):
 
 
 def test_a_recorder_that_has_not_started_reports_nothing_yet(git_repo):
-    stats = Recorder(discover(git_repo)).stats
+    recorder = Recorder(discover(git_repo))
+    assert not recorder.is_alive() and not recorder.is_idle()  # no baseline yet
+    recorder.stop()  # nothing to wait for
+    stats = recorder.stats
     assert (stats.versions, stats.commits, stats.pending, stats.rescans) == (0, 0, 0, 0)
     assert stats.max_file_size == 0 and stats.too_large == set() and stats.warning is None
 
@@ -649,3 +659,30 @@ def test_the_files_of_a_directory_moved_away_are_recorded_as_deleted(running, gi
     running.wait_for("d/a.txt", b"a\n")
     (git_repo / "d").rename(tmp_path / "moved-away")
     running.wait_for("d/a.txt", None)
+
+
+@pytest.mark.parametrize("kind", ["deleted", "moved-from"])
+def test_a_directory_gone_from_its_place_has_each_recorded_file_read_again(
+    git_repo, poll, tmp_path, kind
+):
+    """The watcher says only that the directory went (a move gives no event per file): the
+    files recorded under it, and only those, are read again, and recorded as deleted."""
+    (git_repo / "d").mkdir()
+    (git_repo / "d" / "a.txt").write_text("a\n")
+    (git_repo / "dd.txt").write_text("beside it\n")
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc)  # no watcher: only the notes given here
+    recorder.start()
+    try:
+        assert recorder.ready.wait(10)
+        (git_repo / "d").rename(tmp_path / "away")
+        (git_repo / "dd.txt").unlink()
+        recorder.note(b"d", kind, True)
+        poll(lambda: len(recorded_versions(loc, b"d/a.txt")) == 2, what="d/a.txt deleted")
+        assert recorded_versions(loc, b"d/a.txt")[0].oid is None
+        recorder.note(b"d", "modified", True)  # a directory's own change: nothing to read
+        poll(recorder.is_idle, what="the recorder to be idle", timeout=30)
+        assert len(recorded_versions(loc, b"dd.txt")) == 1  # not under d/
+    finally:
+        recorder.stop()

@@ -643,3 +643,38 @@ def test_a_directory_holding_a_git_directory_git_cannot_read_is_a_repository(git
     (broken / ".git").mkdir(parents=True)  # empty: git finds no repository there
     assert discover(str(broken)) is None
     assert judge(git_repo, finding("all", str(broken))).lost == (f"{broken} (a git repository)",)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cd "$(git rev-parse --show-toplevel)" && git checkout -- f',
+        "cd `git rev-parse --show-toplevel` && rm f",
+        'cd "$(git rev-parse --show-cdup)" && git checkout -- f',
+        'cd "$(git rev-parse --show-toplevel)" && cd src && rm -rf ../f',
+        'cd "$(git rev-parse --show-toplevel)"; git checkout -- f',
+    ],
+)
+def test_a_cd_to_the_top_of_the_worktree_judges_relative_targets_there(git_repo, command):
+    """Started in a subdirectory: a clean f at the top loses nothing (it was refused, an
+    unknown cwd making relative targets never free); an edited one is refused."""
+    (git_repo / "f").write_text("committed\n")
+    git(git_repo, "add", "f")
+    git(git_repo, "commit", "-qm", "f")
+    assert reasons(command, git_repo / "src") == []
+    (git_repo / "f").write_text("edited\n")
+    assert reasons(command, git_repo / "src") == ["1 file (f)"]
+
+
+def test_the_top_of_the_worktree_is_unknown_outside_every_worktree_and_its_parent_is_not_it(
+    git_repo, tmp_path
+):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "f").write_text("mine\n")
+    top = 'cd "$(git rev-parse --show-toplevel)" && rm -rf f'
+    assert reasons(top, plain) == ["unknown paths outside any worktree"]
+    up = 'cd "$(git rev-parse --show-toplevel)" && cd .. && rm -rf repo'
+    assert reasons(up, git_repo / "src") == [
+        f"{git_repo.resolve()} (the whole worktree, .git included)"
+    ]

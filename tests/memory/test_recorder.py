@@ -686,3 +686,45 @@ def test_a_directory_gone_from_its_place_has_each_recorded_file_read_again(
         assert len(recorded_versions(loc, b"dd.txt")) == 1  # not under d/
     finally:
         recorder.stop()
+
+
+def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(git_repo, poll):
+    """In this process, under a real RLIMIT_FSIZE (the EFBIG a full quota gives as ENOSPC;
+    SIGXFSZ ignored, so the write fails instead of killing the process): the pack cannot be
+    written, recording pauses and says why, the file is not counted as recorded, and once the
+    limit is lifted the retry records it and the warning goes."""
+    import resource
+    import signal
+
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc)
+    recorder.start()
+    data = os.urandom(3 << 20)
+    try:
+        assert recorder.ready.wait(10)
+        (git_repo / "big.bin").write_bytes(data)
+        handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        try:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, hard))
+            recorder.rescan("test")
+            poll(
+                lambda: "recording paused" in (recorder.stats.warning or ""),
+                what="the recorder to pause",
+                timeout=30,
+            )
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+            signal.signal(signal.SIGXFSZ, handler)
+        assert "disk full" in (recorder.stats.warning or "")
+        assert recorder.is_alive()
+        poll(
+            lambda: recorder.stats.warning is None and recorded_versions(loc, b"big.bin"),
+            what="the recorder to resume",
+            timeout=60,
+        )
+        [version] = recorded_versions(loc, b"big.bin")
+        assert gitmod.read_blob(gitmod.open_repo(loc), version.oid) == data
+    finally:
+        recorder.stop()

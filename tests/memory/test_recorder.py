@@ -728,3 +728,21 @@ def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(git_
         assert gitmod.read_blob(gitmod.open_repo(loc), version.oid) == data
     finally:
         recorder.stop()
+
+
+def test_a_running_recorder_never_keeps_its_process_from_exiting(git_repo):
+    """Its thread is a daemon thread: a process that ends without stopping it still ends."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from interlock.git import discover\n"
+        "from interlock.memory.recorder import Recorder\n"
+        "loc = discover(sys.argv[1]); loc.state_dir.mkdir(exist_ok=True)\n"
+        "r = Recorder(loc); r.start(); assert r.ready.wait(30) and r.is_alive()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(git_repo)], capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr

@@ -422,6 +422,8 @@ def test_a_rescan_records_what_it_finds_as_created_or_modified_and_counts_it(git
         assert (stats.versions, stats.rescans) == (3, 2)
         assert stats.last_rescan["recorded"] == 2
         assert stats.last_version is not None and stats.last_version <= time.time()
+        newest = max(recorded_versions(loc, p)[0].time for p in (b"README.md", b"new.txt"))
+        assert stats.last_version == newest  # the batch's last row, not its first
         events = {
             rel: [v.event for v in recorded_versions(loc, rel.encode())]
             for rel in ("README.md", "new.txt")
@@ -485,6 +487,13 @@ def test_a_rewrite_with_the_same_bytes_adds_no_version(git_repo, poll):
         assert [v.event for v in recorded_versions(loc, b"same.txt")] == ["baseline"]
         poll(lambda: recorder.stats.last_prune is not None, what="the first prune", timeout=30)
         assert recorder.stats.last_prune["versions"] == 0
+        first = recorder.stats.last_prune["time"]
+        (git_repo / "other.txt").write_text("other\n")
+        recorder.rescan("more")
+        poll(lambda: (recorder.stats.last_rescan or {}).get("reason") == "more", timeout=30)
+        poll(recorder.is_idle, what="the recorder to be idle", timeout=30)
+        time.sleep(0.2)
+        assert recorder.stats.last_prune["time"] == first  # the next one is an hour away
     finally:
         recorder.stop()
 

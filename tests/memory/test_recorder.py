@@ -697,11 +697,12 @@ def test_a_directory_gone_from_its_place_has_each_recorded_file_read_again(
         recorder.stop()
 
 
-def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(git_repo, poll):
+@pytest.mark.parametrize("size", [3 << 20, 9 << 20])  # in the batch's pack; streamed alone
+def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(git_repo, poll, size):
     """In this process, under a real RLIMIT_FSIZE (the EFBIG a full quota gives as ENOSPC;
     SIGXFSZ ignored, so the write fails instead of killing the process): the pack cannot be
-    written, recording pauses and says why, the file is not counted as recorded, and once the
-    limit is lifted the retry records it and the warning goes."""
+    written, recording pauses and says why, the file is not counted as recorded (nor skipped),
+    and once the limit is lifted the retry records it and the warning goes."""
     import resource
     import signal
 
@@ -709,7 +710,7 @@ def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(git_
     loc.state_dir.mkdir(exist_ok=True)
     recorder = Recorder(loc)
     recorder.start()
-    data = os.urandom(3 << 20)
+    data = os.urandom(size)
     try:
         assert recorder.ready.wait(10)
         (git_repo / "big.bin").write_bytes(data)

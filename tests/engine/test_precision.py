@@ -678,3 +678,16 @@ def test_the_top_of_the_worktree_is_unknown_outside_every_worktree_and_its_paren
     assert reasons(up, git_repo / "src") == [
         f"{git_repo.resolve()} (the whole worktree, .git included)"
     ]
+
+
+def test_a_search_with_one_start_beyond_every_worktree_counts_all_under_each_start(dirty):
+    """`find src / -name "$X" -delete`: one start reaches beyond the worktree, so each start
+    counts everything unsaved under it (the worktree's top with git's own data)."""
+    around = f"/ (outside any worktree); {dirty.resolve()} (the whole worktree, .git included)"
+    run_time = ", among what find selects at run time"
+    assert reasons('find src / -name "$X" -delete', dirty) == [
+        f"1 file under src/ (src/app.py); {around}{run_time}"
+    ]
+    assert reasons('find . / -name "$X" -delete', dirty) == [
+        f"2 files (notes.txt, src/app.py); .git (git's own data); {around}{run_time}"
+    ]

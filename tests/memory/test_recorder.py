@@ -295,6 +295,15 @@ def test_a_rescan_rereads_only_what_moved_since_it_was_read(git_repo, poll, shel
         assert rescan["reread"] == 1
         assert rescan["checked"] == 50  # each path once, whether listed, recorded or seen
         assert 0 < rescan["ms"] < 60_000 and rescan["time"] <= time.time()
+        (git_repo / "s2.txt").unlink()
+        handle.wait_for("s2.txt", None)
+        time.sleep(0.2)  # s1.txt, read in the instant it changed, is read once more
+        handle.recorder.rescan("settle again")
+        poll(lambda: (handle.recorder.stats.last_rescan or {}).get("reason") == "settle again")
+        handle.recorder.rescan("after")
+        poll(lambda: (handle.recorder.stats.last_rescan or {}).get("reason") == "after")
+        after = handle.recorder.stats.last_rescan
+        assert (after["checked"], after["reread"]) == (49, 0)  # a deleted path is done with
     finally:
         handle.stop()
 
@@ -487,6 +496,7 @@ def test_a_rewrite_with_the_same_bytes_adds_no_version(git_repo, poll):
         assert [v.event for v in recorded_versions(loc, b"same.txt")] == ["baseline"]
         poll(lambda: recorder.stats.last_prune is not None, what="the first prune", timeout=30)
         assert recorder.stats.last_prune["versions"] == 0
+        assert recorder.stats.commits == 1  # it anchors what it recorded first
         first = recorder.stats.last_prune["time"]
         (git_repo / "other.txt").write_text("other\n")
         recorder.rescan("more")

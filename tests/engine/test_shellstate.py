@@ -206,7 +206,10 @@ TOP = "/(the top of the worktree)"
             'cd "$(git rev-parse --show-toplevel)" && cd "$(git rev-parse --show-cdup)" && rm -rf *',
             TOP,
         ),
+        ('cd "$(git rev-parse --show-toplevel)" && cd . && rm -rf *', TOP),
+        ('cd "$(git rev-parse --show-toplevel)" && cd src && cd x && rm -rf *', f"{TOP}/src/x"),
         # from elsewhere, the top may be another worktree's (a nested repository)
+        ('cd sub; cd "$(git rev-parse --show-toplevel)" && rm -rf *', None),
         ('cd sub && cd "$(git rev-parse --show-toplevel)" && rm -rf *', None),
         (
             'cd "$(git rev-parse --show-toplevel)" && cd sub && cd "$(git rev-parse --show-cdup)" && rm -rf *',

@@ -9,7 +9,14 @@ import pytest
 from interlock.engine.check import evaluate
 from interlock.engine.facts import collect_facts, parse_porcelain
 from interlock.engine.findings import Finding, Targets
-from interlock.engine.precision import Judge, _glob_hits, _overlaps, describe, is_temp_path
+from interlock.engine.precision import (
+    Judge,
+    Judgement,
+    _glob_hits,
+    _overlaps,
+    describe,
+    is_temp_path,
+)
 from interlock.git import discover
 
 
@@ -262,6 +269,8 @@ def test_odd_file_names_are_matched(git_repo, name):
 
 def test_describe_names_the_count_the_one_directory_and_at_most_three_paths():
     assert describe(["sub/a.py"]) == "1 file under sub/ (sub/a.py)"
+    three = ["sub/a.py", "sub/b.py", "sub/c.py"]
+    assert describe(three) == "3 files under sub/ (sub/a.py, sub/b.py, sub/c.py)"
     four = ["sub/a.py", "sub/b.py", "sub/c.py", "sub/d.py"]
     assert describe(four) == "4 files under sub/ (sub/a.py, sub/b.py, sub/c.py, ...)"
     assert describe(["a.py", "b.py"]) == "2 files (a.py, b.py)"  # the root is no "under ./"
@@ -297,7 +306,7 @@ def test_a_lease_pushed_from_outside_any_repository_drops_nothing(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     lease = finding("remote", rule="git.push-force-lease", cwd=None, lease=True)
-    assert Judge(str(elsewhere)).judge(lease) == Judge(str(elsewhere)).judge(lease)
+    assert Judge(str(elsewhere)).judge(lease) == Judgement((), "")
     assert Judge(str(elsewhere)).judge(lease).lost == ()
 
 
@@ -338,6 +347,11 @@ def test_the_configured_recorder_cap_marks_a_larger_target_unrecoverable(git_rep
     (git_repo / "small.bin").write_bytes(b"x" * 10)
     judged = judge(git_repo, finding("files", "big.bin", "small.bin"))
     assert judged.unrecoverable == (str(git_repo.resolve() / "big.bin"),)
+    big = git_repo.resolve() / "big.bin"
+    assert judged.summary == (
+        f"2 files (big.bin, small.bin); too large to keep a copy of: 1 file under {big.parent}/"
+        f" ({big})"
+    )
 
 
 def test_a_drop_of_the_lines_own_stash_spares_older_ones_and_a_clear_takes_them(git_repo):
@@ -437,6 +451,8 @@ def test_a_ref_moved_to_a_revision_loses_only_what_that_revision_does_not_hold(g
         "commits", refs=("refs/heads/feature",), unknown=True, rule="git.update-ref-move"
     )
     assert judge(git_repo, anywhere).lost == tuple(sorted((newest, older)))
+    assert judge(git_repo, anywhere).summary == "2 commits no other ref holds"
+    assert judge(git_repo, back_one).summary == "1 commit no other ref holds"
 
 
 def test_each_ref_rule_reads_its_ref_name_as_git_does(git_repo):

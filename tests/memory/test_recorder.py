@@ -504,6 +504,8 @@ def test_a_rewrite_with_the_same_bytes_adds_no_version(git_repo, poll):
         poll(recorder.is_idle, what="the recorder to be idle", timeout=30)
         time.sleep(0.2)
         assert recorder.stats.last_prune["time"] == first  # the next one is an hour away
+        assert recorder.stats.versions == 2
+        assert recorder.stats.commits == 1  # other.txt is anchored within a minute, not at once
     finally:
         recorder.stop()
 

@@ -468,6 +468,9 @@ def test_each_ref_rule_reads_its_ref_name_as_git_does(git_repo):
     git(git_repo, "checkout", "-q", "main")
     force = finding("commits", refs=("feature", "main"), rule="git.branch-force-move")
     assert judge(git_repo, force).lost == (tip,)
+    # the new place written in full does not make the branch's short name a full one
+    full_new = finding("commits", refs=("feature", "refs/heads/main"), rule="git.branch-force-move")
+    assert judge(git_repo, full_new).lost == (tip,)
     # a tag rule names its ref in full (refs/tags/v1), which is not read as a branch name
     git(git_repo, "tag", "v1", "feature")
     git(git_repo, "branch", "-qD", "feature")

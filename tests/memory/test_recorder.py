@@ -768,3 +768,22 @@ def test_a_running_recorder_never_keeps_its_process_from_exiting(git_repo):
         [sys.executable, "-c", code, str(git_repo)], capture_output=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_a_failure_that_is_no_write_failure_stops_the_recorder_rather_than_pausing_it(
+    git_repo, poll
+):
+    """A rescan whose `git status` fails while the recorder runs: not a full or read-only
+    disk, so no retry can help; the recorder stops and says why."""
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc)
+    recorder.start()
+    try:
+        assert recorder.ready.wait(10)
+        (git_repo / ".git" / "index").write_bytes(b"not an index" * 10)
+        recorder.rescan("test")
+        poll(lambda: not recorder.is_alive(), what="the recorder to stop", timeout=30)
+        assert (recorder.stats.warning or "").startswith("recorder stopped: ")
+    finally:
+        recorder.stop()

@@ -31,6 +31,7 @@ from interlock.config import load_config
 from interlock.engine import findmatch
 from interlock.engine.facts import DESTROYED_KINDS, TreeFacts, collect_facts, lease_drops
 from interlock.engine.findings import Finding, Saved, Targets
+from interlock.engine.shellstate import TOP_CWD
 from interlock.engine.treepaths import (
     archive_members,
     existing_ancestor,
@@ -176,6 +177,15 @@ class Judge:
             self._facts[os.path.realpath(facts.root)] = facts
         self.start_loc = git.discover(self.start)
 
+    def _where(self, cwd: str | None) -> str | None:
+        """The real directory of a cwd the walker followed (relative to the start); None when
+        it is unknown: the top of the worktree is known only inside one."""
+        if cwd is not None and (cwd == TOP_CWD or cwd.startswith(TOP_CWD + "/")):
+            if self.start_loc is None:
+                return None
+            cwd = os.fspath(self.start_loc.worktree) + cwd[len(TOP_CWD) :]
+        return None if cwd is None else os.path.realpath(os.path.join(self.start, cwd))
+
     def facts_for(self, loc: RepoLocation) -> TreeFacts:
         key = os.path.realpath(loc.worktree)
         if key not in self._facts:
@@ -191,8 +201,7 @@ class Judge:
         if targets.destroys == "device":
             shown = tuple(targets.paths) or ("(a device named at run time)",)
             return Judgement(shown, f"a disk or device ({', '.join(shown)}) and all it holds")
-        base = None if finding.cwd is None else os.path.join(self.start, finding.cwd)
-        base = None if base is None else os.path.realpath(base)
+        base = self._where(finding.cwd)
         if targets.destroys in ("all", "files"):
             judged = _summarise(self._lost_files(targets, base), self.cap)
             if targets.search is not None and judged.lost:
@@ -206,8 +215,7 @@ class Judge:
 
     def _lease(self, finding: Finding, targets: Targets) -> Judgement:
         """A bare --force-with-lease drops what the remote-tracking tips hold beyond the push."""
-        base = self.start if finding.cwd is None else os.path.join(self.start, finding.cwd)
-        loc = git.discover(base)
+        loc = git.discover(self._where(finding.cwd) or self.start)
         if loc is None:
             return Judgement((), "")
         remote, refspecs = (targets.refs[0], targets.refs[1:]) if targets.refs else ("", ())
@@ -371,8 +379,7 @@ class Judge:
         assert search is not None
         rest = replace(targets, search=None)
         lost = self._lost_files(rest, base) if targets.paths else []
-        where = search.base
-        start = None if where is None else os.path.realpath(os.path.join(self.start, where))
+        start = self._where(search.base)
         found = None if start is None else findmatch.search_lost(self, targets, start)
         if found is not None:
             return lost + found

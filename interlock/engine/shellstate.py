@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from interlock.engine.invocation import Invocation
 from interlock.engine.shellvars import Vars
-from interlock.shell.model import CommandList, Compound, Node, SimpleCommand
+from interlock.shell.model import CommandList, Compound, Node, SimpleCommand, Word
 
 # The invocations that surely exited 0 when a node did (an `&&` chain: all of them; a
 # pipeline: its last command).
@@ -54,6 +54,35 @@ class Scope:
 TEMP_CWD = "/tmp/(a temp directory named at run time)"
 
 
+# The directory of a `cd` to the top of the worktree the line starts in (`cd "$(git rev-parse
+# --show-toplevel)"`, `cd "$(git rev-parse --show-cdup)"`): a known place, which the facts
+# layer resolves (engine.precision) and which stays unknown outside every worktree. Paths
+# under it are `TOP_CWD/sub`, and `..` from it is kept as written (`TOP_CWD/..`).
+TOP_CWD = "/(the top of the worktree)"
+# What `git rev-parse` prints for the top: an absolute path, or the way up to it (empty at the
+# top, so only a quoted word stays one argument: `cd ""` stays, a bare `cd` goes home).
+_TOP_OPTIONS = {"--show-toplevel": False, "--show-cdup": True}
+
+
+def _names_top(word: Word) -> bool:
+    """`"$(git rev-parse --show-toplevel)"` (or in backticks, or --show-cdup quoted): the
+    whole word is what git prints for the top of the worktree it runs in."""
+    text = word.text
+    quoted = len(text) > 1 and text[0] == text[-1] == '"'
+    inner = text[1:-1] if quoted else text
+    if len(word.substitutions) != 1 or not (
+        (inner.startswith("$(") and inner.endswith(")")) or inner[:1] == inner[-1:] == "`"
+    ):
+        return False
+    node = word.substitutions[0]
+    if not isinstance(node, SimpleCommand) or node.assignments or node.redirects:
+        return False
+    words = [w.literal() for w in node.words]
+    if words[:2] != ["git", "rev-parse"] or len(words) != 3 or words[2] not in _TOP_OPTIONS:
+        return False
+    return quoted or not _TOP_OPTIONS[words[2]]
+
+
 def _is_temp_dir(text: str) -> bool:
     from interlock.engine.rules.fs import is_temp_path  # the rules import the walker
 
@@ -66,6 +95,9 @@ def join_cwd(cwd: str | None, directory: str) -> str | None:
         return posixpath.normpath(directory)
     if cwd is None:
         return None
+    if cwd == TOP_CWD or cwd.startswith(TOP_CWD + "/"):  # `..` may leave it: kept as written
+        under = posixpath.normpath(posixpath.join(cwd[len(TOP_CWD) :].lstrip("/"), directory))
+        return TOP_CWD if under == "." else f"{TOP_CWD}/{under}"
     joined = posixpath.normpath(posixpath.join(cwd or ".", directory))
     return "" if joined == "." else joined
 
@@ -114,7 +146,11 @@ def change_directory(inv: Invocation, scope: Scope) -> None:
         scope.stack.append((scope.cwd, scope.alts))
         if target is not None and target[:1] in "+-" and target[1:].isdigit():
             target = None
-    if target is None and args and _is_temp_dir(args[0].text):
+    here = all(c in ("", TOP_CWD) for c in (scope.cwd, *scope.alts))  # in the start's worktree
+    if target is None and args and here and _names_top(args[0]):
+        scope.cwd = TOP_CWD  # the top of the worktree the line starts in
+        scope.alts = ()
+    elif target is None and args and _is_temp_dir(args[0].text):
         scope.cwd = TEMP_CWD  # `cd "$(mktemp -d)"`, `cd "$TMPDIR"`: somewhere in a temp dir
         scope.alts = ()
     elif target is None or target == "-" or args[0].has_glob:

@@ -9,7 +9,14 @@ import pytest
 from interlock.engine.check import evaluate
 from interlock.engine.facts import collect_facts, parse_porcelain
 from interlock.engine.findings import Finding, Targets
-from interlock.engine.precision import Judge, _glob_hits, _overlaps, describe, is_temp_path
+from interlock.engine.precision import (
+    Judge,
+    Judgement,
+    _glob_hits,
+    _overlaps,
+    describe,
+    is_temp_path,
+)
 from interlock.git import discover
 
 
@@ -262,6 +269,8 @@ def test_odd_file_names_are_matched(git_repo, name):
 
 def test_describe_names_the_count_the_one_directory_and_at_most_three_paths():
     assert describe(["sub/a.py"]) == "1 file under sub/ (sub/a.py)"
+    three = ["sub/a.py", "sub/b.py", "sub/c.py"]
+    assert describe(three) == "3 files under sub/ (sub/a.py, sub/b.py, sub/c.py)"
     four = ["sub/a.py", "sub/b.py", "sub/c.py", "sub/d.py"]
     assert describe(four) == "4 files under sub/ (sub/a.py, sub/b.py, sub/c.py, ...)"
     assert describe(["a.py", "b.py"]) == "2 files (a.py, b.py)"  # the root is no "under ./"
@@ -312,7 +321,7 @@ def test_a_lease_pushed_from_outside_any_repository_drops_nothing(tmp_path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     lease = finding("remote", rule="git.push-force-lease", cwd=None, lease=True)
-    assert Judge(str(elsewhere)).judge(lease) == Judge(str(elsewhere)).judge(lease)
+    assert Judge(str(elsewhere)).judge(lease) == Judgement((), "")
     assert Judge(str(elsewhere)).judge(lease).lost == ()
 
 
@@ -353,6 +362,11 @@ def test_the_configured_recorder_cap_marks_a_larger_target_unrecoverable(git_rep
     (git_repo / "small.bin").write_bytes(b"x" * 10)
     judged = judge(git_repo, finding("files", "big.bin", "small.bin"))
     assert judged.unrecoverable == (str(git_repo.resolve() / "big.bin"),)
+    big = git_repo.resolve() / "big.bin"
+    assert judged.summary == (
+        f"2 files (big.bin, small.bin); too large to keep a copy of: 1 file under {big.parent}/"
+        f" ({big})"
+    )
 
 
 def test_a_drop_of_the_lines_own_stash_spares_older_ones_and_a_clear_takes_them(git_repo):
@@ -421,3 +435,293 @@ def test_emptying_a_run_time_name_outside_any_worktree_is_lost_work(git_repo):
     judged as one named file that does not exist)."""
     emptied = finding("files", f"{OUTSIDE}/$F", single=True, unknown=True)
     assert judge(git_repo, emptied).lost == (f"{OUTSIDE}/$F (outside any worktree)",)
+
+
+def _two_commits_only_on(repo: Path, branch: str) -> list[str]:
+    """`branch` made from main with two commits no other ref holds; their short ids, newest
+    first. HEAD stays on main."""
+    git(repo, "checkout", "-qb", branch)
+    for n in (1, 2):
+        git(repo, "commit", "-q", "--allow-empty", "-m", f"{branch} {n}")
+    ids = git(repo, "rev-list", "-2", branch).split()
+    git(repo, "checkout", "-q", "main")
+    return [f"commit {c[:12]}" for c in ids]
+
+
+def test_a_ref_moved_to_a_revision_loses_only_what_that_revision_does_not_hold(git_repo):
+    """`git update-ref REF NEWREV` / `git branch -f NAME NEWREV`: NEWREV decides what is lost
+    (its own history stays), not the ref alone; NEWREV only known at run time: all of it."""
+    newest, older = _two_commits_only_on(git_repo, "feature")
+    back_one = finding(
+        "commits", refs=("refs/heads/feature", "feature~1"), rule="git.update-ref-move"
+    )
+    assert judge(git_repo, back_one).lost == (newest,)
+    short = finding("commits", refs=("feature", "feature~1"), rule="git.branch-force-move")
+    assert judge(git_repo, short).lost == (newest,)
+    in_place = finding(
+        "commits", refs=("refs/heads/feature", "feature"), rule="git.update-ref-move"
+    )
+    assert judge(git_repo, in_place).lost == ()
+    anywhere = finding(
+        "commits", refs=("refs/heads/feature",), unknown=True, rule="git.update-ref-move"
+    )
+    assert judge(git_repo, anywhere).lost == tuple(sorted((newest, older)))
+    assert judge(git_repo, anywhere).summary == "2 commits no other ref holds"
+    assert judge(git_repo, back_one).summary == "1 commit no other ref holds"
+
+
+def test_each_ref_rule_reads_its_ref_name_as_git_does(git_repo):
+    """update-ref takes REF as a full name (`HEAD` is HEAD, moving its branch); `branch -f`
+    takes a short branch name (`feature` is refs/heads/feature); a tag rule a full one."""
+    git(git_repo, "checkout", "-qb", "feature")
+    git(git_repo, "commit", "-q", "--allow-empty", "-m", "only on feature")
+    tip = f"commit {git(git_repo, 'rev-parse', 'HEAD').strip()[:12]}"
+    move_head = finding("commits", refs=("HEAD", "HEAD~1"), rule="git.update-ref-move")
+    assert judge(git_repo, move_head).lost == (tip,)
+    delete_head = finding("commits", refs=("HEAD",), rule="git.update-ref-delete")
+    assert judge(git_repo, delete_head).lost == (tip,)
+    git(git_repo, "checkout", "-q", "main")
+    force = finding("commits", refs=("feature", "main"), rule="git.branch-force-move")
+    assert judge(git_repo, force).lost == (tip,)
+    # the new place written in full does not make the branch's short name a full one
+    full_new = finding("commits", refs=("feature", "refs/heads/main"), rule="git.branch-force-move")
+    assert judge(git_repo, full_new).lost == (tip,)
+    # a tag rule names its ref in full (refs/tags/v1), which is not read as a branch name
+    git(git_repo, "tag", "v1", "feature")
+    git(git_repo, "branch", "-qD", "feature")
+    tag = finding("commits", refs=("refs/tags/v1",), rule="git.tag-delete")
+    assert judge(git_repo, tag).lost == (tip,)
+
+
+def test_a_glob_hits_a_path_through_any_ancestor_or_a_collapsed_entry_it_may_reach():
+    assert _glob_hits("src/app.py", "sr?")  # the directory matches: all under it goes
+    assert not _glob_hits("src/app.py", "x?")
+    assert _glob_hits("new/", "n*/notes.txt")  # `?? new/`: git lists none of its files
+    assert _glob_hits("new/", "ne?/notes.txt") and _glob_hits("new/", "n[e]w/x")
+    assert not _glob_hits("new/", "m*/notes.txt")
+    assert not _glob_hits("new/", "x/n*/notes.txt")
+
+
+def reasons(command: str, repo: Path) -> list[str]:
+    """What each blocked discard of `command` would lose there (the reason's tail)."""
+    found = evaluate(command, str(repo), mode="blocking").result.findings
+    return [f.reason.split("unsaved here: ")[-1] for f in found if f.kind == "discard"]
+
+
+@pytest.fixture
+def dirty(git_repo: Path) -> Path:
+    """git_repo with an edited tracked file (src/app.py) and an untracked one (notes.txt)."""
+    (git_repo / "src" / "app.py").write_text("edited\n")
+    (git_repo / "notes.txt").write_text("mine\n")
+    return git_repo
+
+
+def test_a_search_chosen_at_run_time_loses_what_lies_under_where_it_starts(dirty):
+    assert reasons('find src -name "$X" -delete', dirty) == [
+        "1 file under src/ (src/app.py), among what find selects at run time"
+    ]
+    assert reasons('find . -name "$X" -delete', dirty) == [
+        "2 files (notes.txt, src/app.py); .git (git's own data), among what find selects at "
+        "run time"
+    ]
+    assert reasons('find .. -name "$X" -delete', dirty) == [
+        "2 files (notes.txt, src/app.py); .git (git's own data), among what find selects at "
+        "run time"
+    ]
+    assert reasons('find src -name "$X" -delete', dirty.parent) == []  # no worktree there
+
+
+def test_work_saved_earlier_on_the_line_is_not_lost_but_what_the_save_missed_is(dirty):
+    assert reasons("cp -r src /var/tmp/interlock-bak && rm -rf src", dirty) == []
+    assert reasons("cp -r src /var/tmp/interlock-bak && rm -rf src notes.txt", dirty) == [
+        "1 file (notes.txt)"
+    ]
+    assert reasons("git stash -u && rm -rf src notes.txt", dirty) == []
+    # a stash without -u keeps the tracked change only
+    assert reasons("git stash && rm -rf src notes.txt", dirty) == ["1 file (notes.txt)"]
+
+
+def test_the_unsaved_entries_of_some_kinds_only(dirty):
+    judge_ = Judge(str(dirty))
+    loc = discover(str(dirty))
+    assert loc is not None
+    everything = [e for e, _ in judge_.unsaved_entries(loc, "all")]
+    assert everything == ["notes.txt", "src/app.py"]
+    untracked = judge_.unsaved_entries(loc, "all", kinds=frozenset({"untracked"}))
+    assert untracked == [("notes.txt", str(dirty.resolve() / "notes.txt"))]
+
+
+def test_git_in_a_repository_named_by_flags_or_at_run_time_or_in_none(dirty, tmp_path):
+    assert reasons("git --git-dir=x reset --hard", dirty) == [
+        "a repository named by --git-dir/--work-tree"
+    ]
+    reset = finding("tracked", whole_tree=True, rule="git.reset-hard", cwd=None)
+    assert judge(dirty, reset).lost == (
+        "(the repository of a directory known only at run time)",
+        "src/app.py",
+    )
+    nowhere = tmp_path / "plain"
+    nowhere.mkdir()
+    assert judge(dirty, reset, start=nowhere).lost == ("(an unknown repository)",)
+    here = finding("tracked", whole_tree=True, rule="git.reset-hard")
+    assert judge(dirty, here, start=nowhere).lost == ()  # git refuses outside a repository
+    rm = finding("files", unknown=True, cwd=None)
+    assert judge(dirty, rm, start=nowhere).lost == ("(unknown paths outside any worktree)",)
+
+
+def test_an_abort_loses_work_only_while_an_operation_is_in_progress(dirty):
+    abort = finding("tracked", whole_tree=True, rule="git.operation-abort")
+    assert judge(dirty, abort).lost == ()
+    git(dirty, "checkout", "-q", "--", "src/app.py")
+    git(dirty, "checkout", "-qb", "other")
+    (dirty / "README.md").write_text("other\n")
+    git(dirty, "commit", "-qam", "other")
+    git(dirty, "checkout", "-q", "main")
+    (dirty / "README.md").write_text("main\n")
+    git(dirty, "commit", "-qam", "main")
+    subprocess.run(["git", "merge", "other"], cwd=dirty, capture_output=True)  # conflicts
+    assert judge(dirty, abort).lost == ("README.md",)
+
+
+def test_a_checkout_of_one_operand_that_names_a_commit_is_a_switch(dirty):
+    assert reasons("git checkout main", dirty) == []
+    assert reasons("git checkout src", dirty) == ["1 file under src/ (src/app.py)"]
+    (dirty / "-").write_text("a file named -\n")
+    git(dirty, "add", "-")
+    git(dirty, "commit", "-qm", "dash")
+    (dirty / "-").write_text("edited\n")
+    switch_back = finding("unstaged", "-", candidate=True, rule="git.checkout-discard")
+    assert judge(dirty, switch_back).lost == ("-",)  # no branch before: `-` is the file
+    git(dirty, "checkout", "-qb", "other")
+    assert judge(dirty, switch_back).lost == ()  # `-` is main, the branch before
+
+
+def test_history_outside_the_worktree_is_always_lost(git_repo):
+    assert reasons("git reflog expire --expire=now --all", git_repo) == [
+        "history git keeps nowhere else"
+    ]
+    for destroys in ("remote", "unreachable", "worktree"):
+        assert judge(git_repo, finding(destroys)).lost == ("(history outside the worktree)",)
+
+
+def _commit_on(repo: Path, ref: str) -> str:
+    """A root commit held only by `ref`; its short id."""
+    tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    sha = git(repo, "commit-tree", tree, "-m", ref).strip()
+    git(repo, "update-ref", ref, sha)
+    return f"commit {sha[:12]}"
+
+
+def test_a_ref_named_at_run_time_may_be_any_ref_of_its_kind(git_repo):
+    """branch: any branch; tag: any tag; update-ref: any ref or HEAD; a remote-tracking ref
+    can be fetched again and is never counted; interlock's own refs and the stash hold no
+    one's work."""
+    main = f"commit {git(git_repo, 'rev-parse', 'HEAD').strip()[:12]}"
+    tag_only = _commit_on(git_repo, "refs/tags/t1")
+    _commit_on(git_repo, "refs/remotes/origin/gone")
+    kept = _commit_on(git_repo, "refs/interlock/main/green/1")
+    any_branch = finding("commits", unknown=True, rule="git.branch-force-delete")
+    assert judge(git_repo, any_branch).lost == (main,)
+    any_tag = finding("commits", unknown=True, rule="git.tag-delete")
+    assert judge(git_repo, any_tag).lost == (tag_only,)
+    any_ref = finding("commits", unknown=True, rule="git.update-ref-delete")
+    assert set(judge(git_repo, any_ref).lost) == {main, tag_only, kept}  # a snapshot's ref too
+    moved = finding("commits", unknown=True, rule="git.update-ref-move")
+    assert set(judge(git_repo, moved).lost) == {main, tag_only, kept}
+    tree = git(git_repo, "rev-parse", "HEAD^{tree}").strip()
+    loose = git(git_repo, "commit-tree", tree, "-m", "held by HEAD alone").strip()
+    git(git_repo, "checkout", "-q", "--detach", loose)
+    held = f"commit {loose[:12]}"
+    assert set(judge(git_repo, any_ref).lost) == {main, tag_only, kept, held}
+    assert judge(git_repo, any_branch).lost == (main,)  # HEAD is no branch
+
+
+def test_past_so_many_candidate_refs_a_ref_named_at_run_time_is_taken_to_lose_something(
+    git_repo,
+):
+    head = git(git_repo, "rev-parse", "HEAD").strip()
+    lines = "".join(f"create refs/heads/b{n} {head}\n" for n in range(63))
+    subprocess.run(
+        ["git", "update-ref", "--stdin"], cwd=git_repo, input=lines, text=True, check=True
+    )
+    any_branch = finding("commits", unknown=True, rule="git.branch-force-delete")
+    assert judge(git_repo, any_branch).lost == ()  # 64 branches, all on one commit
+    git(git_repo, "branch", "b63")
+    assert judge(git_repo, any_branch).lost == ("(a ref named at run time, among 65)",)
+    assert "a ref named at run time, among 65" in judge(git_repo, any_branch).summary
+
+
+def test_a_move_to_a_revision_that_does_not_exist_loses_nothing(git_repo):
+    _two_commits_only_on(git_repo, "feature")
+    bad = finding("commits", refs=("refs/heads/feature", "no-such-rev"), rule="git.update-ref-move")
+    assert judge(git_repo, bad).lost == ()
+    reset = finding("commits", refs=("HEAD",), unknown=True, rule="git.reset-hard")
+    assert judge(git_repo, reset).lost == ()  # main's commit: feature holds it too
+    git(git_repo, "checkout", "-q", "feature")
+    assert len(judge(git_repo, reset).lost) == 2  # to a revision named at run time
+
+
+def test_a_search_that_reaches_beyond_every_worktree_counts_all_under_its_start(dirty):
+    outside = f"{OUTSIDE} (outside any worktree), among what find selects at run time"
+    assert reasons(f'find {OUTSIDE} -name "$X" -delete', dirty) == [outside]
+    [everything] = reasons('find / -name "$X" -delete', dirty)
+    assert everything.startswith(f"/ (outside any worktree); {dirty.resolve()} (the whole")
+    assert reasons('cd "$D" && find . -name "$X" -delete', dirty) == [
+        "2 files (notes.txt, src/app.py); . in a directory known only at run time, among what "
+        "find selects at run time"
+    ]
+
+
+def test_a_directory_holding_a_git_directory_git_cannot_read_is_a_repository(git_repo, tmp_path):
+    broken = tmp_path / "broken"
+    (broken / ".git").mkdir(parents=True)  # empty: git finds no repository there
+    assert discover(str(broken)) is None
+    assert judge(git_repo, finding("all", str(broken))).lost == (f"{broken} (a git repository)",)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cd "$(git rev-parse --show-toplevel)" && git checkout -- f',
+        "cd `git rev-parse --show-toplevel` && rm f",
+        'cd "$(git rev-parse --show-cdup)" && git checkout -- f',
+        'cd "$(git rev-parse --show-toplevel)" && cd src && rm -rf ../f',
+        'cd "$(git rev-parse --show-toplevel)"; git checkout -- f',
+    ],
+)
+def test_a_cd_to_the_top_of_the_worktree_judges_relative_targets_there(git_repo, command):
+    """Started in a subdirectory: a clean f at the top loses nothing (it was refused, an
+    unknown cwd making relative targets never free); an edited one is refused."""
+    (git_repo / "f").write_text("committed\n")
+    git(git_repo, "add", "f")
+    git(git_repo, "commit", "-qm", "f")
+    assert reasons(command, git_repo / "src") == []
+    (git_repo / "f").write_text("edited\n")
+    assert reasons(command, git_repo / "src") == ["1 file (f)"]
+
+
+def test_the_top_of_the_worktree_is_unknown_outside_every_worktree_and_its_parent_is_not_it(
+    git_repo, tmp_path
+):
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "f").write_text("mine\n")
+    top = 'cd "$(git rev-parse --show-toplevel)" && rm -rf f'
+    assert reasons(top, plain) == ["unknown paths outside any worktree"]
+    up = 'cd "$(git rev-parse --show-toplevel)" && cd .. && rm -rf repo'
+    assert reasons(up, git_repo / "src") == [
+        f"{git_repo.resolve()} (the whole worktree, .git included)"
+    ]
+
+
+def test_a_search_with_one_start_beyond_every_worktree_counts_all_under_each_start(dirty):
+    """`find src / -name "$X" -delete`: one start reaches beyond the worktree, so each start
+    counts everything unsaved under it (the worktree's top with git's own data)."""
+    around = f"/ (outside any worktree); {dirty.resolve()} (the whole worktree, .git included)"
+    run_time = ", among what find selects at run time"
+    assert reasons('find src / -name "$X" -delete', dirty) == [
+        f"1 file under src/ (src/app.py); {around}{run_time}"
+    ]
+    assert reasons('find . / -name "$X" -delete', dirty) == [
+        f"2 files (notes.txt, src/app.py); .git (git's own data); {around}{run_time}"
+    ]

@@ -184,3 +184,47 @@ def test_six_alternatives_are_kept_and_a_seventh_is_read_as_unknown():
 def test_set_e_in_its_forms(command, errexit):
     inv = walked(f"{command}; cd b; rm -rf *")["rm -rf *"]
     assert inv.alt_cwds == (() if errexit else ("",))
+
+
+TOP = "/(the top of the worktree)"
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd"),
+    [
+        ('cd "$(git rev-parse --show-toplevel)" && rm -rf *', TOP),
+        ("cd $(git rev-parse --show-toplevel) && rm -rf *", TOP),
+        ("cd `git rev-parse --show-toplevel` && rm -rf *", TOP),
+        ('cd "$(git rev-parse --show-cdup)" && rm -rf *', TOP),
+        # unquoted, an empty way up (at the top already) is a bare `cd`: home
+        ("cd $(git rev-parse --show-cdup) && rm -rf *", None),
+        ('cd "$(git rev-parse --show-toplevel)" && cd src && rm -rf *', f"{TOP}/src"),
+        ('cd "$(git rev-parse --show-toplevel)" && cd .. && rm -rf *', f"{TOP}/.."),
+        ('cd "$(git rev-parse --show-toplevel)" && cd a/../.. && rm -rf *', f"{TOP}/.."),
+        ('cd "$(git rev-parse --show-toplevel)" && cd /x && rm -rf *', "/x"),
+        (
+            'cd "$(git rev-parse --show-toplevel)" && cd "$(git rev-parse --show-cdup)" && rm -rf *',
+            TOP,
+        ),
+        ('cd "$(git rev-parse --show-toplevel)" && cd . && rm -rf *', TOP),
+        ('cd "$(git rev-parse --show-toplevel)" && cd src && cd x && rm -rf *', f"{TOP}/src/x"),
+        # from elsewhere, the top may be another worktree's (a nested repository)
+        ('cd sub; cd "$(git rev-parse --show-toplevel)" && rm -rf *', None),
+        ('cd sub && cd "$(git rev-parse --show-toplevel)" && rm -rf *', None),
+        (
+            'cd "$(git rev-parse --show-toplevel)" && cd sub && cd "$(git rev-parse --show-cdup)" && rm -rf *',
+            None,
+        ),
+        # not the top: other options, other commands, more than the substitution
+        ('cd "$(git rev-parse --show-prefix)" && rm -rf *', None),
+        ('cd "$(git rev-parse --git-dir)" && rm -rf *', None),
+        ('cd "$(git -C x rev-parse --show-toplevel)" && rm -rf *', None),
+        ('cd "$(git rev-parse --show-toplevel 2>/dev/null)" && rm -rf *', None),
+        ('cd "$(X=1 git rev-parse --show-toplevel)" && rm -rf *', None),
+        ('cd "$(git rev-parse --show-toplevel)/x" && rm -rf *', None),
+        ('cd "x$(git rev-parse --show-toplevel)" && rm -rf *', None),
+        ('cd "$(hg root)" && rm -rf *', None),
+    ],
+)
+def test_a_cd_to_the_top_of_the_worktree_is_a_known_place(command, cwd):
+    assert walked(command)["rm -rf *"].cwd == cwd

@@ -12,6 +12,7 @@ import pytest
 
 from interlock import constants
 from interlock import git as gitmod
+from interlock.config import load_config
 from interlock.daemon.watcher import TreeWatcher
 from interlock.git import discover
 from interlock.memory.catalog import info_from_commit
@@ -290,7 +291,19 @@ def test_a_rescan_rereads_only_what_moved_since_it_was_read(git_repo, poll, shel
         os.utime(git_repo / "s1.txt", ns=(1, 1))  # only this one's stat moves
         handle.recorder.rescan("test")
         poll(lambda: (handle.recorder.stats.last_rescan or {}).get("reason") == "test")
-        assert handle.recorder.stats.last_rescan["reread"] == 1
+        rescan = handle.recorder.stats.last_rescan
+        assert rescan["reread"] == 1
+        assert rescan["checked"] == 50  # each path once, whether listed, recorded or seen
+        assert 0 < rescan["ms"] < 60_000 and rescan["time"] <= time.time()
+        (git_repo / "s2.txt").unlink()
+        handle.wait_for("s2.txt", None)
+        time.sleep(0.2)  # s1.txt, read in the instant it changed, is read once more
+        handle.recorder.rescan("settle again")
+        poll(lambda: (handle.recorder.stats.last_rescan or {}).get("reason") == "settle again")
+        handle.recorder.rescan("after")
+        poll(lambda: (handle.recorder.stats.last_rescan or {}).get("reason") == "after")
+        after = handle.recorder.stats.last_rescan
+        assert (after["checked"], after["reread"]) == (49, 0)  # a deleted path is done with
     finally:
         handle.stop()
 
@@ -402,6 +415,12 @@ def test_a_rescan_records_what_it_finds_as_created_or_modified_and_counts_it(git
         assert recorder.ready.wait(10)
         stats = recorder.stats
         assert (stats.versions, stats.rescans, stats.commits) == (1, 1, 0)
+        config = load_config(loc.worktree)  # what status shows of the limits in force
+        assert stats.max_file_size == config.recorder_max_file_size > 0
+        assert (
+            stats.policy == Policy(config.recorder_keep_days, config.recorder_max_bytes).describe()
+        )
+        assert stats.policy
         assert stats.last_rescan["reason"] == "the daemon started"
         assert stats.last_rescan["recorded"] == 1 and stats.last_rescan["reread"] >= 1
         time.sleep(0.01)
@@ -412,6 +431,8 @@ def test_a_rescan_records_what_it_finds_as_created_or_modified_and_counts_it(git
         assert (stats.versions, stats.rescans) == (3, 2)
         assert stats.last_rescan["recorded"] == 2
         assert stats.last_version is not None and stats.last_version <= time.time()
+        newest = max(recorded_versions(loc, p)[0].time for p in (b"README.md", b"new.txt"))
+        assert stats.last_version == newest  # the batch's last row, not its first
         events = {
             rel: [v.event for v in recorded_versions(loc, rel.encode())]
             for rel in ("README.md", "new.txt")
@@ -475,12 +496,25 @@ def test_a_rewrite_with_the_same_bytes_adds_no_version(git_repo, poll):
         assert [v.event for v in recorded_versions(loc, b"same.txt")] == ["baseline"]
         poll(lambda: recorder.stats.last_prune is not None, what="the first prune", timeout=30)
         assert recorder.stats.last_prune["versions"] == 0
+        assert recorder.stats.commits == 1  # it anchors what it recorded first
+        first = recorder.stats.last_prune["time"]
+        (git_repo / "other.txt").write_text("other\n")
+        recorder.rescan("more")
+        poll(lambda: (recorder.stats.last_rescan or {}).get("reason") == "more", timeout=30)
+        poll(recorder.is_idle, what="the recorder to be idle", timeout=30)
+        time.sleep(0.2)
+        assert recorder.stats.last_prune["time"] == first  # the next one is an hour away
+        assert recorder.stats.versions == 2
+        assert recorder.stats.commits == 1  # other.txt is anchored within a minute, not at once
     finally:
         recorder.stop()
 
 
 def test_a_recorder_that_has_not_started_reports_nothing_yet(git_repo):
-    stats = Recorder(discover(git_repo)).stats
+    recorder = Recorder(discover(git_repo))
+    assert not recorder.is_alive() and not recorder.is_idle()  # no baseline yet
+    recorder.stop()  # nothing to wait for
+    stats = recorder.stats
     assert (stats.versions, stats.commits, stats.pending, stats.rescans) == (0, 0, 0, 0)
     assert stats.max_file_size == 0 and stats.too_large == set() and stats.warning is None
 
@@ -563,3 +597,193 @@ def test_a_baseline_larger_than_one_pack_batch_gets_one_version_per_file(git_rep
         assert handle.recorder.stats.versions == 3
     finally:
         handle.recorder.stop()
+
+
+def _objects_per_pack(repo: Path) -> list[int]:
+    """How many objects each pack of the repository holds (its .idx fan-out's last entry)."""
+    counts = []
+    for idx in (repo / ".git" / "objects" / "pack").glob("*.idx"):
+        with idx.open("rb") as handle:
+            handle.seek(8 + 255 * 4)
+            counts.append(int.from_bytes(handle.read(4), "big"))
+    return sorted(counts)
+
+
+def test_a_batch_is_written_out_once_it_holds_more_than_16_mib(git_repo, poll):
+    """20 files of 10^6 random bytes in one rescan: the 17th takes the batch past 16 MiB
+    (16 * 2^20 = 16,777,216 bytes) and it is written as one pack; the last 3 make another."""
+    for i in range(20):
+        (git_repo / f"f{i:02}.bin").write_bytes(os.urandom(1_000_000))
+    handle = Running(git_repo, poll)
+    handle.recorder.start()
+    try:
+        assert handle.recorder.ready.wait(60)
+        assert _objects_per_pack(git_repo) == [3, 17]  # before any anchor commit
+    finally:
+        handle.recorder.stop()
+
+
+def test_a_worktree_git_status_cannot_read_stops_the_recorder_and_says_why(git_repo, poll):
+    """The baseline reads `git status`; when git fails there, the recorder does not go on as
+    if nothing were dirty: it stops, and its warning says so."""
+    (git_repo / ".git" / "index").write_bytes(b"not an index" * 10)
+    loc = discover(git_repo)
+    assert loc is not None
+    recorder = Recorder(loc)
+    recorder.start()
+    poll(lambda: not recorder.is_alive(), what="the recorder to stop", timeout=30)
+    assert (recorder.stats.warning or "").startswith("recorder stopped: ")
+    assert not recorder.ready.is_set()
+
+
+def test_a_failed_transaction_is_rolled_back_and_its_error_goes_on(tmp_path):
+    from interlock.memory.recorder import _transaction
+
+    conn = sqlite3.connect(tmp_path / "t.db", isolation_level=None)
+    conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(RuntimeError, match="mid-write"):
+        with _transaction(conn):
+            conn.execute("INSERT INTO t VALUES (1)")
+            raise RuntimeError("mid-write")
+    assert not conn.in_transaction
+    assert conn.execute("SELECT COUNT(*) FROM t").fetchone() == (0,)
+    with _transaction(conn):
+        conn.execute("INSERT INTO t VALUES (2)")
+    assert conn.execute("SELECT x FROM t").fetchall() == [(2,)]
+    conn.close()
+
+
+def test_a_file_closed_after_writing_is_read_at_once_and_an_edit_after_its_quiet_time(
+    git_repo, poll
+):
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc, debounce=30.0)
+    recorder.start()
+    try:
+        assert recorder.ready.wait(10)
+        (git_repo / "closed.txt").write_text("done\n")
+        recorder.note(b"closed.txt", "closed", False)
+        poll(lambda: recorded_versions(loc, b"closed.txt"), what="the closed file", timeout=10)
+        (git_repo / "open.txt").write_text("still writing\n")
+        recorder.note(b"open.txt", "modified", False)
+        time.sleep(0.2)
+        # not read while it may still be written (at most 1 s later, however busy the file)
+        assert recorded_versions(loc, b"open.txt") == []
+    finally:
+        recorder.stop()
+
+
+def test_the_files_of_a_directory_moved_away_are_recorded_as_deleted(running, git_repo, tmp_path):
+    (git_repo / "d").mkdir()
+    (git_repo / "d" / "a.txt").write_text("a\n")
+    running.wait_for("d/a.txt", b"a\n")
+    (git_repo / "d").rename(tmp_path / "moved-away")
+    running.wait_for("d/a.txt", None)
+
+
+@pytest.mark.parametrize("kind", ["deleted", "moved-from"])
+def test_a_directory_gone_from_its_place_has_each_recorded_file_read_again(
+    git_repo, poll, tmp_path, kind
+):
+    """The watcher says only that the directory went (a move gives no event per file): the
+    files recorded under it, and only those, are read again, and recorded as deleted."""
+    (git_repo / "d").mkdir()
+    (git_repo / "d" / "a.txt").write_text("a\n")
+    (git_repo / "dd.txt").write_text("beside it\n")
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc)  # no watcher: only the notes given here
+    recorder.start()
+    try:
+        assert recorder.ready.wait(10)
+        (git_repo / "d").rename(tmp_path / "away")
+        (git_repo / "dd.txt").unlink()
+        recorder.note(b"d", kind, True)
+        poll(lambda: len(recorded_versions(loc, b"d/a.txt")) == 2, what="d/a.txt deleted")
+        assert recorded_versions(loc, b"d/a.txt")[0].oid is None
+        recorder.note(b"d", "modified", True)  # a directory's own change: nothing to read
+        poll(recorder.is_idle, what="the recorder to be idle", timeout=30)
+        assert len(recorded_versions(loc, b"dd.txt")) == 1  # not under d/
+    finally:
+        recorder.stop()
+
+
+@pytest.mark.parametrize("size", [3 << 20, 9 << 20])  # in the batch's pack; streamed alone
+def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(git_repo, poll, size):
+    """In this process, under a real RLIMIT_FSIZE (the EFBIG a full quota gives as ENOSPC;
+    SIGXFSZ ignored, so the write fails instead of killing the process): the pack cannot be
+    written, recording pauses and says why, the file is not counted as recorded (nor skipped),
+    and once the limit is lifted the retry records it and the warning goes."""
+    import resource
+    import signal
+
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc)
+    recorder.start()
+    data = os.urandom(size)
+    try:
+        assert recorder.ready.wait(10)
+        (git_repo / "big.bin").write_bytes(data)
+        handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        try:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, hard))
+            recorder.rescan("test")
+            poll(
+                lambda: "recording paused" in (recorder.stats.warning or ""),
+                what="the recorder to pause",
+                timeout=30,
+            )
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+            signal.signal(signal.SIGXFSZ, handler)
+        assert "disk full" in (recorder.stats.warning or "")
+        assert recorder.is_alive()
+        poll(
+            lambda: recorder.stats.warning is None and recorded_versions(loc, b"big.bin"),
+            what="the recorder to resume",
+            timeout=60,
+        )
+        [version] = recorded_versions(loc, b"big.bin")
+        assert gitmod.read_blob(gitmod.open_repo(loc), version.oid) == data
+    finally:
+        recorder.stop()
+
+
+def test_a_running_recorder_never_keeps_its_process_from_exiting(git_repo):
+    """Its thread is a daemon thread: a process that ends without stopping it still ends."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from interlock.git import discover\n"
+        "from interlock.memory.recorder import Recorder\n"
+        "loc = discover(sys.argv[1]); loc.state_dir.mkdir(exist_ok=True)\n"
+        "r = Recorder(loc); r.start(); assert r.ready.wait(30) and r.is_alive()\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(git_repo)], capture_output=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_a_failure_that_is_no_write_failure_stops_the_recorder_rather_than_pausing_it(
+    git_repo, poll
+):
+    """A rescan whose `git status` fails while the recorder runs: not a full or read-only
+    disk, so no retry can help; the recorder stops and says why."""
+    loc = discover(git_repo)
+    loc.state_dir.mkdir(exist_ok=True)
+    recorder = Recorder(loc)
+    recorder.start()
+    try:
+        assert recorder.ready.wait(10)
+        (git_repo / ".git" / "index").write_bytes(b"not an index" * 10)
+        recorder.rescan("test")
+        poll(lambda: not recorder.is_alive(), what="the recorder to stop", timeout=30)
+        assert (recorder.stats.warning or "").startswith("recorder stopped: ")
+    finally:
+        recorder.stop()

@@ -217,6 +217,7 @@ class _Walker:
         prefix: Success = ()  # what surely succeeded if the chain so far did
         held: Success = ()  # the prefix before the last item
         fallout: list[str | None] = []
+        fails: set[str | None] = set()  # where the chain stands if what ran so far failed
         start_vars = first_vars = scope.vars
         for k, item in enumerate(items):
             op = ops[k - 1] if k else "&&"
@@ -224,10 +225,11 @@ class _Walker:
             if op == "||" and scope.vars is not start_vars:  # what ran before is unknown here
                 scope.vars = shellvars.merge([start_vars, scope.vars])
             pre_cwd, pre_alts = scope.cwd, scope.alts
-            if k > 0 and op == "||" and after != before:
-                # item runs only when the previous one failed: not after its `cd`
+            if k > 0 and op == "||" and fails != {after}:
+                # item runs only when an earlier one failed: where that one left the line
+                # (`cd X && make || rm -rf *`: in X when make failed, here when the cd did)
                 success = after
-                scope.cwd = before if is_cd(items[k - 1]) else None
+                scope.cwd = next(iter(fails)) if len(fails) == 1 else None
                 before = scope.cwd
                 got = self.node(item, scope, env)
                 if not ends_shell(item) and scope.cwd != success:
@@ -244,6 +246,8 @@ class _Walker:
                 moved = (after, scope.alts) != (pre_cwd, pre_alts)
                 if moved and "||" not in ops[k:] and not stays:
                     fallout += [pre_cwd, *pre_alts]  # a failure here skips to after the chain
+            failed = before if is_cd(item) else after if after == before else None
+            fails = fails | {failed} if op == "&&" else {failed}
             held = prefix
             prefix = prefix + got if op == "&&" else ()
             first_vars = scope.vars if k == 0 else first_vars

@@ -1,0 +1,488 @@
+"""interlock.engine.walk: what trace() records besides the commands (steps, masks, what surely
+succeeded, the directories a command may run in) and the script files it walks into."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from interlock.engine.invocation import Invocation
+from interlock.engine.scriptfiles import ScriptFiles
+from interlock.engine.walk import INLINE_MASKS, trace, walk
+from interlock.engine.walksteps import Trace
+from interlock.shell.parse import parse
+
+
+def traced(text: str, files: Path | None = None, depth_cap: int | None = None) -> Trace:
+    reader = ScriptFiles(str(files), None, None) if files is not None else None
+    if depth_cap is None:
+        return trace(parse(text), files=reader)
+    return trace(parse(text), depth_cap, reader)
+
+
+def argvs(text: str, files: Path | None = None) -> list[list[str | None]]:
+    return [inv.literals() for inv in traced(text, files).invocations]
+
+
+def find(invocations: list[Invocation], *argv: str) -> Invocation:
+    found = [inv for inv in invocations if inv.literals() == list(argv)]
+    assert len(found) == 1, [inv.literals() for inv in invocations]
+    return found[0]
+
+
+def write(folder: Path, name: str, text: str) -> None:
+    (folder / name).write_text(text)
+
+
+# -- depth ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("levels", [7, 8, 9])
+def test_the_default_depth_cap_walks_eight_nested_trampolines(levels):
+    line = "eval " * levels + "git gc"
+    walked = ["git", "gc"] in argvs(line)
+    assert walked == (levels <= 8)
+    assert (["git", "gc"] in [inv.literals() for inv in walk(parse(line))]) == (levels <= 8)
+
+
+def test_the_depth_cap_counts_the_first_trampoline_as_one():
+    assert ["git", "gc"] in [
+        i.literals() for i in traced("bash -c 'git gc'", depth_cap=1).invocations
+    ]
+    nested = traced("bash -c \"bash -c 'git gc'\"", depth_cap=1).invocations
+    assert ["git", "gc"] not in [inv.literals() for inv in nested]
+    assert any(inv.degraded for inv in nested)
+
+
+# -- what a plain command carries ----------------------------------------------------------
+def test_a_plain_command_has_no_run_time_arguments_pipeline_or_degradation():
+    inv = find(traced("git gc > log").invocations, "git", "gc")
+    assert (inv.extra_args, inv.arg_file, inv.pipe, inv.degraded) == (False, False, 0, False)
+    assert inv.own_redirects == 1
+    assert inv.arg_roots is None and inv.arg_search is None
+
+
+# -- stdin ---------------------------------------------------------------------------------
+def test_a_shell_reading_code_on_its_stdin_runs_it_from_descriptor_zero_only():
+    assert ["git", "gc"] in argvs("bash 0<<< 'git gc'")
+    assert ["git", "gc"] in argvs("bash <<< 'git gc'")
+    assert ["git", "gc"] in argvs("bash 0<<EOF\ngit gc\nEOF")
+    assert ["git", "gc"] not in argvs("bash 3<<< 'git gc'")
+    assert ["git", "gc"] not in argvs("bash 3<<EOF\ngit gc\nEOF")
+
+
+def test_a_file_on_stdin_is_not_read_as_the_code_itself():
+    assert argvs("bash < x.sh") == [["bash"]]
+
+
+def test_a_shell_reads_the_file_its_stdin_or_a_descriptor_opens(tmp_path):
+    write(tmp_path, "x.sh", "git reset --hard\n")
+    assert ["git", "reset", "--hard"] in argvs("bash < x.sh", tmp_path)
+    assert ["git", "reset", "--hard"] in argvs("bash 0< x.sh", tmp_path)
+    assert ["git", "reset", "--hard"] in argvs("bash /dev/fd/3 3< x.sh", tmp_path)
+    assert ["git", "reset", "--hard"] not in argvs("bash /dev/fd/3 4< x.sh", tmp_path)
+
+
+def test_a_later_redirection_of_the_descriptor_replaces_the_file(tmp_path):
+    write(tmp_path, "x.sh", "git reset --hard\n")
+    assert ["git", "reset", "--hard"] not in argvs("bash /dev/fd/3 3< x.sh 3<<< 'ls'", tmp_path)
+    replaced = "bash /dev/fd/3 3< x.sh 3<<EOF\nls\nEOF"
+    assert ["git", "reset", "--hard"] not in argvs(replaced, tmp_path)
+
+
+# -- script files --------------------------------------------------------------------------
+def test_script_files_nest_four_deep(tmp_path):
+    for k in range(1, 7):
+        write(tmp_path, f"f{k}.sh", f"echo {k}\n./f{k + 1}.sh\n")
+    echoed = [argv[1] for argv in argvs("./f1.sh", tmp_path) if argv[:1] == ["echo"]]
+    assert echoed == ["1", "2", "3", "4"]
+
+
+# -- where each command runs and what surely succeeded before it -------------------------------
+def rows(text: str) -> list[tuple[str, str | None, tuple[str | None, ...], tuple[str, ...]]]:
+    def shown(inv: Invocation) -> str:
+        return " ".join("?" if w is None else w for w in inv.literals())
+
+    return [
+        (shown(inv), inv.cwd, inv.alt_cwds, tuple(shown(s) for s in inv.succeeded))
+        for inv in traced(text).invocations
+    ]
+
+
+# (command, cwd, the other directories it may run in, what surely exited 0 before it starts)
+FLOW = [
+    ("a && b", [("a", "", (), ()), ("b", "", (), ("a",))]),
+    ("a || b", [("a", "", (), ()), ("b", "", (), ())]),
+    ("a && b || c", [("a", "", (), ()), ("b", "", (), ("a",)), ("c", "", (), ())]),
+    (
+        "a && b && c || d",
+        [("a", "", (), ()), ("b", "", (), ("a",)), ("c", "", (), ("a", "b")), ("d", "", (), ())],
+    ),
+    ("a || b && c", [("a", "", (), ()), ("b", "", (), ()), ("c", "", (), ())]),
+    (
+        "set -e; a; b",
+        [("set -e", "", (), ()), ("a", "", (), ("set -e",)), ("b", "", (), ("set -e", "a"))],
+    ),
+    (
+        "a; set -e; b || c; d",
+        [
+            ("a", "", (), ()),
+            ("set -e", "", (), ()),
+            ("b", "", (), ("set -e",)),
+            ("c", "", (), ("set -e",)),
+            ("d", "", (), ("set -e",)),
+        ],
+    ),
+    ("a || exit; b", [("a", "", (), ()), ("exit", "", (), ()), ("b", "", (), ("a",))]),
+    ("a | b && c", [("a", "", (), ()), ("b", "", (), ()), ("c", "", (), ("b",))]),
+    ("! a && c", [("a", "", (), ()), ("c", "", (), ())]),
+    ("a && b & c", [("a", "", (), ()), ("b", "", (), ("a",)), ("c", "", (), ())]),
+    ("cd x; rm -rf *", [("cd x", "", (), ()), ("rm -rf *", "x", ("",), ())]),
+    ("cd x && rm -rf *", [("cd x", "", (), ()), ("rm -rf *", "x", (), ("cd x",))]),
+    (
+        "cd x || exit; rm -rf *",
+        [("cd x", "", (), ()), ("exit", "", (), ()), ("rm -rf *", "x", (), ("cd x",))],
+    ),
+    (
+        "cd x && make; rm y",
+        [("cd x", "", (), ()), ("make", "x", (), ("cd x",)), ("rm y", "x", ("",), ())],
+    ),
+    ("cd x || cd y; ls", [("cd x", "", (), ()), ("cd y", "", (), ()), ("ls", None, (), ())]),
+    ("cd x && ls || rm", [("cd x", "", (), ()), ("ls", "x", (), ("cd x",)), ("rm", None, (), ())]),
+    (
+        "cd x && ls && rm || rm",
+        [
+            ("cd x", "", (), ()),
+            ("ls", "x", (), ("cd x",)),
+            ("rm", "x", (), ("cd x", "ls")),
+            ("rm", None, (), ()),
+        ],
+    ),
+    ("a && cd x || rm", [("a", "", (), ()), ("cd x", "", (), ("a",)), ("rm", "", (), ())]),
+    ("cd x || rm", [("cd x", "", (), ()), ("rm", "", (), ())]),
+    ("{ cd x; } || rm", [("cd x", "", (), ()), ("rm", None, (), ())]),
+    (
+        "set -e; cd x; ls",
+        [
+            ("set -e", "", (), ()),
+            ("cd x", "", (), ("set -e",)),
+            ("ls", "x", (), ("set -e", "cd x")),
+        ],
+    ),
+    ("pushd x; popd; ls", [("pushd x", "", (), ()), ("popd", "x", ("",), ()), ("ls", "", (), ())]),
+    ("cd x; popd; ls", [("cd x", "", (), ()), ("popd", "x", ("",), ()), ("ls", None, (), ())]),
+    (
+        "pushd x && popd; z",
+        [("pushd x", "", (), ()), ("popd", "x", (), ("pushd x",)), ("z", "", (), ())],
+    ),
+    ("{ cd x; }; ls", [("cd x", "", (), ()), ("ls", "x", ("",), ())]),
+    ("(cd x); ls", [("cd x", "", (), ()), ("ls", "", (), ())]),
+    ("cd x | ls; ls", [("cd x", "", (), ()), ("ls", "", (), ()), ("ls", "", (), ())]),
+    ("cd x & ls", [("cd x", "", (), ()), ("ls", "", (), ())]),
+    ("echo $(cd x); ls", [("cd x", "", (), ()), ("echo ?", "", (), ()), ("ls", "", (), ())]),
+    (
+        "cd x || exit; cd y; z",
+        [
+            ("cd x", "", (), ()),
+            ("exit", "", (), ()),
+            ("cd y", "x", (), ("cd x",)),
+            ("z", "x/y", ("x",), ("cd x",)),
+        ],
+    ),
+    (
+        "cd x; cd y; z",
+        [("cd x", "", (), ()), ("cd y", "x", ("",), ()), ("z", "x/y", ("y", "x", ""), ())],
+    ),
+    (
+        "cd x && exit; z",
+        [("cd x", "", (), ()), ("exit", "x", (), ("cd x",)), ("z", "x", ("",), ())],
+    ),
+    (
+        "if a; then cd x; fi; z",
+        [("a", "", (), ()), ("cd x", "", (), ("a",)), ("z", None, ("",), ())],
+    ),
+    (
+        "if a; then cd x; else cd x; fi; z",
+        [("a", "", (), ()), ("cd x", "", (), ("a",)), ("cd x", "", (), ()), ("z", "x", ("",), ())],
+    ),
+    (
+        "if a; then cd x; elif b; then c; else d; fi; z",
+        [
+            ("a", "", (), ()),
+            ("cd x", "", (), ("a",)),
+            ("b", "", (), ()),
+            ("c", "", (), ("b",)),
+            ("d", "", (), ()),
+            ("z", None, ("",), ()),
+        ],
+    ),
+    (
+        "if cd x; then b; else c; fi; z",
+        [
+            ("cd x", "", (), ()),
+            ("b", "x", (), ("cd x",)),
+            ("c", "", (), ()),
+            ("z", None, ("",), ()),
+        ],
+    ),
+    ("case $v in a) cd x;; esac; z", [("cd x", "", (), ()), ("z", None, ("",), ())]),
+    (
+        "while cd x; do b; done; z",
+        [("cd x", "", (), ()), ("b", "x", (), ("cd x",)), ("z", None, ("",), ())],
+    ),
+    ("until a; do b; done", [("a", "", (), ()), ("b", "", (), ())]),
+    (
+        "for f in a b; do cd $f; done; z",
+        [("cd a", "", (), ()), ("cd b", None, (), ()), ("z", None, ("",), ())],
+    ),
+    ("{ a && b; } && c", [("a", "", (), ()), ("b", "", (), ("a",)), ("c", "", (), ("a", "b"))]),
+    ("(a) && c", [("a", "", (), ()), ("c", "", (), ("a",))]),
+    ("if a; then b; fi && c", [("a", "", (), ()), ("b", "", (), ("a",)), ("c", "", (), ())]),
+    (
+        "a && { cd x; b; } || c",
+        [
+            ("a", "", (), ()),
+            ("cd x", "", (), ("a",)),
+            ("b", "x", ("",), ("a",)),
+            ("c", None, ("",), ()),
+        ],
+    ),
+    ("f() { cd x; }; z", [("cd x", "", (), ()), ("z", "", (), ())]),
+    ("cd x || { cd y; }; z", [("cd x", "", (), ()), ("cd y", "", (), ()), ("z", None, (), ())]),
+    ("cd x || echo no; z", [("cd x", "", (), ()), ("echo no", "", (), ()), ("z", None, (), ())]),
+    ("a || b || c", [("a", "", (), ()), ("b", "", (), ()), ("c", "", (), ())]),
+    (
+        "cd x && a || b && c",
+        [("cd x", "", (), ()), ("a", "x", (), ("cd x",)), ("b", None, (), ()), ("c", None, (), ())],
+    ),
+    (
+        "set -e; a || exit",
+        [("set -e", "", (), ()), ("a", "", (), ("set -e",)), ("exit", "", (), ("set -e",))],
+    ),
+    ("set -e; (a)", [("set -e", "", (), ()), ("a", "", (), ("set -e",))]),
+    ("cd $D; z", [("cd ?", "", (), ()), ("z", None, ("",), ())]),
+    ("cd -; z", [("cd -", "", (), ()), ("z", None, ("",), ())]),
+    (
+        "cd x; cd x && z",
+        [("cd x", "", (), ()), ("cd x", "x", ("",), ()), ("z", "x/x", ("x",), ("cd x",))],
+    ),
+    ("bash -c 'cd x'; z", [("cd x", "", (), ()), ("z", "", (), ())]),
+    ("bash -c 'cd x; y'", [("cd x", "", (), ()), ("y", "x", ("",), ())]),
+    ("eval 'cd x'; z", [("cd x", "", (), ()), ("z", "x", ("",), ())]),
+    ("source /dev/null; z", [("source /dev/null", "", (), ()), ("z", "", (), ())]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), FLOW)
+def test_each_command_knows_where_it_runs_and_what_succeeded_before_it(text, expected):
+    assert rows(text) == expected
+
+
+# -- pipelines -----------------------------------------------------------------------------
+def test_the_commands_of_a_pipeline_share_its_id_and_a_lone_command_has_none():
+    invs = traced("a | b; c | d; ! e").invocations
+    a, b, c, d, e = invs
+    assert a.pipe == b.pipe != 0 and c.pipe == d.pipe != 0 and a.pipe != c.pipe
+    assert e.pipe == 0
+
+
+def test_a_pipeline_succeeds_as_its_last_command_and_a_negated_one_says_nothing():
+    a, b, c = traced("a | b && c").invocations
+    assert c.succeeded == (b,)
+    assert traced("! a && c").invocations[1].succeeded == ()
+    assert traced("! a | b && c").invocations[2].succeeded == ()
+
+
+# -- script files, walked into -------------------------------------------------------------
+@pytest.fixture
+def scripts(tmp_path: Path) -> Path:
+    write(tmp_path, "a.sh", "echo one\ncd sub\nrm -rf *\n")
+    write(tmp_path, "b.sh", "echo b1\n./a.sh\n")
+    write(tmp_path, "c.sh", 'bash -c "git gc"\n')
+    write(tmp_path, "e.sh", "set -e\ncd x\necho y\n")
+    write(tmp_path, "vars.sh", "X=sub\n")
+    write(tmp_path, "p.py", '#!/usr/bin/env python3\nimport os\nos.system("git reset --hard")\n')
+    write(tmp_path, "self.sh", "echo again\n./self.sh\n")
+    return tmp_path
+
+
+def described(text: str, folder: Path) -> list[tuple[str, str | None, tuple, tuple, str | None]]:
+    found = traced(text, folder)
+    out = []
+    for inv in found.invocations:
+        origin = found.origins.get(id(inv))
+        where = None
+        if origin is not None:
+            where = origin.text + " @ " + " ".join(Path(f).name for f in origin.files)
+        runs = found.runs.get(id(inv))
+        shown = " ".join("?" if w is None else w for w in inv.literals())
+        out.append((shown, inv.cwd, inv.alt_cwds, inv.via, where, runs and Path(runs).name))
+    return out
+
+
+def test_a_script_files_commands_run_in_a_child_shell_and_say_where_they_stand(scripts):
+    assert described("./a.sh; z", scripts) == [
+        ("./a.sh", "", (), (), None, "a.sh"),
+        ("echo one", "", (), ("./a.sh",), "./a.sh line 1 @ a.sh", None),
+        ("cd sub", "", (), ("./a.sh",), "./a.sh line 2 @ a.sh", None),
+        ("rm -rf *", "sub", ("",), ("./a.sh",), "./a.sh line 3 @ a.sh", None),
+        ("z", "", (), (), None, None),
+    ]
+    assert described("bash a.sh", scripts)[3] == (
+        "rm -rf *",
+        "sub",
+        ("",),
+        ("bash a.sh",),
+        "a.sh line 3 @ a.sh",
+        None,
+    )
+
+
+def test_a_script_run_by_a_script_says_both_places(scripts):
+    assert described("./b.sh", scripts)[2:] == [
+        ("./a.sh", "", (), ("./b.sh",), "./b.sh line 2 @ b.sh", "a.sh"),
+        (
+            "echo one",
+            "",
+            (),
+            ("./b.sh", "./a.sh"),
+            "./b.sh line 2, ./a.sh line 1 @ b.sh a.sh",
+            None,
+        ),
+        ("cd sub", "", (), ("./b.sh", "./a.sh"), "./b.sh line 2, ./a.sh line 2 @ b.sh a.sh", None),
+        (
+            "rm -rf *",
+            "sub",
+            ("",),
+            ("./b.sh", "./a.sh"),
+            "./b.sh line 2, ./a.sh line 3 @ b.sh a.sh",
+            None,
+        ),
+    ]
+
+
+def test_code_a_script_hands_to_a_trampoline_stands_where_the_trampoline_does(scripts):
+    assert described("./c.sh", scripts)[1] == (
+        "git gc",
+        "",
+        (),
+        ("./c.sh", "bash -c"),
+        "./c.sh line 1 @ c.sh",
+        None,
+    )
+
+
+def test_a_script_that_runs_itself_is_read_once(scripts):
+    assert [row[0] for row in described("./self.sh", scripts)] == [
+        "./self.sh",
+        "echo again",
+        "./self.sh",
+    ]
+
+
+def test_a_sourced_file_runs_in_this_shell_its_variables_and_directory_carry_over(scripts):
+    assert described("source vars.sh; echo $X", scripts)[-1][0] == "echo sub"
+    assert described("builtin source vars.sh; echo $X", scripts)[-1][0] == "echo sub"
+    assert described("bash vars.sh; echo $X", scripts)[-1][0] == "echo ?"
+    assert described("sudo bash vars.sh; echo $X", scripts)[-1][0] == "echo ?"
+    rows_ = described("source e.sh; z", scripts)
+    assert rows_[-1][:3] == ("z", "x", ())
+    assert described("bash e.sh; z", scripts)[-1][:3] == ("z", "", ())
+    z = traced("source e.sh; z", scripts).invocations[-1]
+    assert [" ".join(map(str, inv.literals())) for inv in z.succeeded] == ["source e.sh", "echo y"]
+
+
+def test_a_sourced_file_in_another_directory_is_a_child_of_its_own(scripts):
+    # `(cd sub; source ../vars.sh)`-like: a wrapper moving the directory starts a new scope
+    assert described("env -C sub bash ../vars.sh; echo $X", scripts)[-1][0] == "echo ?"
+
+
+def test_a_python_script_is_read_as_inline_python_code(scripts):
+    found = traced("python3 p.py", scripts)
+    inner = find(found.invocations, "git", "reset", "--hard")
+    assert inner.degraded and inner.via == ("python3 p.py",)
+    assert found.origins[id(inner)].text == "p.py"
+    outer = find(found.invocations, "python3", "p.py")
+    (step,) = [s for s in found.steps.values() if s.invocation is outer]
+    assert [child.masks for child in step.children] == [INLINE_MASKS]
+
+
+def test_a_script_the_line_wrote_itself_is_not_read_from_disk(scripts):
+    line = "cat > a.sh <<EOF\nls\nEOF\nbash a.sh"
+    assert [row[0] for row in described(line, scripts)] == ["cat", "bash a.sh"]
+
+
+def test_no_reader_no_file(scripts):
+    assert [inv.literals() for inv in traced("./a.sh").invocations] == [["./a.sh"]]
+    assert traced("./a.sh").runs == {} and traced("./a.sh").origins == {}
+
+
+MORE_FLOW = [
+    (
+        "set -e; bash -c 'a; b'",
+        [("set -e", "", (), ()), ("a", "", (), ("set -e",)), ("b", "", (), ("set -e",))],
+    ),
+    ("bash -e -c 'a; b'", [("a", "", (), ()), ("b", "", (), ("a",))]),
+    (
+        "bash -c 'set -e; a; b'",
+        [("set -e", "", (), ()), ("a", "", (), ("set -e",)), ("b", "", (), ("set -e", "a"))],
+    ),
+    (
+        'Y=a; eval "rm $Y"; echo $Y',
+        [("", "", (), ()), ("rm a", "", (), ()), ("echo a", "", (), ())],
+    ),
+    ('Y=a; bash -c "rm \\$Y"', [("", "", (), ()), ("rm ?", "", (), ())]),
+    ('export Y=a; bash -c "rm \\$Y"', [("export Y=a", "", (), ()), ("rm a", "", (), ())]),
+    ("Y=a bash -c 'rm $Y'", [("rm a", "", (), ())]),
+    ("env -i bash -c 'rm $HOME'", [("rm ?", "", (), ())]),
+    ("find . -execdir rm {} +", [("find . -execdir rm {} +", "", (), ()), ("rm {}", None, (), ())]),
+    (
+        "cd x && find . -exec rm {} +",
+        [
+            ("cd x", "", (), ()),
+            ("find . -exec rm {} +", "x", (), ("cd x",)),
+            ("rm {}", "x", (), ("cd x",)),
+        ],
+    ),
+    (
+        "git -C $D rebase -x make main",
+        [("git -C ? rebase -x make main", "", (), ()), ("make", None, (), ())],
+    ),
+    ("bash -c ')'", [("?", "", (), ())]),
+    ("eval 'cd x'; z", [("cd x", "", (), ()), ("z", "x", ("",), ())]),
+    ("bash -c 'cd x'; z", [("cd x", "", (), ()), ("z", "", (), ())]),
+    ("(eval 'cd x'); z", [("cd x", "", (), ()), ("z", "", (), ())]),
+    ("sudo bash -c 'cd x'; z", [("cd x", "", (), ()), ("z", "", (), ())]),
+    ("env -C sub ls; z", [("ls", "sub", (), ()), ("z", "", (), ())]),
+    ("env -C sub bash -c 'ls'", [("ls", "sub", (), ())]),
+    ("cd x; env -C sub ls", [("cd x", "", (), ()), ("ls", "x/sub", ("sub",), ())]),
+    ("env -C $D ls; z", [("ls", None, (), ()), ("z", "", (), ())]),
+    ("command cd x; z", [("cd x", "", (), ()), ("z", "x", ("",), ())]),
+    ("sudo cd x; z", [("cd x", "", (), ()), ("z", "", (), ())]),
+    ("bash -c '' && z", [("z", "", (), ())]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MORE_FLOW)
+def test_trampolines_and_wrappers_keep_or_drop_the_shells_state(text, expected):
+    assert rows(text) == expected
+
+
+def test_a_script_run_as_a_whole_succeeds_as_its_last_command():
+    found = traced("bash -c 'a; b' && c").invocations
+    assert [" ".join(map(str, inv.literals())) for inv in found[2].succeeded] == ["b"]
+    found = traced("bash -c 'a; b; c' x && d").invocations
+    assert [" ".join(map(str, inv.literals())) for inv in found[3].succeeded] == ["c"]
+
+
+def test_a_degraded_script_resolves_no_variable_and_eval_forgets_the_shells():
+    assert rows('Y=a; bash -c "rm $Y $(f)"; echo $Y')[-1][0] == "echo a"
+    assert rows('Y=a; eval "rm $Y $(f)"; echo $Y')[-1][0] == "echo ?"
+    assert rows('Y=a; eval "rm \\$Y $(f)"')[-1][0] == "rm ? ?"
+
+
+def test_an_unknown_command_stands_for_a_script_past_the_depth_cap():
+    found = traced("cd x && eval eval 'git gc'", depth_cap=1).invocations
+    unknown = found[-1]
+    assert unknown.literals() == [None] and unknown.degraded
+    assert unknown.argv[0].text == "git gc"
+    assert unknown.cwd == "x" and unknown.via == ("eval", "eval")

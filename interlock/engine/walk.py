@@ -162,6 +162,7 @@ class _Walker:
         self.repeats: set[int] = set()
         self.origins: dict[int, Origin] = {}
         self.runs: dict[int, str] = {}
+        self.moving: set[str] = set()  # functions whose body may change the directory
 
     # -- structure ---------------------------------------------------------------------------
     def node(self, node: Node, scope: Scope, env: _Env) -> Success:
@@ -273,8 +274,19 @@ class _Walker:
             functions = {**scope.vars.functions, node.name: node.text}
             scope.vars = replace(scope.vars, functions=MappingProxyType(functions))
         if kind in ("subshell", "function"):
+            moves = False
             for part in node.parts:
-                success = self.node(part, scope.copy(), inner)
+                body = scope.copy()
+                success = self.node(part, body, inner)
+                moves = moves or (body.cwd, body.alts, body.stack) != (
+                    scope.cwd,
+                    scope.alts,
+                    scope.stack,
+                )
+            if kind == "function" and node.name:  # a call runs the body in this shell
+                self.moving.discard(node.name)
+                if moves:
+                    self.moving.add(node.name)
         elif kind == "group":
             for part in node.parts:
                 success = self.node(part, scope, inner)
@@ -462,6 +474,8 @@ class _Walker:
             step.children.append(alternative)
         if set(local_via) <= _SHELL_BUILTIN_VIA:
             change_directory(inv, scope)
+            if words and words[0].literal() in self.moving:  # `f() { cd src; }; f; rm x`
+                scope.cwd, scope.alts = None, ()
             set_options(inv, scope)
             if not same:
                 scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)

@@ -118,6 +118,8 @@ ABBREV = OptSpec("u", long=("user",), flags=("preserve-env",))
         ("x -i git", [("-i", None)], 2),  # alone, an attached-only letter is a flag
         ("x -Ei git", [("-E", None), ("-i", None)], 2),
         ("x -u $U git", [("-u", None)], 3),
+        ("x --user bob", [("--user", "bob")], 3),  # the value is the last word
+        ("x -u root", [("-u", "root")], 3),
     ],
 )
 def test_options_are_read_as_getopt_reads_them(text, items, index):

@@ -486,3 +486,93 @@ def test_an_unknown_command_stands_for_a_script_past_the_depth_cap():
     assert unknown.literals() == [None] and unknown.degraded
     assert unknown.argv[0].text == "git gc"
     assert unknown.cwd == "x" and unknown.via == ("eval", "eval")
+
+
+# variables through branches, loops and subshells; functions called in this shell
+STATE_FLOW = [
+    ("F=1; (( F++ )); echo $F", [("", "", (), ()), ("echo ?", "", (), ())]),
+    ("F=1; (( G++ )); echo $F", [("", "", (), ()), ("echo 1", "", (), ())]),
+    (
+        "if a; then X=1; else X=2; fi; echo $X",
+        [("a", "", (), ()), ("", "", (), ("a",)), ("", "", (), ()), ("echo ?", "", (), ())],
+    ),
+    (
+        "if a; then X=1; else X=1; fi; echo $X",
+        [("a", "", (), ()), ("", "", (), ("a",)), ("", "", (), ()), ("echo 1", "", (), ())],
+    ),
+    (
+        "if a; then X=1; fi; echo $X",
+        [("a", "", (), ()), ("", "", (), ("a",)), ("echo ?", "", (), ())],
+    ),
+    (
+        "X=0; case $v in a) X=1;; esac; echo $X",
+        [("", "", (), ()), ("", "", (), ()), ("echo ?", "", (), ())],
+    ),
+    (
+        "X=0; while a; do X=1; done; echo $X",
+        [("", "", (), ()), ("a", "", (), ()), ("", "", (), ("a",)), ("echo ?", "", (), ())],
+    ),
+    ("for f in a b; do :; done; rm $f", [(":", "", (), ()), ("rm ?", "", (), ())]),
+    ('for f in a "$B"; do rm $f; done', [("rm ?", "", (), ())]),
+    ("X=1 && Y=2; echo $X $Y", [("", "", (), ()), ("", "", (), ("",)), ("echo 1 ?", "", (), ())]),
+    ("a && X=1; echo $X", [("a", "", (), ()), ("", "", (), ("a",)), ("echo ?", "", (), ())]),
+    (
+        "X=1; a || X=2; echo $X",
+        [("", "", (), ()), ("a", "", (), ()), ("", "", (), ()), ("echo ?", "", (), ())],
+    ),
+    (
+        "cd x; cd $D; z",
+        [("cd x", "", (), ()), ("cd ?", "x", ("",), ()), ("z", None, ("x", ""), ())],
+    ),
+    (
+        "cd $D; cd x; z",
+        [("cd ?", "", (), ()), ("cd x", None, ("",), ()), ("z", None, ("x", None, ""), ())],
+    ),
+    (
+        "cd x; (cd y; z)",
+        [("cd x", "", (), ()), ("cd y", "x", ("",), ()), ("z", "x/y", ("y", "x", ""), ())],
+    ),
+    (
+        "X=1; for f in a b; do rm $f $X; done",
+        [("", "", (), ()), ("rm a 1", "", (), ()), ("rm b 1", "", (), ())],
+    ),
+    ("f() { cd x; }; z", [("cd x", "", (), ()), ("z", "", (), ())]),
+    ("X=1; f() { X=2; }; echo $X", [("", "", (), ()), ("", "", (), ()), ("echo 1", "", (), ())]),
+    ("X=1; (X=2); echo $X", [("", "", (), ()), ("", "", (), ()), ("echo 1", "", (), ())]),
+    ("X=1; { X=2; }; echo $X", [("", "", (), ()), ("", "", (), ()), ("echo 2", "", (), ())]),
+    ("X=1; echo $(X=2) $X", [("", "", (), ()), ("", "", (), ()), ("echo ? 1", "", (), ())]),
+    ('X=1; bash -c "X=2"; echo $X', [("", "", (), ()), ("", "", (), ()), ("echo 1", "", (), ())]),
+    ('X=1; eval "X=2"; echo $X', [("", "", (), ()), ("", "", (), ()), ("echo 2", "", (), ())]),
+    (
+        "f() { cd src; }; f; rm a",
+        [("cd src", "", (), ()), ("f", "", (), ()), ("rm a", None, ("",), ())],
+    ),
+    ("f() { echo; }; f; rm a", [("echo", "", (), ()), ("f", "", (), ()), ("rm a", "", (), ())]),
+    (
+        "f() { cd src; }; f() { echo; }; f; rm a",
+        [("cd src", "", (), ()), ("echo", "", (), ()), ("f", "", (), ()), ("rm a", "", (), ())],
+    ),
+    (
+        "f() { pushd x; }; f; rm a",
+        [("pushd x", "", (), ()), ("f", "", (), ()), ("rm a", None, ("",), ())],
+    ),
+    ("f() ( cd x; ); f; rm a", [("cd x", "", (), ()), ("f", "", (), ()), ("rm a", "", (), ())]),
+    ("f() { cd src; }; g; rm a", [("cd src", "", (), ()), ("g", "", (), ()), ("rm a", "", (), ())]),
+    ("f() { cd x; }; (f); rm a", [("cd x", "", (), ()), ("f", "", (), ()), ("rm a", "", (), ())]),
+    ("F() { cd x; }; f; rm a", [("cd x", "", (), ()), ("f", "", (), ()), ("rm a", "", (), ())]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), STATE_FLOW)
+def test_branches_loops_and_functions_carry_the_shells_state(text, expected):
+    assert rows(text) == expected
+
+
+def test_assignments_reach_the_command_env_clears_the_outer_ones():
+    def assigned(text: str) -> list[str]:
+        return [w.text for w in traced(text).invocations[-1].assignments]
+
+    assert assigned("A=1 env -i B=2 cmd") == ["B=2"]
+    assert assigned("A=1 env B=2 cmd") == ["A=1", "B=2"]
+    assert assigned("A=1 sudo B=2 cmd") == ["A=1", "B=2"]
+    assert assigned("A=1 nohup env -i cmd") == []

@@ -688,3 +688,26 @@ def test_a_command_after_a_failed_chain_is_judged_wherever_the_failure_leaves_th
     (git_repo / "build").rmdir()
     subprocess.run(["bash", "-c", command], cwd=git_repo, capture_output=True, check=False)
     assert not (git_repo / "README.md").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "f() { cd src; }; f; rm -f app.py",
+        "f() { cd src && true; }; f && rm -f app.py",
+        "function f { pushd src; }; f; rm -f app.py",
+    ],
+)
+def test_a_function_that_changes_directory_moves_the_commands_after_its_call(
+    command: str, git_repo: Path
+) -> None:
+    (git_repo / "src" / "app.py").write_text("print('work in progress')\n")
+    assert judged(command, git_repo) != []
+    subprocess.run(["bash", "-c", command], cwd=git_repo, capture_output=True, check=False)
+    assert not (git_repo / "src" / "app.py").exists()  # bash removed src/app.py
+
+
+def test_a_function_that_stays_leaves_the_directory_known(git_repo: Path) -> None:
+    (git_repo / "src" / "app.py").write_text("print('work in progress')\n")
+    assert judged("f() { echo hi; }; f; rm -f app.py", git_repo) == []  # no app.py here
+    assert judged("f() { (cd src); }; f; rm -f app.py", git_repo) == []

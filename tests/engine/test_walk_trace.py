@@ -9,8 +9,8 @@ import pytest
 
 from interlock.engine.invocation import Invocation
 from interlock.engine.scriptfiles import ScriptFiles
-from interlock.engine.walk import INLINE_MASKS, trace, walk
-from interlock.engine.walksteps import Trace
+from interlock.engine.walk import ALT_MASKS, INLINE_MASKS, trace, walk
+from interlock.engine.walksteps import Step, Trace
 from interlock.shell.parse import parse
 
 
@@ -576,3 +576,133 @@ def test_assignments_reach_the_command_env_clears_the_outer_ones():
     assert assigned("A=1 env B=2 cmd") == ["A=1", "B=2"]
     assert assigned("A=1 sudo B=2 cmd") == ["A=1", "B=2"]
     assert assigned("A=1 nohup env -i cmd") == []
+
+
+# -- steps: what each simple command became, for exitflow ------------------------------------
+def top_steps(text: str) -> list[Step]:
+    return [step for key, step in traced(text).steps.items() if len(key) == 1]
+
+
+def shown(inv: Invocation | None) -> str | None:
+    return None if inv is None else " ".join("?" if w is None else w for w in inv.literals())
+
+
+def test_each_reading_of_a_wrappers_words_is_a_child_step_whose_status_is_not_followed():
+    (step,) = top_steps('timeout "$T" 5 git push > log')
+    assert shown(step.invocation) == "5 git push" and step.invocation.own_redirects == 1
+    (other,) = step.children
+    assert other.masks == ALT_MASKS
+    assert shown(other.invocation) == "git push" and other.invocation.own_redirects == 0
+    assert other.invocation.via == ("timeout",)
+    (step,) = top_steps('timeout "$T" 5 bash -c "git gc"')
+    (other,) = step.children
+    assert other.masks == ALT_MASKS and other.invocation is None
+    assert [shown(inv) for inv in other.scripts[0].success] == ["git gc"]
+
+
+def test_inline_code_is_a_masked_child_step_and_its_shell_strings_are_scripts():
+    (step,) = top_steps(
+        "python3 -c 'import subprocess; subprocess.run(\"git gc; ls\", shell=True)' > out"
+    )
+    assert step.invocation.degraded and step.invocation.own_redirects == 1
+    (child,) = step.children
+    assert child.masks == INLINE_MASKS and child.invocation is None
+    (script,) = child.scripts
+    assert [shown(inv) for inv in script.success] == ["ls"]
+    inner = [
+        inv for inv in traced("python3 -c 'import os; os.system(\"git gc\")' > out").invocations
+    ]
+    assert [(shown(inv), inv.degraded, inv.own_redirects) for inv in inner][1] == (
+        "git gc",
+        True,
+        0,
+    )
+
+
+def test_a_spawned_command_carries_its_run_time_arguments_and_where_they_come_from():
+    (find_step,) = top_steps("find . -exec rm {} \\;")
+    (rm,) = find_step.children
+    assert rm.masks is not None and "find" in rm.masks
+    inv = rm.invocation
+    assert (inv.extra_args, inv.arg_roots, inv.arg_file, inv.via) == (
+        True,
+        (".",),
+        False,
+        ("find -exec",),
+    )
+    assert inv.arg_search is not None and inv.arg_search.base == ""
+    cd, find_in_x = top_steps("cd x && find a -exec rm {} +")
+    (rm,) = find_in_x.children
+    assert rm.masks is None and rm.invocation.cwd == "x"
+    assert rm.invocation.arg_search is not None and rm.invocation.arg_search.base == "x"
+    assert rm.invocation.arg_roots == ("a",)
+    (xargs,) = top_steps("xargs -a list rm")
+    assert (xargs.invocation.extra_args, xargs.invocation.arg_file) == (True, True)
+    assert xargs.invocation.arg_roots is None and xargs.invocation.arg_search is None
+
+
+def test_a_spawned_script_is_a_child_step_with_its_script():
+    (rebase,) = top_steps("git rebase -x 'make; make test' main")
+    (child,) = rebase.children
+    assert child.invocation is None
+    assert [shown(inv) for inv in child.scripts[0].success] == ["make test"]
+    (parallel,) = top_steps("parallel rm ::: a b")
+    assert parallel.invocation is None and [shown(i) for i in parallel.success] == ["rm"]
+
+
+def test_a_container_command_is_mapped_to_the_host_only_when_run_directly():
+    direct = rows("docker run --rm -v $PWD:/w -w /w img rm -rf /w/x")
+    assert direct == [("rm -rf x", ".", (), ())]
+    assert rows("cd x; docker run --rm -v $PWD:/w -w /w img rm -rf x")[-1][:2] == ("rm -rf x", None)
+    for inner in ("bash -c 'rm -rf x'", "python3 -c 'import os'", "timeout 5 rm -rf x"):
+        assert rows(f"docker run --rm -v $PWD:/w -w /w img {inner}")[-1][1] is None
+
+
+SCRIPT = """echo start
+if true; then
+  rm a
+fi
+x=$(git rev-parse HEAD) | cat
+for f in b; do
+  rm $f
+done
+echo start
+(cd sub && rm c)
+bash -c "rm d"
+case $v in
+  *) rm e;;
+esac
+for g in $(ls x); do :; done
+"""
+
+
+def test_each_command_of_a_script_file_names_its_line_wherever_it_is_nested(tmp_path):
+    write(tmp_path, "s.sh", SCRIPT)
+    found = traced("./s.sh", tmp_path)
+    assert [(shown(inv), found.origins[id(inv)].text) for inv in found.invocations[1:]] == [
+        ("echo start", "./s.sh line 1"),
+        ("true", "./s.sh line 2"),
+        ("rm a", "./s.sh line 3"),
+        ("git rev-parse HEAD", "./s.sh line 5"),
+        ("", "./s.sh line 5"),
+        ("cat", "./s.sh line 5"),
+        ("rm b", "./s.sh line 7"),
+        ("echo start", "./s.sh line 9"),  # the second one: found after the first
+        ("cd sub", "./s.sh line 10"),
+        ("rm c", "./s.sh line 10"),
+        ("rm d", "./s.sh line 11"),  # inside bash -c: where bash -c stands
+        ("rm e", "./s.sh line 13"),
+        ("ls x", "./s.sh line 15"),
+        (":", "./s.sh line 15"),
+    ]
+    assert {found.origins[id(inv)].files for inv in found.invocations[1:]} == {
+        (str(tmp_path / "s.sh"),)
+    }
+
+
+def test_only_an_input_redirection_feeds_a_file(tmp_path):
+    write(tmp_path, "x.sh", "git reset --hard\n")
+    write(tmp_path, "out.log", "echo wrong\n")
+    walked = argvs("bash < x.sh > out.log", tmp_path)
+    assert ["git", "reset", "--hard"] in walked and ["echo", "wrong"] not in walked
+    assert ["echo", "wrong"] not in argvs("bash /dev/fd/3 3> out.log", tmp_path)

@@ -706,3 +706,77 @@ def test_only_an_input_redirection_feeds_a_file(tmp_path):
     walked = argvs("bash < x.sh > out.log", tmp_path)
     assert ["git", "reset", "--hard"] in walked and ["echo", "wrong"] not in walked
     assert ["echo", "wrong"] not in argvs("bash /dev/fd/3 3> out.log", tmp_path)
+
+
+MORE_STATE = [
+    ("X=1 || echo $X", [("", "", (), ()), ("echo ?", "", (), ())]),
+    ("X=0; X=1 || echo $X", [("", "", (), ()), ("", "", (), ()), ("echo ?", "", (), ())]),
+    ("X=1 && a; echo $X", [("", "", (), ()), ("a", "", (), ("",)), ("echo 1", "", (), ())]),
+    (
+        "a && b || exit; c",
+        [("a", "", (), ()), ("b", "", (), ("a",)), ("exit", "", (), ()), ("c", "", (), ("a", "b"))],
+    ),
+    ("for f in $(ls x); do :; done", [("ls x", "", (), ()), (":", "", (), ())]),
+    ("{ a; } > $(mktemp)", [("mktemp", "", (), ()), ("a", "", (), ())]),
+    (
+        "X=1; f() { X=2; }; f; echo $X",
+        [("", "", (), ()), ("", "", (), ()), ("f", "", (), ()), ("echo ?", "", (), ())],
+    ),
+    ("f() { a; } && c", [("a", "", (), ()), ("c", "", (), ())]),
+    ("for f in a b; do echo x; done", [("echo x", "", (), ())]),
+    ("while a; do b; done", [("a", "", (), ()), ("b", "", (), ("a",))]),
+    (
+        "cd x; if a; then cd y; fi; z",
+        [
+            ("cd x", "", (), ()),
+            ("a", "x", ("",), ()),
+            ("cd y", "x", ("",), ("a",)),
+            ("z", None, ("", "y", "x"), ()),
+        ],
+    ),
+    (
+        "X=1; echo $((X=3)); echo $X",
+        [("", "", (), ()), ("echo ?", "", (), ()), ("echo ?", "", (), ())],
+    ),
+    ('export Y=a; sudo bash -c "rm \\$Y"', [("export Y=a", "", (), ()), ("rm ?", "", (), ())]),
+    (
+        "command set -e; a; b",
+        [("set -e", "", (), ()), ("a", "", (), ("set -e",)), ("b", "", (), ("set -e", "a"))],
+    ),
+    ("sudo set -e; a; b", [("set -e", "", (), ()), ("a", "", (), ()), ("b", "", (), ())]),
+    ("X=1; read X; echo $X", [("", "", (), ()), ("read X", "", (), ()), ("echo ?", "", (), ())]),
+    (
+        "X=1; sudo read X; echo $X",
+        [("", "", (), ()), ("read X", "", (), ()), ("echo 1", "", (), ())],
+    ),
+    ("bash -c 'a; )'", [("a", "", (), ())]),
+    ('bash -c "rm \\$1" _ a', [("rm a", "", (), ())]),
+    ('xargs bash -c "rm \\$1" _', [("rm ?", "", (), ())]),
+    ('X=1; bash -c "rm \\$X"', [("", "", (), ()), ("rm ?", "", (), ())]),
+    ('export X=1; env -i bash -c "rm \\$X"', [("export X=1", "", (), ()), ("rm ?", "", (), ())]),
+    ('export X=1; nohup bash -c "rm \\$X"', [("export X=1", "", (), ()), ("rm ?", "", (), ())]),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), MORE_STATE)
+def test_the_shells_state_through_chains_wrappers_and_new_shells(text, expected):
+    assert rows(text) == expected
+
+
+def test_a_new_shell_is_degraded_when_its_code_is_and_starts_outside_any_pipeline():
+    (inner,) = traced("bash -c 'a; )'").invocations
+    assert inner.degraded
+    a, b, c = traced("a | bash -c 'b; c'").invocations
+    assert a.pipe != 0 and (b.pipe, c.pipe) == (0, 0)
+    assert not any(inv.degraded for inv in traced("a | bash -c 'b; c'").invocations)
+
+
+def test_a_loop_over_words_marks_its_earlier_passes_as_repeats():
+    found = traced("for f in a b c; do rm $f; done")
+    assert [shown(inv) for inv in found.invocations if id(inv) in found.repeats] == ["rm a", "rm b"]
+    assert traced("for f in a b; do rm x; done").repeats == frozenset()
+
+
+def test_a_script_file_succeeds_as_its_last_command(scripts):
+    found = traced("bash e.sh && z", scripts).invocations
+    assert [shown(inv) for inv in found[-1].succeeded] == ["bash e.sh", "echo y"]

@@ -11,6 +11,7 @@ from interlock.engine.invocation import Invocation
 from interlock.engine.scriptfiles import ScriptFiles
 from interlock.engine.walk import ALT_MASKS, INLINE_MASKS, trace, walk
 from interlock.engine.walksteps import Step, Trace
+from interlock.shell.model import CommandList, ParseResult, Pipeline
 from interlock.shell.parse import parse
 
 
@@ -780,3 +781,10 @@ def test_a_loop_over_words_marks_its_earlier_passes_as_repeats():
 def test_a_script_file_succeeds_as_its_last_command(scripts):
     found = traced("bash e.sh && z", scripts).invocations
     assert [shown(inv) for inv in found[-1].succeeded] == ["bash e.sh", "echo y"]
+
+
+def test_an_empty_pipeline_runs_nothing_and_promises_nothing():
+    empty = ParseResult(
+        "", CommandList((Pipeline(()), Pipeline((), negated=True)), ("&&", "")), "ok"
+    )
+    assert trace(empty).invocations == []

@@ -313,6 +313,9 @@ def test_the_other_readings_of_a_quoted_operand():
         ('"-$X"', True, False),
         ("-x", True, False),
         ("abc", True, False),
+        ('$X\\"', False, True),  # ends with a quote, but $X is split
+        ('"$X\\""', False, True),  # an escaped quote inside: not read as one word
+        ('"`f`"', True, True),
     ],
 )
 def test_a_run_time_word_may_be_one_word_and_may_be_an_option(text, one, option):

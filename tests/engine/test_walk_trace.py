@@ -759,6 +759,19 @@ MORE_STATE = [
 ]
 
 
+MORE_STATE += [
+    (
+        "cd x && ls || cd y || rm",
+        [
+            ("cd x", "", (), ()),
+            ("ls", "x", (), ("cd x",)),
+            ("cd y", None, (), ()),
+            ("rm", None, (), ()),
+        ],
+    ),
+]
+
+
 @pytest.mark.parametrize(("text", "expected"), MORE_STATE)
 def test_the_shells_state_through_chains_wrappers_and_new_shells(text, expected):
     assert rows(text) == expected

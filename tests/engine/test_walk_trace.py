@@ -828,3 +828,81 @@ def test_an_empty_pipeline_runs_nothing_and_promises_nothing():
         "", CommandList((Pipeline(()), Pipeline((), negated=True)), ("&&", "")), "ok"
     )
     assert trace(empty).invocations == []
+
+
+LAST_STATE = [
+    ('sudo -D sub eval "cd x"; z', [("cd x", "sub", (), ()), ("z", "", (), ())]),
+    ("command builtin cd x; z", [("cd x", "", (), ()), ("z", "x", ("",), ())]),
+    (
+        "f() { cd src; }; f arg; rm a",
+        [("cd src", "", (), ()), ("f arg", "", (), ()), ("rm a", None, ("",), ())],
+    ),
+    ('X=1 bash -c "rm \\$X $Z"', [("rm ? ?", "", (), ())]),
+    (
+        'export X=1; git rebase -x "rm \\$X" main',
+        [
+            ("export X=1", "", (), ()),
+            ("git rebase -x rm $X main", "", (), ()),
+            ("rm ?", "", (), ()),
+        ],
+    ),
+    ("case $v in a) cd x;; b) rm y;; esac", [("cd x", "", (), ()), ("rm y", "", (), ())]),
+    (
+        "X=0; case $v in a) X=1;; b) echo $X;; esac",
+        [("", "", (), ()), ("", "", (), ()), ("echo 0", "", (), ())],
+    ),
+    (
+        'export X=1; python3 -c "import os; os.system(\\"rm \\$X\\")"',
+        [
+            ("export X=1", "", (), ()),
+            ('python3 -c import os; os.system("rm $X")', "", (), ()),
+            ("rm ?", "", (), ()),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "expected"), LAST_STATE)
+def test_case_items_functions_builtins_and_spawned_shells(text, expected):
+    assert rows(text) == expected
+
+
+def test_the_lines_variables_are_put_into_assignments_and_redirections():
+    inv = traced("X=a; Y=$X git status > $X").invocations[-1]
+    assert [w.literal() for w in inv.assignments] == ["Y=a"]
+    assert [r.target.literal() for r in inv.redirects if r.target is not None] == ["a"]
+
+
+def test_a_wrapper_inside_a_spawned_command_keeps_the_run_time_arguments_source():
+    (find,) = top_steps("find . -exec nohup rm {} +")
+    rm = find.children[0].invocation
+    assert (rm.extra_args, rm.arg_roots, rm.via) == (True, (".",), ("find -exec", "nohup"))
+    assert rm.arg_search is not None
+    (xargs,) = top_steps("xargs -a list find . -exec rm {} +")
+    assert xargs.invocation.arg_file and xargs.children[0].invocation.arg_file
+
+
+def test_a_trampoline_wrapper_that_hides_the_status_says_so():
+    (watch,) = top_steps('watch "git gc"')
+    assert watch.masks is not None and "watch" in watch.masks
+
+
+def test_a_script_file_sees_only_exported_variables_and_only_when_run_directly(tmp_path):
+    write(tmp_path, "y.sh", "rm $Y\n")
+    assert ["rm", "a"] in argvs("export Y=a; bash y.sh", tmp_path)
+    assert ["rm", None] in argvs("Y=a; bash y.sh", tmp_path)
+    assert ["rm", None] in argvs("export Y=a; sudo bash y.sh", tmp_path)
+
+
+def test_python_code_that_runs_its_own_file_is_read_once(tmp_path):
+    write(tmp_path, "p2.py", 'import os\nos.system("python3 p2.py")\n')
+    assert argvs("python3 p2.py", tmp_path) == [["python3", "p2.py"], ["python3", "p2.py"]]
+
+
+def test_a_commands_line_is_where_it_starts(tmp_path):
+    write(tmp_path, "s2.sh", "\necho a \\\n  b\nrm x\n")
+    found = traced("./s2.sh", tmp_path)
+    assert [(shown(i), found.origins[id(i)].text) for i in found.invocations[1:]] == [
+        ("echo a b", "./s2.sh line 2"),
+        ("rm x", "./s2.sh line 4"),
+    ]

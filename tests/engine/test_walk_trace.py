@@ -906,3 +906,19 @@ def test_a_commands_line_is_where_it_starts(tmp_path):
         ("echo a b", "./s2.sh line 2"),
         ("rm x", "./s2.sh line 4"),
     ]
+
+
+def test_after_eval_of_unknown_code_the_shell_forgets_what_it_knew_and_learns_again():
+    assert rows('Y=a; eval "rm $(f)"; Z=1; echo $Z $Y')[-1][0] == "echo 1 ?"
+
+
+def test_a_command_inline_code_runs_by_its_words_is_degraded_and_owns_no_redirection():
+    found = traced('python3 -c "import subprocess; subprocess.run([\\"git\\", \\"gc\\"])" > out')
+    inner = find(found.invocations, "git", "gc")
+    assert (inner.degraded, inner.own_redirects, inner.via) == (True, 0, ("python3 -c",))
+    (step,) = top_steps('python3 -c "import subprocess; subprocess.run([\\"git\\", \\"gc\\"])"')
+    assert [(shown(c.invocation), c.masks) for c in step.children] == [("git gc", INLINE_MASKS)]
+
+
+def test_a_file_sourced_through_both_builtin_prefixes_runs_in_this_shell(scripts):
+    assert described("command builtin source vars.sh; echo $X", scripts)[-1][0] == "echo sub"

@@ -922,3 +922,9 @@ def test_a_command_inline_code_runs_by_its_words_is_degraded_and_owns_no_redirec
 
 def test_a_file_sourced_through_both_builtin_prefixes_runs_in_this_shell(scripts):
     assert described("command builtin source vars.sh; echo $X", scripts)[-1][0] == "echo sub"
+
+
+def test_an_assignment_alone_is_a_step_that_succeeds_by_itself():
+    (step,) = top_steps("X=1 > f")
+    assert shown(step.invocation) == "" and step.success == (step.invocation,)
+    assert step.invocation.own_redirects == 1

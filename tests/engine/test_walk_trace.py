@@ -928,3 +928,11 @@ def test_an_assignment_alone_is_a_step_that_succeeds_by_itself():
     (step,) = top_steps("X=1 > f")
     assert shown(step.invocation) == "" and step.success == (step.invocation,)
     assert step.invocation.own_redirects == 1
+
+
+def test_a_wrapper_that_hides_the_status_of_the_command_it_runs_says_so():
+    for line, word in (("watch -x git status", "watch"), ("sudo -b git gc", "sudo -b")):
+        (step,) = top_steps(line)
+        assert step.masks is not None and word in step.masks
+        (step,) = top_steps("nohup " + line)
+        assert step.masks is not None and word in step.masks

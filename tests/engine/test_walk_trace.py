@@ -654,7 +654,11 @@ def test_a_spawned_script_is_a_child_step_with_its_script():
 def test_a_container_command_is_mapped_to_the_host_only_when_run_directly():
     direct = rows("docker run --rm -v $PWD:/w -w /w img rm -rf /w/x")
     assert direct == [("rm -rf x", ".", (), ())]
-    assert rows("cd x; docker run --rm -v $PWD:/w -w /w img rm -rf x")[-1][:2] == ("rm -rf x", None)
+    assert rows("cd x; docker run --rm -v $PWD:/w -w /w img rm -rf x")[-1][:3] == (
+        "rm -rf x",
+        None,
+        (),
+    )
     for inner in ("bash -c 'rm -rf x'", "python3 -c 'import os'", "timeout 5 rm -rf x"):
         assert rows(f"docker run --rm -v $PWD:/w -w /w img {inner}")[-1][1] is None
 

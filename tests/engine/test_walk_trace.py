@@ -940,3 +940,9 @@ def test_a_wrapper_that_hides_the_status_of_the_command_it_runs_says_so():
         assert step.masks is not None and word in step.masks
         (step,) = top_steps("nohup " + line)
         assert step.masks is not None and word in step.masks
+
+
+def test_a_spawned_command_owns_none_of_the_spawners_redirections():
+    (find_step,) = top_steps("find . -exec rm {} + > log")
+    assert find_step.invocation.own_redirects == 1
+    assert find_step.children[0].invocation.own_redirects == 0

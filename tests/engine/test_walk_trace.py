@@ -946,3 +946,10 @@ def test_a_spawned_command_owns_none_of_the_spawners_redirections():
     (find_step,) = top_steps("find . -exec rm {} + > log")
     assert find_step.invocation.own_redirects == 1
     assert find_step.children[0].invocation.own_redirects == 0
+
+
+def test_an_empty_script_is_read_and_an_unreadable_one_owns_no_redirection():
+    (step,) = top_steps("bash -c '' > log")
+    assert step.invocation is None and [s.success for s in step.scripts] == [()]
+    (unknown,) = traced("bash -c ')' > log").invocations
+    assert unknown.literals() == [None] and unknown.own_redirects == 0

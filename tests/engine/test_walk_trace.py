@@ -953,3 +953,11 @@ def test_an_empty_script_is_read_and_an_unreadable_one_owns_no_redirection():
     assert step.invocation is None and [s.success for s in step.scripts] == [()]
     (unknown,) = traced("bash -c ')' > log").invocations
     assert unknown.literals() == [None] and unknown.own_redirects == 0
+
+
+def test_a_script_file_is_a_script_of_the_step_that_runs_it(scripts):
+    found = traced("bash e.sh", scripts)
+    (step,) = [step for key, step in found.steps.items() if len(key) == 1]
+    assert [(s.via, s.errexit, [shown(i) for i in s.success]) for s in step.scripts] == [
+        ("bash e.sh", False, ["echo y"])
+    ]

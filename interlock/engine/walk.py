@@ -162,6 +162,7 @@ class _Walker:
         self.repeats: set[int] = set()
         self.origins: dict[int, Origin] = {}
         self.runs: dict[int, str] = {}
+        self.moving: set[str] = set()  # functions whose body may change the directory
 
     # -- structure ---------------------------------------------------------------------------
     def node(self, node: Node, scope: Scope, env: _Env) -> Success:
@@ -217,6 +218,7 @@ class _Walker:
         prefix: Success = ()  # what surely succeeded if the chain so far did
         held: Success = ()  # the prefix before the last item
         fallout: list[str | None] = []
+        fails: set[str | None] = set()  # where the chain stands if what ran so far failed
         start_vars = first_vars = scope.vars
         for k, item in enumerate(items):
             op = ops[k - 1] if k else "&&"
@@ -224,10 +226,11 @@ class _Walker:
             if op == "||" and scope.vars is not start_vars:  # what ran before is unknown here
                 scope.vars = shellvars.merge([start_vars, scope.vars])
             pre_cwd, pre_alts = scope.cwd, scope.alts
-            if k > 0 and op == "||" and after != before:
-                # item runs only when the previous one failed: not after its `cd`
+            if k > 0 and op == "||" and fails != {after}:
+                # item runs only when an earlier one failed: where that one left the line
+                # (`cd X && make || rm -rf *`: in X when make failed, here when the cd did)
                 success = after
-                scope.cwd = before if is_cd(items[k - 1]) else None
+                scope.cwd = next(iter(fails)) if len(fails) == 1 else None
                 before = scope.cwd
                 got = self.node(item, scope, env)
                 if not ends_shell(item) and scope.cwd != success:
@@ -244,6 +247,8 @@ class _Walker:
                 moved = (after, scope.alts) != (pre_cwd, pre_alts)
                 if moved and "||" not in ops[k:] and not stays:
                     fallout += [pre_cwd, *pre_alts]  # a failure here skips to after the chain
+            failed = before if is_cd(item) else after if after == before else None
+            fails = fails | {failed} if op == "&&" else {failed}
             held = prefix
             prefix = prefix + got if op == "&&" else ()
             first_vars = scope.vars if k == 0 else first_vars
@@ -269,8 +274,19 @@ class _Walker:
             functions = {**scope.vars.functions, node.name: node.text}
             scope.vars = replace(scope.vars, functions=MappingProxyType(functions))
         if kind in ("subshell", "function"):
+            moves = False
             for part in node.parts:
-                success = self.node(part, scope.copy(), inner)
+                body = scope.copy()
+                success = self.node(part, body, inner)
+                moves = moves or (body.cwd, body.alts, body.stack) != (
+                    scope.cwd,
+                    scope.alts,
+                    scope.stack,
+                )
+            if kind == "function" and node.name:  # a call runs the body in this shell
+                self.moving.discard(node.name)
+                if moves:
+                    self.moving.add(node.name)
         elif kind == "group":
             for part in node.parts:
                 success = self.node(part, scope, inner)
@@ -458,6 +474,8 @@ class _Walker:
             step.children.append(alternative)
         if set(local_via) <= _SHELL_BUILTIN_VIA:
             change_directory(inv, scope)
+            if words and words[0].literal() in self.moving:  # `f() { cd src; }; f; rm x`
+                scope.cwd, scope.alts = None, ()
             set_options(inv, scope)
             if not same:
                 scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)

@@ -663,3 +663,50 @@ def test_shred_targets_are_unknown_when_any_is_known_only_at_run_time() -> None:
 @pytest.mark.parametrize("command", ['find "$TMPDIR" -name x -delete', "find $tmp_dir -delete"])
 def test_find_delete_under_temp_variables_only_is_no_discard(command: str) -> None:
     assert [f for f in analyse(command).findings if f.kind == "discard"] == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "cd build && ls || rm -rf *",  # ls failed: in build; cd failed: here
+        "cd build && ls && true || rm -rf *",
+        "cd build && { ls; } || rm -rf *",
+    ],
+)
+def test_a_command_after_a_failed_chain_is_judged_wherever_the_failure_leaves_the_line(
+    command: str, git_repo: Path
+) -> None:
+    (git_repo / ".gitignore").write_text("build/\n")
+    (git_repo / "build").mkdir()
+    (git_repo / "build" / "out.o").write_text("ignored output\n")
+    (git_repo / "README.md").write_text("work in progress\n")
+    assert judged("cd build && rm -rf *", git_repo) == []  # ignored output only
+    assert "README.md" in lost(command, git_repo)
+    # and so bash does when the cd fails
+    (git_repo / "build" / "out.o").unlink()
+    (git_repo / "build").rmdir()
+    subprocess.run(["bash", "-c", command], cwd=git_repo, capture_output=True, check=False)
+    assert not (git_repo / "README.md").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "f() { cd src; }; f; rm -f app.py",
+        "f() { cd src && true; }; f && rm -f app.py",
+        "function f { pushd src; }; f; rm -f app.py",
+    ],
+)
+def test_a_function_that_changes_directory_moves_the_commands_after_its_call(
+    command: str, git_repo: Path
+) -> None:
+    (git_repo / "src" / "app.py").write_text("print('work in progress')\n")
+    assert judged(command, git_repo) != []
+    subprocess.run(["bash", "-c", command], cwd=git_repo, capture_output=True, check=False)
+    assert not (git_repo / "src" / "app.py").exists()  # bash removed src/app.py
+
+
+def test_a_function_that_stays_leaves_the_directory_known(git_repo: Path) -> None:
+    (git_repo / "src" / "app.py").write_text("print('work in progress')\n")
+    assert judged("f() { echo hi; }; f; rm -f app.py", git_repo) == []  # no app.py here
+    assert judged("f() { (cd src); }; f; rm -f app.py", git_repo) == []

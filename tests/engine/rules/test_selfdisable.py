@@ -740,3 +740,88 @@ def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) ->
 )
 def test_neighbours_of_each_spelling_are_allowed_without_error(command: str) -> None:
     assert judged(command) == ("allow", set())
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip uninstall -y interlock",
+        "pip3 uninstall interlock",
+        "pip3.12 uninstall --yes Interlock",
+        "/home/dev/.local/share/interlock/venv/bin/pip uninstall -y interlock",
+        "python3 -m pip uninstall -y interlock",
+        "python3 -I -m pip uninstall interlock",
+        "pip --disable-pip-version-check uninstall interlock requests",
+        "pip uninstall requests 'interlock[dev]>=0.1'",
+        "pip uninstall -y INTERLOCK",
+        "pip uninstall --root-user-action ignore interlock",
+        "pip uninstall -r requirements.txt",
+        "pip uninstall --requirement=requirements.txt",
+        "pip uninstall -rrequirements.txt",
+        "pip uninstall -y $PKG",
+        "pip $VERB interlock",
+        "uv pip uninstall interlock",
+        "uv pip uninstall --python .venv/bin/python interlock",
+        "uv tool uninstall interlock",
+        "uv tool uninstall --all",
+        "uv remove --group dev interlock",
+        "pipx uninstall interlock",
+        "pipx uninstall-all",
+        "poetry remove -G dev interlock",
+        "pdm remove -d interlock",
+        "pipenv uninstall interlock",
+        "conda remove -y interlock",
+        "conda remove -n work --all",
+        "mamba uninstall interlock",
+        "micromamba remove interlock",
+        "sudo pip uninstall -y interlock",
+        "uv run pip uninstall -y interlock",
+    ],
+)
+def test_removing_interlocks_package_is_interlock_off(command: str) -> None:
+    verdict, found = judged(command)
+    assert verdict == "block", command
+    assert "selfdisable.interlock-off" in found, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip uninstall -y requests",
+        "pip uninstall -y interlock-extras",
+        "pip uninstall -y myinterlock",
+        "pip install interlock",
+        "pip install -r requirements.txt",
+        "pip uninstall",
+        "pip $VERB requests",
+        "pip3 show interlock",
+        "python3 -m pip uninstall -y requests",
+        "python3 -m pip show interlock",
+        "python3 -c 'print(1)' pip uninstall interlock",
+        "uv pip uninstall requests",
+        "uv pip install interlock",
+        "uv tool uninstall ruff",
+        "uv tool list",
+        "uv remove --group interlock requests",
+        "uv remove --project interlock requests",
+        "uv pip uninstall -p interlock requests",
+        "uv pip uninstall --target interlock requests",
+        "uv pip uninstall --prefix interlock requests",
+        "pip uninstall -c interlock requests",
+        "pip uninstall --constraint interlock requests",
+        "uv --directory interlock remove requests",
+        "pipx uninstall black",
+        "pipx list",
+        "poetry remove requests",
+        "poetry add interlock",
+        "conda remove -n interlock numpy",
+        "conda remove --name interlock numpy",
+        "conda remove --name=interlock numpy",
+        "conda install interlock",
+        "npm uninstall interlock",
+        "echo pip uninstall interlock",
+        "pip uninstall - requests",
+    ],
+)
+def test_neighbours_of_removing_interlocks_package_are_allowed(command: str) -> None:
+    assert judged(command) == ("allow", set()), command

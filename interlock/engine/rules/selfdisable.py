@@ -325,14 +325,13 @@ def _config_file_findings(inv: Invocation, call: GitCall) -> list[Finding]:
     """`git config -f .interlock.toml KEY VALUE`: git config writes any ini file it is given."""
     args = parse_args(call.args, CONFIG_OPTS)
     target = args.last("-f", "--file")
-    if (
-        target is None
-        or target.word is None
-        and target.value is None
-        or not config_writes(call.args)
-    ):
+    if target is None or not config_writes(call.args):
         return []
-    word = target.word if target.word is not None else Word(target.value or "", target.value)
+    word = target.word
+    if word is None:
+        if target.value is None:
+            return []
+        word = Word(target.value, target.value)
     rule_id = paths.rule_for(Touch(word, "write"), call.cwd)
     return [_find(rule_id, inv)] if rule_id is not None else []
 

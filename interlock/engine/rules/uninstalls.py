@@ -19,10 +19,11 @@ from interlock.shell.model import Word
 
 PACKAGE = "interlock"
 
+_REMOVE_ALL = ("uninstall-all",)
 # program -> the words that remove packages (after its global options)
 _REMOVERS: dict[str, tuple[tuple[str, ...], ...]] = {
     "pip": (("uninstall",),),
-    "pipx": (("uninstall",), ("uninstall-all",)),
+    "pipx": (("uninstall",), _REMOVE_ALL),
     "uv": (("pip", "uninstall"), ("tool", "uninstall"), ("remove",)),
     "poetry": (("remove",),),
     "pdm": (("remove",),),
@@ -41,21 +42,21 @@ _FROM_FILE = frozenset(("-r", "--requirement"))
 _EVERYTHING = frozenset(("--all",))
 
 
-def _program(name: str | None) -> str | None:
-    if name is None:
-        return None
-    return "pip" if _PIP.match(name) else name
+def _program(name: str | None) -> str:
+    """The package manager a program name is (`pip3.12` is pip; "" for none)."""
+    if name is not None and _PIP.match(name):
+        return "pip"
+    return name or ""
 
 
 def _normalized(requirement: str) -> str:
-    """A requirement's project name as PyPI compares names (`Inter_Lock[x]>=1` -> inter-lock)."""
-    name = re.split(r"[\[<>=!~;@ ]", requirement.strip(), maxsplit=1)[0]
-    return re.sub(r"[-_.]+", "-", name).lower()
+    """A requirement's project name, as PyPI compares it with `interlock` (`Interlock[x]>=1`)."""
+    return re.split(r"[\[<>=!~;@ ]", requirement.strip())[0].lower()
 
 
 def _read(words: Sequence[Word]) -> tuple[list[str | None], bool]:
     """The positional words (None: known only at run time) and whether an option makes the
-    list of names unknown (a requirements file) or everything."""
+    names unknown (a requirements file) or everything (`--all`)."""
     positionals: list[str | None] = []
     unknown = False
     skip = False
@@ -63,33 +64,30 @@ def _read(words: Sequence[Word]) -> tuple[list[str | None], bool]:
         text = word.literal()
         if skip:
             skip = False
-            continue
-        if text is None or not text.startswith("-") or text == "-":
+        elif text is None or not text.startswith("-"):
             positionals.append(text)
-            continue
-        name = text.partition("=")[0]
-        attached = not text.startswith("--") and len(text) > 2
-        unknown = unknown or name in _FROM_FILE | _EVERYTHING or text[:2] in _FROM_FILE
-        skip = name in _VALUE_OPTIONS and "=" not in text and not attached
+        else:
+            name = text.partition("=")[0]
+            unknown = unknown or name in _FROM_FILE | _EVERYTHING or text[:2] in _FROM_FILE
+            skip = name in _VALUE_OPTIONS and "=" not in text
     return positionals, unknown
 
 
 def removes_interlock(program: str | None, args: Sequence[Word]) -> bool:
     """`program args...` (a package manager's name, `pip3` as `pip`) removes interlock's
     package, or may (see the module docstring)."""
-    removals = _REMOVERS.get(_program(program) or "")
+    removals = _REMOVERS.get(_program(program))
     if removals is None:
         return False
     positionals, unknown = _read(args)
     for sub in removals:
-        head = positionals[: len(sub)]
-        if len(head) < len(sub):
+        if len(positionals) < len(sub):
             continue
-        if any(w is not None and w != s for w, s in zip(head, sub, strict=True)):
+        if any(positionals[k] not in (None, word) for k, word in enumerate(sub)):
             continue
-        names = positionals[len(sub) :]
-        if unknown or sub[-1].endswith("-all"):
+        if unknown or sub == _REMOVE_ALL:
             return True
+        names = positionals[len(sub) :]
         if any(n is None or _normalized(n) == PACKAGE for n in names):
             return True
     return False

@@ -18,6 +18,7 @@ from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import literal_or_text, parse_args, spec
 from interlock.shell.model import CommandList, Node, Pipeline, SimpleCommand, Word
 
+# Names as `pkill` reads them (`comm`: the kernel keeps 15 characters; these are shorter).
 DAEMON_NAMES = ("python3", "python", "python3.11", "python3.12", "python3.13", "interlock")
 DAEMON_COMMANDS = (
     "/usr/bin/python3 -m interlock daemon run --cwd /home/user/project",
@@ -30,6 +31,32 @@ _PKILL = spec(
 )
 _KILLALL = spec(short_value="usyo", long_value="user signal younger-than older-than context")
 _EVERYONE = frozenset(("-1",))
+_GREP = spec(
+    short_value="efmABCdD",
+    long_value="regexp file max-count after-context before-context context label binary-files "
+    "devices directories exclude include exclude-dir exclude-from group-separator",
+    long_flags="ignore-case invert-match fixed-strings extended-regexp perl-regexp",
+)
+_RG = spec(  # rg: -E is --encoding, -r --replace; its regex reads as grep -E's
+    short_value="efmABCgtTjErM",
+    long_value="regexp file max-count after-context before-context context glob iglob type "
+    "type-not threads encoding replace max-columns",
+    long_flags="ignore-case smart-case invert-match fixed-strings",
+)
+# The short option each long one of grep and rg is (`-S`: rg's smart case may ignore case).
+_GREP_LONG = {
+    "--file": "-f",
+    "--ignore-case": "-i",
+    "--smart-case": "-S",
+    "--invert-match": "-v",
+    "--fixed-strings": "-F",
+    "--extended-regexp": "-E",
+    "--perl-regexp": "-P",
+}
+
+
+def _basename(path: str) -> str:
+    return path.rpartition("/")[2]
 
 
 def _matches(pattern: str, full: bool, exact: bool, ignore_case: bool, inverse: bool) -> bool:
@@ -39,9 +66,7 @@ def _matches(pattern: str, full: bool, exact: bool, ignore_case: bool, inverse: 
         regex = re.compile(pattern, flags)
     except re.error:
         return True  # a pattern we cannot read may match anything
-    hit = any(
-        (regex.fullmatch(t) if exact else regex.search(t[:15] if not full else t)) for t in targets
-    )
+    hit = any((regex.fullmatch(t) if exact else regex.search(t)) for t in targets)
     return hit != inverse
 
 
@@ -73,7 +98,7 @@ def killall_reaches(argv: tuple[Word, ...]) -> bool:
     ignore = args.has("-I", "--ignore-case")
     for word in names:
         name = literal_or_text(word)
-        pattern = name if regex else re.escape(name.rsplit("/", 1)[-1])
+        pattern = name if regex else re.escape(_basename(name))
         if _matches(pattern, full=False, exact=not regex, ignore_case=ignore, inverse=False):
             return True
     return False
@@ -96,42 +121,56 @@ def _basic_regex(pattern: str) -> str:
     return "".join(out)
 
 
-def _pid_sources(word: Word) -> list[SimpleCommand]:
-    found: list[SimpleCommand] = []
-    stack: list[Node] = list(word.substitutions)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, SimpleCommand):
-            found.append(node)
-        elif isinstance(node, (Pipeline, CommandList)):
-            stack.extend(node.commands if isinstance(node, Pipeline) else node.items)
-    return found
+def _prints_daemon_pid(node: Node) -> bool:
+    """Whether the pids a `$(...)` body prints may include the daemon's: a list prints what
+    each of its parts prints (`pgrep node; pgrep python`), a pipeline what its filters let
+    through, a group or subshell what its body prints; other compounds (`if`, loops) are not
+    read, and unknown is not safe."""
+    if isinstance(node, SimpleCommand):
+        return pids_reach_daemon([node])
+    if isinstance(node, Pipeline):
+        return pids_reach_daemon([c for c in node.commands if isinstance(c, SimpleCommand)])
+    if isinstance(node, CommandList):
+        return any(_prints_daemon_pid(item) for item in node.items)
+    if node.kind in ("subshell", "group"):
+        return any(_prints_daemon_pid(part) for part in node.parts)
+    return True
+
+
+def _grep_reaches(name: str, argv: tuple[Word, ...]) -> bool:
+    """`grep [options] PATTERN` (`-e P`..., or patterns read from a file: unknown) lets a
+    line of `ps` naming the daemon through, read with grep's or rg's options."""
+    args = parse_args(argv, _RG if name == "rg" else _GREP)
+    named = {_GREP_LONG.get(o.name, o.name) for o in args.opts}
+    given = args.values("-e", "--regexp")
+    words = [o.word for o in given] if given else list(args.operands()[:1])
+    if "-f" in named or any(w is None or w.literal() is None for w in words):
+        return True
+    patterns = [w.literal() or "" for w in words if w is not None]
+    if not patterns:
+        return False  # no pattern: grep fails, no pid comes through
+    if name == "fgrep" or "-F" in named:
+        patterns = [re.escape(p) for p in patterns]
+    elif name == "grep" and not named & {"-E", "-P"}:
+        patterns = [_basic_regex(p) for p in patterns]
+    pattern = "|".join(f"(?:{p})" for p in patterns)
+    return _matches(pattern, True, False, bool(named & {"-i", "-S"}), "-v" in named)
 
 
 def finder_reaches(command: SimpleCommand) -> bool:
     """`pgrep ...`, `pidof NAME`, `grep PATTERN` (in `ps | grep`) find the daemon's pid."""
     words = command.words
-    name = (words[0].literal() or "").rsplit("/", 1)[-1] if words else ""
+    name = _basename(words[0].literal() or "") if words else ""
     if name == "pgrep":
         return pkill_reaches(words)
     if name == "pidof":
         return any(
-            w.literal() is None or (w.literal() or "").rsplit("/", 1)[-1] in DAEMON_NAMES
+            w.literal() is None or _basename(w.literal() or "") in DAEMON_NAMES
             for w in words[1:]
             if not (w.literal() or "").startswith("-")
         )
     if name in ("grep", "egrep", "fgrep", "rg"):
-        flags = [literal_or_text(w) for w in words[1:] if literal_or_text(w).startswith("-")]
-        texts = [literal_or_text(w) for w in words[1:] if not literal_or_text(w).startswith("-")]
-        if not texts:
-            return False
-        pattern = texts[0]
-        if name == "fgrep" or any("F" in f for f in flags if not f.startswith("--")):
-            pattern = re.escape(pattern)
-        elif name == "grep" and not any(c in f for f in flags for c in "EP"):
-            pattern = _basic_regex(pattern)
-        ignore = any("i" in f for f in flags if not f.startswith("--"))
-        return _matches(pattern, True, False, ignore, any("v" in f for f in flags))
+        return _grep_reaches(name, words[1:])
     return "interlock" in command.text or "daemon.pid" in command.text
 
 
@@ -142,11 +181,7 @@ def pids_reach_daemon(commands: list[SimpleCommand]) -> bool:
     """Whether the pids these commands produce (a pipeline, or a `$(...)`) include the daemon's:
     every filter in it must let the daemon through (`ps | grep -v grep | grep node` does not),
     or, with no filter, a command names interlock's pid file or the daemon."""
-    finders = [
-        c
-        for c in commands
-        if c.words and (c.words[0].literal() or "").rsplit("/", 1)[-1] in _FINDERS
-    ]
+    finders = [c for c in commands if c.words and _basename(c.words[0].literal() or "") in _FINDERS]
     if finders:
         return all(finder_reaches(c) for c in finders)
     return any("interlock" in c.text or "daemon.pid" in c.text for c in commands)
@@ -167,7 +202,7 @@ def kill_reaches(inv: Invocation) -> bool:
         value = word.literal()
         if value in _EVERYONE:
             return True
-        if value is None and pids_reach_daemon(_pid_sources(word)):
+        if value is None and any(_prints_daemon_pid(n) for n in word.substitutions):
             return True
     return False
 

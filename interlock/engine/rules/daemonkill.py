@@ -143,10 +143,10 @@ def _grep_reaches(name: str, argv: tuple[Word, ...]) -> bool:
     args = parse_args(argv, _RG if name == "rg" else _GREP)
     named = {_GREP_LONG.get(o.name, o.name) for o in args.opts}
     given = args.values("-e", "--regexp")
-    words = [o.word for o in given] if given else list(args.operands()[:1])
-    if "-f" in named or any(w is None or w.literal() is None for w in words):
+    values = [o.value for o in given] if given else [w.literal() for w in args.operands()[:1]]
+    if "-f" in named or None in values:
         return True
-    patterns = [w.literal() or "" for w in words if w is not None]
+    patterns = [v or "" for v in values]
     if not patterns:
         return False  # no pattern: grep fails, no pid comes through
     if name == "fgrep" or "-F" in named:
@@ -158,20 +158,19 @@ def _grep_reaches(name: str, argv: tuple[Word, ...]) -> bool:
 
 
 def finder_reaches(command: SimpleCommand) -> bool:
-    """`pgrep ...`, `pidof NAME`, `grep PATTERN` (in `ps | grep`) find the daemon's pid."""
-    words = command.words
-    name = _basename(words[0].literal() or "") if words else ""
+    """`pgrep ...`, `pidof NAME`, `grep PATTERN` (in `ps | grep`) find the daemon's pid.
+    `command` is one of _FINDERS."""
+    name = _basename(command.words[0].literal() or "")
     if name == "pgrep":
-        return pkill_reaches(words)
+        return pkill_reaches(command.words)
+    argv = command.words[1:]
     if name == "pidof":
         return any(
             w.literal() is None or _basename(w.literal() or "") in DAEMON_NAMES
-            for w in words[1:]
+            for w in argv
             if not (w.literal() or "").startswith("-")
         )
-    if name in ("grep", "egrep", "fgrep", "rg"):
-        return _grep_reaches(name, words[1:])
-    return "interlock" in command.text or "daemon.pid" in command.text
+    return _grep_reaches(name, argv)  # grep, egrep, fgrep, rg
 
 
 _FINDERS = frozenset(("pgrep", "pidof", "grep", "egrep", "fgrep", "rg"))
@@ -194,15 +193,12 @@ def kill_reaches(inv: Invocation) -> bool:
     i = 0
     if argv and argv[0].literal() in ("-s", "-n", "--signal"):
         i = 2
-    elif argv and (argv[0].literal() or "").startswith("-") and argv[0].literal() != "--":
-        i = 1  # the signal: `kill -1 PID` sends SIGHUP, `kill -9 -1` signals every process
-    if i < len(argv) and argv[i].literal() == "--":
-        i += 1
+    elif argv and (argv[0].literal() or "").startswith("-"):
+        i = 1  # the signal (`kill -1 PID` sends SIGHUP, `kill -9 -1` signals every process), `--`
     for word in argv[i:]:
-        value = word.literal()
-        if value in _EVERYONE:
+        if word.literal() in _EVERYONE:
             return True
-        if value is None and any(_prints_daemon_pid(n) for n in word.substitutions):
+        if any(_prints_daemon_pid(n) for n in word.substitutions):
             return True
     return False
 
@@ -215,7 +211,7 @@ def literal_pids(inv: Invocation) -> list[int]:
     pids: list[int] = []
     for k, word in enumerate(inv.argv[1:], start=1):
         value = word.literal() or ""
-        previous = inv.argv[k - 1].literal() if k > 1 else None
+        previous = inv.argv[k - 1].literal()  # `kill` itself before the first
         if value.isdigit() and previous not in ("-s", "-n", "--signal"):
             pids.append(int(value))
     return pids

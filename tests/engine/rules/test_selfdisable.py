@@ -696,6 +696,8 @@ def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) ->
         "git config list",
         "git config edit --help",
         "git config remove-section alias",
+        "git config user.name Bot -f",
+        "git config user.name Bot --file",
         "git config --rename-section alias old",
         "git config user.name core.hooksPath",
         "git -c color.ui status",

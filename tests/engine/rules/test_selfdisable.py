@@ -830,3 +830,40 @@ def test_removing_interlocks_package_is_interlock_off(command: str) -> None:
 )
 def test_neighbours_of_removing_interlocks_package_are_allowed(command: str) -> None:
     assert judged(command) == ("allow", set()), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 --check-hash-based-pycs always -m interlock off",
+        "python3 --check-hash-based-pycs always ./interlock off",
+        "python3 --check-hash-based-pycs never -I ./interlock off",
+        "python3 -W ignore ./interlock off",
+        "python3 -X dev -m interlock off",
+        "python3 -Wignore -minterlock off",
+        "python3 -m cProfile -minterlock off",
+        "python3 -- ./interlock off",
+        "python3 $OPTS ./interlock off",
+        "python3 interlock/__main__.py off",
+        "pypy3 -m interlock.cli uninstall",
+    ],
+)
+def test_python_running_interlock_is_read_by_the_rule_itself(command: str, selfdisable) -> None:
+    """The rule's own reading of python's options, without the walker's (which finds some of
+    these again by other routes)."""
+    assert "selfdisable.interlock-off" in selfdisable(command), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 --check-hash-based-pycs always x.py interlock off",
+        "python3 -W ignore x.py ./interlock off",
+        "python3 -X dev -m pytest tests off",
+        "python3 -c 'print(1)' ./interlock off",
+        "python3 - ./interlock off",
+        "python3 -- x.py ./interlock off",
+    ],
+)
+def test_python_running_something_else_is_not_read_as_interlock(command: str, selfdisable) -> None:
+    assert selfdisable(command) == set(), command

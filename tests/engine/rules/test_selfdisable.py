@@ -738,6 +738,8 @@ def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) ->
         "fuser -v interlock.log",
         ".git/hooks/vim notes.txt",
         "vim -R notes.txt",
+        'vim "$F"',
+        "nano $NOTES",
         "vim '+set ft=toml' notes.txt",
         "systemctl --user status interlock",
         "interlock",

@@ -804,6 +804,8 @@ def test_removing_interlocks_package_is_interlock_off(command: str) -> None:
         "pip install interlock",
         "pip install -r requirements.txt",
         "pip uninstall",
+        "pip --version",
+        "uv pip",
         "pip $VERB requests",
         "pip3 show interlock",
         "python3 -m pip uninstall -y requests",

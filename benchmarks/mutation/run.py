@@ -68,6 +68,7 @@ SCOPE_PATTERNS = (
     "interlock/engine/rules/selfdisable.py",
     "interlock/engine/rules/ownpaths.py",
     "interlock/engine/rules/daemonkill.py",
+    "interlock/engine/rules/uninstalls.py",
     "interlock/engine/rules/writes.py",
     "interlock/engine/rules/validators/*.py",
     "interlock/engine/verdict.py",

@@ -18,6 +18,7 @@ from interlock.engine.invocation import Invocation
 from interlock.engine.rules.args import literal_or_text, parse_args, spec
 from interlock.shell.model import CommandList, Node, Pipeline, SimpleCommand, Word
 
+# Names as `pkill` reads them (`comm`: the kernel keeps 15 characters; these are shorter).
 DAEMON_NAMES = ("python3", "python", "python3.11", "python3.12", "python3.13", "interlock")
 DAEMON_COMMANDS = (
     "/usr/bin/python3 -m interlock daemon run --cwd /home/user/project",
@@ -30,6 +31,32 @@ _PKILL = spec(
 )
 _KILLALL = spec(short_value="usyo", long_value="user signal younger-than older-than context")
 _EVERYONE = frozenset(("-1",))
+_GREP = spec(
+    short_value="efmABCdD",
+    long_value="regexp file max-count after-context before-context context label binary-files "
+    "devices directories exclude include exclude-dir exclude-from group-separator",
+    long_flags="ignore-case invert-match fixed-strings extended-regexp perl-regexp",
+)
+_RG = spec(  # rg: -E is --encoding, -r --replace; its regex reads as grep -E's
+    short_value="efmABCgtTjErM",
+    long_value="regexp file max-count after-context before-context context glob iglob type "
+    "type-not threads encoding replace max-columns",
+    long_flags="ignore-case smart-case invert-match fixed-strings",
+)
+# The short option each long one of grep and rg is (`-S`: rg's smart case may ignore case).
+_GREP_LONG = {
+    "--file": "-f",
+    "--ignore-case": "-i",
+    "--smart-case": "-S",
+    "--invert-match": "-v",
+    "--fixed-strings": "-F",
+    "--extended-regexp": "-E",
+    "--perl-regexp": "-P",
+}
+
+
+def _basename(path: str) -> str:
+    return path.rpartition("/")[2]
 
 
 def _matches(pattern: str, full: bool, exact: bool, ignore_case: bool, inverse: bool) -> bool:
@@ -39,9 +66,7 @@ def _matches(pattern: str, full: bool, exact: bool, ignore_case: bool, inverse: 
         regex = re.compile(pattern, flags)
     except re.error:
         return True  # a pattern we cannot read may match anything
-    hit = any(
-        (regex.fullmatch(t) if exact else regex.search(t[:15] if not full else t)) for t in targets
-    )
+    hit = any((regex.fullmatch(t) if exact else regex.search(t)) for t in targets)
     return hit != inverse
 
 
@@ -73,7 +98,7 @@ def killall_reaches(argv: tuple[Word, ...]) -> bool:
     ignore = args.has("-I", "--ignore-case")
     for word in names:
         name = literal_or_text(word)
-        pattern = name if regex else re.escape(name.rsplit("/", 1)[-1])
+        pattern = name if regex else re.escape(_basename(name))
         if _matches(pattern, full=False, exact=not regex, ignore_case=ignore, inverse=False):
             return True
     return False
@@ -96,43 +121,56 @@ def _basic_regex(pattern: str) -> str:
     return "".join(out)
 
 
-def _pid_sources(word: Word) -> list[SimpleCommand]:
-    found: list[SimpleCommand] = []
-    stack: list[Node] = list(word.substitutions)
-    while stack:
-        node = stack.pop()
-        if isinstance(node, SimpleCommand):
-            found.append(node)
-        elif isinstance(node, (Pipeline, CommandList)):
-            stack.extend(node.commands if isinstance(node, Pipeline) else node.items)
-    return found
+def _prints_daemon_pid(node: Node) -> bool:
+    """Whether the pids a `$(...)` body prints may include the daemon's: a list prints what
+    each of its parts prints (`pgrep node; pgrep python`), a pipeline what its filters let
+    through, a group or subshell what its body prints; other compounds (`if`, loops) are not
+    read, and unknown is not safe."""
+    if isinstance(node, SimpleCommand):
+        return pids_reach_daemon([node])
+    if isinstance(node, Pipeline):
+        return pids_reach_daemon([c for c in node.commands if isinstance(c, SimpleCommand)])
+    if isinstance(node, CommandList):
+        return any(_prints_daemon_pid(item) for item in node.items)
+    if node.kind in ("subshell", "group"):
+        return any(_prints_daemon_pid(part) for part in node.parts)
+    return True
+
+
+def _grep_reaches(name: str, argv: tuple[Word, ...]) -> bool:
+    """`grep [options] PATTERN` (`-e P`..., or patterns read from a file: unknown) lets a
+    line of `ps` naming the daemon through, read with grep's or rg's options."""
+    args = parse_args(argv, _RG if name == "rg" else _GREP)
+    named = {_GREP_LONG.get(o.name, o.name) for o in args.opts}
+    given = args.values("-e", "--regexp")
+    values = [o.value for o in given] if given else [w.literal() for w in args.operands()[:1]]
+    if "-f" in named or None in values:
+        return True
+    patterns = [v or "" for v in values]
+    if not patterns:
+        return False  # no pattern: grep fails, no pid comes through
+    if name == "fgrep" or "-F" in named:
+        patterns = [re.escape(p) for p in patterns]
+    elif name == "grep" and not named & {"-E", "-P"}:
+        patterns = [_basic_regex(p) for p in patterns]
+    pattern = "|".join(f"(?:{p})" for p in patterns)
+    return _matches(pattern, True, False, bool(named & {"-i", "-S"}), "-v" in named)
 
 
 def finder_reaches(command: SimpleCommand) -> bool:
-    """`pgrep ...`, `pidof NAME`, `grep PATTERN` (in `ps | grep`) find the daemon's pid."""
-    words = command.words
-    name = (words[0].literal() or "").rsplit("/", 1)[-1] if words else ""
+    """`pgrep ...`, `pidof NAME`, `grep PATTERN` (in `ps | grep`) find the daemon's pid.
+    `command` is one of _FINDERS."""
+    name = _basename(command.words[0].literal() or "")
     if name == "pgrep":
-        return pkill_reaches(words)
+        return pkill_reaches(command.words)
+    argv = command.words[1:]
     if name == "pidof":
         return any(
-            w.literal() is None or (w.literal() or "").rsplit("/", 1)[-1] in DAEMON_NAMES
-            for w in words[1:]
+            w.literal() is None or _basename(w.literal() or "") in DAEMON_NAMES
+            for w in argv
             if not (w.literal() or "").startswith("-")
         )
-    if name in ("grep", "egrep", "fgrep", "rg"):
-        flags = [literal_or_text(w) for w in words[1:] if literal_or_text(w).startswith("-")]
-        texts = [literal_or_text(w) for w in words[1:] if not literal_or_text(w).startswith("-")]
-        if not texts:
-            return False
-        pattern = texts[0]
-        if name == "fgrep" or any("F" in f for f in flags if not f.startswith("--")):
-            pattern = re.escape(pattern)
-        elif name == "grep" and not any(c in f for f in flags for c in "EP"):
-            pattern = _basic_regex(pattern)
-        ignore = any("i" in f for f in flags if not f.startswith("--"))
-        return _matches(pattern, True, False, ignore, any("v" in f for f in flags))
-    return "interlock" in command.text or "daemon.pid" in command.text
+    return _grep_reaches(name, argv)  # grep, egrep, fgrep, rg
 
 
 _FINDERS = frozenset(("pgrep", "pidof", "grep", "egrep", "fgrep", "rg"))
@@ -142,11 +180,7 @@ def pids_reach_daemon(commands: list[SimpleCommand]) -> bool:
     """Whether the pids these commands produce (a pipeline, or a `$(...)`) include the daemon's:
     every filter in it must let the daemon through (`ps | grep -v grep | grep node` does not),
     or, with no filter, a command names interlock's pid file or the daemon."""
-    finders = [
-        c
-        for c in commands
-        if c.words and (c.words[0].literal() or "").rsplit("/", 1)[-1] in _FINDERS
-    ]
+    finders = [c for c in commands if c.words and _basename(c.words[0].literal() or "") in _FINDERS]
     if finders:
         return all(finder_reaches(c) for c in finders)
     return any("interlock" in c.text or "daemon.pid" in c.text for c in commands)
@@ -159,15 +193,12 @@ def kill_reaches(inv: Invocation) -> bool:
     i = 0
     if argv and argv[0].literal() in ("-s", "-n", "--signal"):
         i = 2
-    elif argv and (argv[0].literal() or "").startswith("-") and argv[0].literal() != "--":
-        i = 1  # the signal: `kill -1 PID` sends SIGHUP, `kill -9 -1` signals every process
-    if i < len(argv) and argv[i].literal() == "--":
-        i += 1
+    elif argv and (argv[0].literal() or "").startswith("-"):
+        i = 1  # the signal (`kill -1 PID` sends SIGHUP, `kill -9 -1` signals every process), `--`
     for word in argv[i:]:
-        value = word.literal()
-        if value in _EVERYONE:
+        if word.literal() in _EVERYONE:
             return True
-        if value is None and pids_reach_daemon(_pid_sources(word)):
+        if any(_prints_daemon_pid(n) for n in word.substitutions):
             return True
     return False
 
@@ -180,7 +211,7 @@ def literal_pids(inv: Invocation) -> list[int]:
     pids: list[int] = []
     for k, word in enumerate(inv.argv[1:], start=1):
         value = word.literal() or ""
-        previous = inv.argv[k - 1].literal() if k > 1 else None
+        previous = inv.argv[k - 1].literal()  # `kill` itself before the first
         if value.isdigit() and previous not in ("-s", "-n", "--signal"):
             pids.append(int(value))
     return pids

@@ -14,7 +14,7 @@ import re
 from interlock.constants import ENV_PREFIX
 from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
-from interlock.engine.rules import daemonkill
+from interlock.engine.rules import daemonkill, uninstalls
 from interlock.engine.rules import ownpaths as paths
 from interlock.engine.rules.args import literal_or_text, parse_args, spec
 from interlock.engine.rules.common import catalog, make_finding, rule
@@ -83,11 +83,23 @@ rule(
 rule(
     "selfdisable.interlock-off",
     "self-disable",
-    "interlock off / uninstall / allow / approve from inside the run",
-    f"the run would turn off or overrule its own guard ({_PERSON})",
+    "interlock off / uninstall / allow / approve from inside the run, or its package removed",
+    f"the run would turn off or overrule its own guard ({_PERSON}); removing interlock's "
+    "package (`pip uninstall interlock`, pipx, uv, poetry, conda) removes every door at once",
     "do what the finding asks instead; a person can approve it outside the run",
-    ("interlock off", "interlock uninstall", "interlock allow", "interlock hooks uninstall"),
-    ("interlock check 'git status'", "interlock explain git.reset-hard", "interlock status"),
+    (
+        "interlock off",
+        "interlock uninstall",
+        "interlock allow",
+        "interlock hooks uninstall",
+        "pip uninstall -y interlock",
+    ),
+    (
+        "interlock check 'git status'",
+        "interlock explain git.reset-hard",
+        "interlock status",
+        "pip uninstall -y requests",
+    ),
 )
 rule(
     "selfdisable.run-control",
@@ -313,14 +325,13 @@ def _config_file_findings(inv: Invocation, call: GitCall) -> list[Finding]:
     """`git config -f .interlock.toml KEY VALUE`: git config writes any ini file it is given."""
     args = parse_args(call.args, CONFIG_OPTS)
     target = args.last("-f", "--file")
-    if (
-        target is None
-        or target.word is None
-        and target.value is None
-        or not config_writes(call.args)
-    ):
+    if target is None or not config_writes(call.args):
         return []
-    word = target.word if target.word is not None else Word(target.value or "", target.value)
+    word = target.word
+    if word is None:
+        if target.value is None:
+            return []
+        word = Word(target.value, target.value)
     rule_id = paths.rule_for(Touch(word, "write"), call.cwd)
     return [_find(rule_id, inv)] if rule_id is not None else []
 
@@ -378,14 +389,19 @@ def _interlock_words(inv: Invocation) -> list[str | None] | None:
         return argv[1:]
     if name is None or not _PYTHON.match(name):
         return None
-    # a word only known at run time may be an option there unless it cannot begin with `-`
-    options = [w.literal() if could_be_option(w) else literal_or_text(w) for w in inv.argv]
-    module, i = _python_module(options)
+    module, i = _python_module_of(inv)
     if module is not None:
         return argv[i:] if _is_interlock_module(module) else _module_runs_interlock(argv[i:])
     if i < len(argv) and _is_interlock_path(literal_or_text(inv.argv[i])):
         return argv[i + 1 :]
     return None
+
+
+def _python_module_of(inv: Invocation) -> tuple[str | None, int]:
+    """`_python_module` of a python invocation's words: a word only known at run time may be
+    an option there unless it cannot begin with `-`."""
+    options = [w.literal() if could_be_option(w) else literal_or_text(w) for w in inv.argv]
+    return _python_module(options)
 
 
 def _is_interlock_module(name: str) -> bool:
@@ -475,6 +491,18 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
     return []
 
 
+def _uninstall_findings(inv: Invocation) -> list[Finding]:
+    """A package manager removing interlock's package (`pip uninstall -y interlock`, also as
+    `python3 -m pip uninstall interlock`): interlock off for every door at once."""
+    program, args = inv.name, inv.argv[1:]
+    if program is not None and _PYTHON.match(program):
+        program, i = _python_module_of(inv)
+        args = inv.argv[i:]
+    if uninstalls.removes_interlock(program, args):
+        return [_find("selfdisable.interlock-off", inv)]
+    return []
+
+
 def _kill_findings(inv: Invocation) -> list[Finding]:
     if daemonkill.reaches_daemon(inv):
         return [_find("selfdisable.kill-daemon", inv)]
@@ -520,7 +548,8 @@ def check_selfdisable(inv: Invocation, call: GitCall | None = None) -> list[Find
 
     call: `inv` already read as git (or None: read it here).
     """
-    found = _env_findings(inv) + _interlock_findings(inv) + _kill_findings(inv)
+    found = _env_findings(inv) + _interlock_findings(inv) + _uninstall_findings(inv)
+    found += _kill_findings(inv)
     call = call if call is not None else parse_git(inv)
     if call is not None:
         found += _git_findings(inv, call)

@@ -664,6 +664,8 @@ def judged(command: str) -> tuple[str, set[str]]:
         ("interlock integrate claude --remove", "selfdisable.interlock-off"),
         ("interlock hooks remove", "selfdisable.interlock-off"),
         ("interlock config unset mode", "selfdisable.config-edit"),
+        ("interlock daemon kill", "selfdisable.kill-daemon"),
+        ("python3 -m interlock daemon stop", "selfdisable.kill-daemon"),
         ("interlock config edit", "selfdisable.config-edit"),
         ("interlock config reset", "selfdisable.config-edit"),
         ("systemctl --user kill interlock", "selfdisable.kill-daemon"),
@@ -696,6 +698,8 @@ def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) ->
         "git config list",
         "git config edit --help",
         "git config remove-section alias",
+        "git config user.name Bot -f",
+        "git config user.name Bot --file",
         "git config --rename-section alias old",
         "git config user.name core.hooksPath",
         "git -c color.ui status",
@@ -726,12 +730,16 @@ def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) ->
         "interlock status --remove",
         "interlock --version",
         "interlock todo remove 2",
+        "interlock --experiment turn",
+        "interlock --set=x turn --failed",
         "interlock hooks status",
         "interlock config show",
         "/opt/interlock/bin/pkill node",
         "fuser -v interlock.log",
         ".git/hooks/vim notes.txt",
         "vim -R notes.txt",
+        'vim "$F"',
+        "nano $NOTES",
         "vim '+set ft=toml' notes.txt",
         "systemctl --user status interlock",
         "interlock",
@@ -740,3 +748,130 @@ def test_each_spelling_of_a_self_disable_is_found(command: str, rule_id: str) ->
 )
 def test_neighbours_of_each_spelling_are_allowed_without_error(command: str) -> None:
     assert judged(command) == ("allow", set())
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip uninstall -y interlock",
+        "pip3 uninstall interlock",
+        "pip3.12 uninstall --yes Interlock",
+        "/home/dev/.local/share/interlock/venv/bin/pip uninstall -y interlock",
+        "python3 -m pip uninstall -y interlock",
+        "python3 -I -m pip uninstall interlock",
+        "pip --disable-pip-version-check uninstall interlock requests",
+        "pip uninstall requests 'interlock[dev]>=0.1'",
+        "pip uninstall -y INTERLOCK",
+        "pip uninstall --root-user-action ignore interlock",
+        "pip uninstall -r requirements.txt",
+        "pip uninstall --requirement=requirements.txt",
+        "pip uninstall -rrequirements.txt",
+        "pip uninstall -y $PKG",
+        "pip $VERB interlock",
+        "uv pip uninstall interlock",
+        "uv pip uninstall --python .venv/bin/python interlock",
+        "uv pip uninstall --python=.venv/bin/python interlock",
+        "pip uninstall -y requests $PKG",
+        "pip uninstall -- interlock",
+        "uv tool uninstall interlock",
+        "uv tool uninstall --all",
+        "uv remove --group dev interlock",
+        "pipx uninstall interlock",
+        "pipx uninstall-all",
+        "poetry remove -G dev interlock",
+        "pdm remove -d interlock",
+        "pipenv uninstall interlock",
+        "conda remove -y interlock",
+        "conda remove -n work --all",
+        "mamba uninstall interlock",
+        "micromamba remove interlock",
+        "sudo pip uninstall -y interlock",
+        "uv run pip uninstall -y interlock",
+    ],
+)
+def test_removing_interlocks_package_is_interlock_off(command: str) -> None:
+    verdict, found = judged(command)
+    assert verdict == "block", command
+    assert "selfdisable.interlock-off" in found, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "pip uninstall -y requests",
+        "pip uninstall -y interlock-extras",
+        "pip uninstall -y myinterlock",
+        "pip install interlock",
+        "pip install -r requirements.txt",
+        "pip uninstall",
+        "pip --version",
+        "uv pip",
+        "pip $VERB requests",
+        "pip3 show interlock",
+        "python3 -m pip uninstall -y requests",
+        "python3 -m pip show interlock",
+        "python3 -c 'print(1)' pip uninstall interlock",
+        "uv pip uninstall requests",
+        "uv pip install interlock",
+        "uv tool uninstall ruff",
+        "uv tool list",
+        "uv remove --group interlock requests",
+        "uv remove --project interlock requests",
+        "uv pip uninstall -p interlock requests",
+        "uv pip uninstall --target interlock requests",
+        "uv pip uninstall --prefix interlock requests",
+        "pip uninstall -c interlock requests",
+        "pip uninstall --constraint interlock requests",
+        "uv --directory interlock remove requests",
+        "pipx uninstall black",
+        "pipx list",
+        "poetry remove requests",
+        "poetry add interlock",
+        "conda remove -n interlock numpy",
+        "conda remove --name interlock numpy",
+        "conda remove --name=interlock numpy",
+        "conda install interlock",
+        "npm uninstall interlock",
+        "echo pip uninstall interlock",
+        "pip uninstall - requests",
+    ],
+)
+def test_neighbours_of_removing_interlocks_package_are_allowed(command: str) -> None:
+    assert judged(command) == ("allow", set()), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 --check-hash-based-pycs always -m interlock off",
+        "python3 --check-hash-based-pycs always ./interlock off",
+        "python3 --check-hash-based-pycs never -I ./interlock off",
+        "python3 -W ignore ./interlock off",
+        "python3 -X dev -m interlock off",
+        "python3 -Wignore -minterlock off",
+        "python3 -m cProfile -minterlock off",
+        "python3 -- ./interlock off",
+        "python3 $OPTS ./interlock off",
+        "python3 interlock/__main__.py off",
+        "pypy3 -m interlock.cli uninstall",
+    ],
+)
+def test_python_running_interlock_is_read_by_the_rule_itself(command: str, selfdisable) -> None:
+    """The rule's own reading of python's options, without the walker's (which finds some of
+    these again by other routes)."""
+    assert "selfdisable.interlock-off" in selfdisable(command), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "python3 --check-hash-based-pycs always x.py interlock off",
+        "python3 -W ignore x.py ./interlock off",
+        "python3 -X dev -m pytest tests off",
+        "python3 -c 'print(1)' ./interlock off",
+        "python3 - ./interlock off",
+        "python3 -- x.py ./interlock off",
+    ],
+)
+def test_python_running_something_else_is_not_read_as_interlock(command: str, selfdisable) -> None:
+    assert selfdisable(command) == set(), command

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from interlock.engine.invocation import Invocation
-from interlock.engine.rules.args import parse_args, spec
+from interlock.engine.rules.args import literal_prefix, parse_args, spec
 from interlock.engine.rules.validators.runner import (
     COLLECT_ONLY,
     IGNORE_FAILURES,
@@ -51,6 +51,11 @@ def _go_flags(words: tuple[Word, ...]) -> tuple[dict[str, str | None], list[Word
     i = 0
     while i < len(words):
         lit = words[i].literal()
+        known = literal_prefix(words[i])
+        if lit is None and known.startswith("-") and "=" in known:
+            flags[known.lstrip("-").partition("=")[0]] = None  # `-skip="$X"`: value unknown
+            i += 1
+            continue
         if lit is None or not lit.startswith("-"):
             packages.append(words[i])
             i += 1
@@ -82,10 +87,11 @@ def go(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         return None
     # one package named (not `./...`, not unknown), or a -run selection
     one = len(packages) == 1 and "..." not in (packages[0].literal() or "...")
-    fast = bool(flags.get("run")) or one
+    # a value known only at run time (None) is a selection too, as `-skip` one that may exclude
+    fast = flags.get("run", "") != "" or one
     seen = Seen("go test", "fast" if fast else "slow")
-    if flags.get("skip"):
-        seen = seen.masked(NEGATIVE, f"-skip {flags['skip']} leaves tests out")
+    if flags.get("skip", "") != "":
+        seen = seen.masked(NEGATIVE, f"-skip {flags['skip'] or '(unknown)'} leaves tests out")
     # (-run has no lookahead to exclude with: Go's regexp syntax refuses `(?!`)
     if "list" in flags:
         seen = seen.masked(COLLECT_ONLY, "-list runs no tests")

@@ -250,6 +250,8 @@ SLOW = [
     "pytest --ignore=tests/__pycache__",
     "pytest --ignore=docs/conf.py",
     "pytest -o timeout=$X",
+    "pytest -o timeout=30",
+    "pytest --ignore=src/app.egg-info",
     "PYTEST_ADDOPTS=-q pytest",
     "go test -skip= ./...",
     "go test -run= ./...",
@@ -891,6 +893,9 @@ def test_masking_keeps_the_tier_of_the_run(classify) -> None:
     assert classify("pytest -k 'not slow'").tier == "slow"  # type: ignore[union-attr]
     assert classify("pytest -m 'not slow'").tier == "slow"  # type: ignore[union-attr]
     assert classify("ctest -LE slow").tier == "slow"  # type: ignore[union-attr]
+    assert classify("pytest -k token -m 'not slow'").tier == "fast"  # type: ignore[union-attr]
+    assert classify("pytest -m 'not slow' -k token").tier == "fast"  # type: ignore[union-attr]
+    assert classify('pytest -k "$X"').tier == "slow"  # type: ignore[union-attr]
     assert classify("pytest tests/test_a.py --deselect tests/test_a.py::t").tier == "fast"  # type: ignore[union-attr]
 
 

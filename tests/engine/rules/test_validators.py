@@ -257,6 +257,8 @@ SLOW = [
     "go test -run= ./...",
     "jest --modulePathIgnorePatterns=",
     "node -r ts-node/register --test",
+    "make CC=$X test",
+    "MAKEFLAGS=-k make test",
 ]
 
 
@@ -713,6 +715,9 @@ MASKED = [
     ('go test -skip "$X" ./...', "validator.negative-selection"),
     ('go test -skip="$X" ./...', "validator.negative-selection"),
     ("npx jest --ignoreProjects e2e", "validator.negative-selection"),
+    ('MAKEFLAGS="$X" make test', "validator.ignore-failures"),
+    ("make MAKEFLAGS=$X test", "validator.ignore-failures"),
+    ('make check MFLAGS="-$F"', "validator.ignore-failures"),
     ("jest --modulePathIgnorePatterns '<rootDir>/slow'", "validator.negative-selection"),
     ("python -m pytest -k 'not flaky' tests/", "validator.negative-selection"),
     ("python -mpytest -k 'not slow'", "validator.negative-selection"),

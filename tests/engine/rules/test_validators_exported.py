@@ -76,6 +76,7 @@ def test_each_command_is_paired_with_itself() -> None:
         ("declare -x UPDATE_GOLDEN=1 && go test ./...", "validator.regenerated"),
         ("set -a; PYTEST_ADDOPTS='-k \"not x\"'; pytest", "validator.negative-selection"),
         ('export PYTEST_ADDOPTS="$X"; pytest', "validator.negative-selection"),
+        ('export MAKEFLAGS="$X"; make test', "validator.ignore-failures"),
     ],
 )
 def test_an_exported_variable_masks_the_validator_after_it(line: str, rule: str) -> None:

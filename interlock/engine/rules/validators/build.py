@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from interlock.engine.findings import Tier
 from interlock.engine.invocation import Invocation
-from interlock.engine.rules.args import literal_or_text, parse_args, spec
+from interlock.engine.rules.args import literal_or_text, literal_prefix, parse_args, spec
 from interlock.engine.rules.validators.runner import (
     IGNORE_FAILURES,
     NARROWED,
@@ -56,11 +56,14 @@ _MASKING_MAKEFLAGS = {
 }
 
 
-def _makeflags(inv: Invocation) -> str:
+def _makeflags(inv: Invocation) -> str | None:
     """The single-letter flags of MAKEFLAGS, from the environment or a `make ... MAKEFLAGS=-i`
-    argument (make reads variable assignments among its arguments too)."""
+    argument (make reads variable assignments among its arguments too); None when they are
+    known only at run time (`MAKEFLAGS="$X"`)."""
     for word in inv.assignments + inv.argv:  # the command word is no assignment
         lit = word.literal()
+        if lit is None and literal_prefix(word).startswith(("MAKEFLAGS=", "MFLAGS=")):
+            return None
         if lit is not None and lit.startswith(("MAKEFLAGS=", "MFLAGS=")):
             value = lit.partition("=")[2]
             first = value.split()[0] if value.split() else ""
@@ -100,6 +103,9 @@ def _make_like(tool: str, words: tuple[Word, ...], inv: Invocation) -> Seen | No
         return None
     seen = Seen(tool, tier)
     flags = _makeflags(inv)
+    if flags is None:
+        seen = seen.masked(IGNORE_FAILURES, "MAKEFLAGS, known only at run time, may hold -i")
+        flags = ""
     if args.has("-i", "--ignore-errors") or "i" in flags:
         seen = seen.masked(IGNORE_FAILURES, f"{tool} -i ignores failing recipes (exit status 0)")
     dry = ("-n",) if ninja else ("-n", "--dry-run", "--just-print", "--recon", "-t", "--touch")

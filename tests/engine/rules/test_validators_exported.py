@@ -40,6 +40,7 @@ def environment(line: str) -> list[str]:
         ("readonly B=2; env", []),
         ("export B=1; unset B; env", []),
         ("export B=1; unset C; env", ["B=1"]),
+        ("export unset=1 B=2; unset B; env", ["unset=1"]),  # the command word is no argument
         ("A=1; set -a; B=2; env", ["B=2"]),
         ("set -ea; B=2; env", ["B=2"]),
         ("set -e; B=2; env", []),

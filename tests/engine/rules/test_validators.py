@@ -259,6 +259,10 @@ SLOW = [
     "node -r ts-node/register --test",
     "make CC=$X test",
     "MAKEFLAGS=-k make test",
+    "MAKEFLAGS='-k -- X=-i' make test",
+    "MAKEFLAGS='w --no-print-directory' make test",
+    "MAKEFLAGS=X=-i make test",
+    "MAKEFLAGS= make test",
 ]
 
 
@@ -716,6 +720,12 @@ MASKED = [
     ('go test -skip="$X" ./...', "validator.negative-selection"),
     ("npx jest --ignoreProjects e2e", "validator.negative-selection"),
     ('MAKEFLAGS="$X" make test', "validator.ignore-failures"),
+    # MAKEFLAGS: a first word of letters, then options up to `--`
+    ("MAKEFLAGS='-k -i' make test", "validator.ignore-failures"),
+    ("MAKEFLAGS='k --ignore-errors' make check", "validator.ignore-failures"),
+    ("MAKEFLAGS='-j4 -n' make test", "validator.no-run"),
+    ("MAKEFLAGS='k --touch' make test", "validator.no-run"),
+    ("MAKEFLAGS=kq make test", "validator.no-run"),
     ('rspec -t "$T"', "validator.narrowed"),
     ('rspec -e "$X"', "validator.negative-selection"),
     ('phpunit --filter "$X"', "validator.negative-selection"),

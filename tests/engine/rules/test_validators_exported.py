@@ -48,6 +48,8 @@ def environment(line: str) -> list[str]:
         ("set -a; B=2; set +a; C=3; env", ["B=2"]),
         ("set -o allexport; B=2; env", ["B=2"]),
         ("set -o pipefail; B=2; env", []),
+        ("set -o allexport +o pipefail; B=2; env", ["B=2"]),  # each -o names its own option
+        ("set -a; set x bar; B=2; env", ["B=2"]),  # positional parameters are no options
         ("set -o; B=2; env", []),
         ("set -a; B=1; set +o allexport; C=2; env", ["B=1"]),
         ("set -a; 2B=1; env", []),

@@ -349,6 +349,7 @@ FAST = [
     "pytest -m smoke",
     "go test -run \"$X\" ./...",
     "jest --selectProjects unit",
+    "make lint CC=clang",
     "python -m pytest tests/test_api.py -q",
     "PYTEST_ADDOPTS='-k token' pytest",
     "python -m unittest tests.test_api.TestRoundTrip.test_token",
@@ -722,6 +723,8 @@ MASKED = [
     ('MAKEFLAGS="$X" make test', "validator.ignore-failures"),
     # MAKEFLAGS: a first word of letters, then options up to `--`
     ("MAKEFLAGS='-k -i' make test", "validator.ignore-failures"),
+    ("mvn test -Dgroups='!slow'", "validator.narrowed"),
+    ("mvn verify -DfailIfNoTests=false", "validator.pass-with-no-tests"),
     ("MAKEFLAGS='k --ignore-errors' make check", "validator.ignore-failures"),
     ("MAKEFLAGS='-j4 -n' make test", "validator.no-run"),
     ("MAKEFLAGS='k --touch' make test", "validator.no-run"),

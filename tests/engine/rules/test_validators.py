@@ -723,6 +723,8 @@ MASKED = [
     ('MAKEFLAGS="$X" make test', "validator.ignore-failures"),
     # MAKEFLAGS: a first word of letters, then options up to `--`
     ("MAKEFLAGS='-k -i' make test", "validator.ignore-failures"),
+    ("MAKEFLAGS='i -k' make test", "validator.ignore-failures"),
+    ("MAKEFLAGS='i -- CC=gcc' make test", "validator.ignore-failures"),
     ("mvn test -Dgroups='!slow'", "validator.narrowed"),
     ("mvn verify -DfailIfNoTests=false", "validator.pass-with-no-tests"),
     ("MAKEFLAGS='k --ignore-errors' make check", "validator.ignore-failures"),

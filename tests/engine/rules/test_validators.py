@@ -245,6 +245,24 @@ SLOW = [
     "mvn test -DskipTests=false",
     "pytest -- --exit-zero",
     "pytest --inline-snapshot=disable",
+    "pytest --ignore=src/node_modules",
+    "pytest --ignore=tests/node_modules",
+    "pytest --ignore=tests/__pycache__",
+    "pytest --ignore=docs/conf.py",
+    "pytest -o timeout=$X",
+    "pytest -o timeout=30",
+    "pytest --ignore=src/app.egg-info",
+    "PYTEST_ADDOPTS=-q pytest",
+    "go test -skip= ./...",
+    "go test -run= ./...",
+    "jest --modulePathIgnorePatterns=",
+    "node -r ts-node/register --test",
+    "make CC=$X test",
+    "MAKEFLAGS=-k make test",
+    "MAKEFLAGS='-k -- X=-i' make test",
+    "MAKEFLAGS='w --no-print-directory' make test",
+    "MAKEFLAGS=X=-i make test",
+    "MAKEFLAGS= make test",
 ]
 
 
@@ -329,6 +347,9 @@ FAST = [
     "pytest -k token",
     "pytest -k 'token and roundtrip'",
     "pytest -m smoke",
+    "go test -run \"$X\" ./...",
+    "jest --selectProjects unit",
+    "make lint CC=clang",
     "python -m pytest tests/test_api.py -q",
     "PYTEST_ADDOPTS='-k token' pytest",
     "python -m unittest tests.test_api.TestRoundTrip.test_token",
@@ -604,6 +625,8 @@ NOT_VALIDATORS = [
     "bash",
     "node server.js",
     "node -e 'console.log(1)'",
+    "node app.js --test",
+    "node server.js --test-name-pattern x --test",
     "deno run main.ts",
     "docker build .",
     "playwright install",
@@ -674,6 +697,49 @@ MASKED = [
     ("pytest --ignore=build/../tests", "validator.negative-selection"),
     ("pytest --ignore-glob='node_modules/../tests/*'", "validator.negative-selection"),
     ("PYTEST_ADDOPTS='-k \"not slow\"' pytest", "validator.negative-selection"),
+    # a directory that holds no tests holds some inside a test directory
+    ("pytest --ignore=tests/build", "validator.negative-selection"),
+    ("pytest --ignore=src/tests/docs/", "validator.negative-selection"),
+    ("pytest --ignore-glob='tests/dist/*'", "validator.negative-selection"),
+    # a selection known only at run time may leave tests out
+    ('pytest -k "$X"', "validator.negative-selection"),
+    ('pytest tests/test_a.py -k "$X"', "validator.negative-selection"),
+    ('pytest -m "$X"', "validator.narrowed"),
+    ("pytest --ignore=$X", "validator.negative-selection"),
+    ('pytest --ignore "$DIR"', "validator.negative-selection"),
+    ('PYTEST_ADDOPTS="$X" pytest', "validator.negative-selection"),
+    ('pytest -o addopts="$X"', "validator.negative-selection"),
+    ('pytest -o "$KV"', "validator.negative-selection"),
+    ('pytest -o "addopts=-q $X"', "validator.negative-selection"),
+    ('python -m unittest -k "$X"', "validator.negative-selection"),
+    ('nox -k "$X"', "validator.negative-selection"),
+    ('tox -- -k "$X"', "validator.negative-selection"),
+    ('npx jest -t "$X"', "validator.negative-selection"),
+    ('mocha --grep "$X"', "validator.negative-selection"),
+    ('node --test --test-name-pattern "$X"', "validator.negative-selection"),
+    ('go test -skip "$X" ./...', "validator.negative-selection"),
+    ('go test -skip="$X" ./...', "validator.negative-selection"),
+    ("npx jest --ignoreProjects e2e", "validator.negative-selection"),
+    ('MAKEFLAGS="$X" make test', "validator.ignore-failures"),
+    # MAKEFLAGS: a first word of letters, then options up to `--`
+    ("MAKEFLAGS='-k -i' make test", "validator.ignore-failures"),
+    ("MAKEFLAGS='i -k' make test", "validator.ignore-failures"),
+    ("MAKEFLAGS='i -- CC=gcc' make test", "validator.ignore-failures"),
+    ("mvn test -Dgroups='!slow'", "validator.narrowed"),
+    ("mvn verify -DfailIfNoTests=false", "validator.pass-with-no-tests"),
+    ("MAKEFLAGS='k --ignore-errors' make check", "validator.ignore-failures"),
+    ("MAKEFLAGS='-j4 -n' make test", "validator.no-run"),
+    ("MAKEFLAGS='k --touch' make test", "validator.no-run"),
+    ("MAKEFLAGS=kq make test", "validator.no-run"),
+    ('rspec -t "$T"', "validator.narrowed"),
+    ('rspec -e "$X"', "validator.negative-selection"),
+    ('phpunit --filter "$X"', "validator.negative-selection"),
+    ('cargo nextest run -E "$X"', "validator.negative-selection"),
+    ('dotnet test --filter "$X"', "validator.negative-selection"),
+    ("bazel test //... --test_tag_filters=$X", "validator.narrowed"),
+    ("make MAKEFLAGS=$X test", "validator.ignore-failures"),
+    ('make check MFLAGS="-$F"', "validator.ignore-failures"),
+    ("jest --modulePathIgnorePatterns '<rootDir>/slow'", "validator.negative-selection"),
     ("python -m pytest -k 'not flaky' tests/", "validator.negative-selection"),
     ("python -mpytest -k 'not slow'", "validator.negative-selection"),
     ("python -u -m pytest -k 'not slow'", "validator.negative-selection"),
@@ -853,6 +919,9 @@ def test_masking_keeps_the_tier_of_the_run(classify) -> None:
     assert classify("pytest -k 'not slow'").tier == "slow"  # type: ignore[union-attr]
     assert classify("pytest -m 'not slow'").tier == "slow"  # type: ignore[union-attr]
     assert classify("ctest -LE slow").tier == "slow"  # type: ignore[union-attr]
+    assert classify("pytest -k token -m 'not slow'").tier == "fast"  # type: ignore[union-attr]
+    assert classify("pytest -m 'not slow' -k token").tier == "fast"  # type: ignore[union-attr]
+    assert classify('pytest -k "$X"').tier == "slow"  # type: ignore[union-attr]
     assert classify("pytest tests/test_a.py --deselect tests/test_a.py::t").tier == "fast"  # type: ignore[union-attr]
 
 

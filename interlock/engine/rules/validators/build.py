@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from interlock.engine.findings import Tier
 from interlock.engine.invocation import Invocation
-from interlock.engine.rules.args import literal_or_text, parse_args, spec
+from interlock.engine.rules.args import Args, literal_or_text, literal_prefix, parse_args, spec
 from interlock.engine.rules.validators.runner import (
     IGNORE_FAILURES,
     NARROWED,
@@ -56,16 +56,21 @@ _MASKING_MAKEFLAGS = {
 }
 
 
-def _makeflags(inv: Invocation) -> str:
-    """The single-letter flags of MAKEFLAGS, from the environment or a `make ... MAKEFLAGS=-i`
-    argument (make reads variable assignments among its arguments too)."""
+def _makeflags(inv: Invocation) -> Args | None:
+    """The options of MAKEFLAGS, from the environment or a `make ... MAKEFLAGS=-i` argument
+    (make reads variable assignments among its arguments too): a first word without a dash is
+    single-letter flags (`ki`), the other words are options (`-k -i`, `--ignore-errors`) up to
+    `--`. None when they are known only at run time (`MAKEFLAGS="$X"`)."""
     for word in inv.assignments + inv.argv:  # the command word is no assignment
         lit = word.literal()
+        if lit is None and literal_prefix(word).startswith(("MAKEFLAGS=", "MFLAGS=")):
+            return None
         if lit is not None and lit.startswith(("MAKEFLAGS=", "MFLAGS=")):
-            value = lit.partition("=")[2]
-            first = value.split()[0] if value.split() else ""
-            return first.lstrip("-") if "=" not in first else ""
-    return ""
+            parts = lit.partition("=")[2].split()
+            if parts and not parts[0].startswith("-") and "=" not in parts[0]:
+                parts[0] = "-" + parts[0]
+            return parse_args(tuple(Word(p, p) for p in parts), MAKE)
+    return Args()
 
 
 def _numeric_jobs(words: tuple[Word, ...]) -> tuple[Word, ...]:
@@ -100,10 +105,14 @@ def _make_like(tool: str, words: tuple[Word, ...], inv: Invocation) -> Seen | No
         return None
     seen = Seen(tool, tier)
     flags = _makeflags(inv)
-    if args.has("-i", "--ignore-errors") or "i" in flags:
+    if flags is None:
+        seen = seen.masked(IGNORE_FAILURES, "MAKEFLAGS, known only at run time, may hold -i")
+        flags = Args()
+    told = Args(args.opts + flags.opts)  # the options given and those of MAKEFLAGS
+    if told.has("-i", "--ignore-errors"):
         seen = seen.masked(IGNORE_FAILURES, f"{tool} -i ignores failing recipes (exit status 0)")
     dry = ("-n",) if ninja else ("-n", "--dry-run", "--just-print", "--recon", "-t", "--touch")
-    if args.has(*dry, "-q", "--question") or "n" in flags:
+    if told.has(*dry, "-q", "--question"):
         seen = seen.masked(NO_RUN, f"{tool} -n/-t/-q runs no recipe")
     return seen
 

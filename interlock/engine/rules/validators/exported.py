@@ -35,33 +35,35 @@ class _Environment:
         return tuple(self.exported.values())
 
     def see(self, inv: Invocation) -> None:
-        name = inv.name
+        name, args = inv.name, inv.argv[1:]
         if not inv.argv:  # `NAME=value` alone: a shell variable, exported under `set -a`
             for word in inv.assignments:
                 key = _name(word)
                 if key is not None:
                     (self.exported if self.all_export else self.plain)[key] = word
-            return
-        args = inv.argv[1:]
-        if name == "set":
-            for word in args:
-                flag = word.literal() or ""
-                if flag.startswith(("-", "+")) and "a" in flag[1:]:
-                    self.all_export = flag.startswith("-")
+        elif name == "set":
+            self.set_options(args)
         elif name in _EXPORTERS:
             self.export(name, args)
         elif name == "unset":
             for word in args:
                 self.exported.pop(word.literal() or "", None)
 
+    def set_options(self, args: tuple[Word, ...]) -> None:
+        """`set -a` / `set -o allexport` export every variable assigned after; `+` undoes it."""
+        for k, word in enumerate(args):
+            flag = word.literal() or ""
+            if flag in ("-o", "+o") and k + 1 < len(args) and args[k + 1].literal() == "allexport":
+                self.all_export = flag == "-o"
+            elif flag.startswith(("-", "+")) and "a" in flag[1:]:
+                self.all_export = flag.startswith("-")
+
     def export(self, name: str, args: tuple[Word, ...]) -> None:
         flags = "".join((w.literal() or "")[1:] for w in args if (w.literal() or "")[:1] == "-")
         if name != "export" and "x" not in flags:
             return  # `declare NAME=v` without -x: a shell variable
         for word in args:
-            if (word.literal() or "").startswith("-"):
-                continue
-            key = _name(word)
+            key = _name(word)  # None for an option (`-x`) too
             if key is None:
                 continue
             if "=" in (word.literal() or word.text):

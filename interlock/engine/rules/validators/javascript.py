@@ -29,7 +29,8 @@ JS_RUNNER = spec(
         "testNamePattern testPathPattern testPathIgnorePatterns config reporter reporters grep "
         "fgrep exclude project shard coverageReporters maxWorkers outputFile testTimeout match "
         "spec environment env workers retries timeout root dir mode browser changedSince shard "
-        "grep-invert reporter-options require file ignore"
+        "grep-invert reporter-options require file ignore ignoreProjects modulePathIgnorePatterns "
+        "selectProjects"
     ),
     long_flags=(
         "passWithNoTests pass-with-no-tests listTests list dry-run watch watchAll run ci "
@@ -46,6 +47,16 @@ _TEST_ALIASES = frozenset(("test", "t", "tst", "it", "cit", "install-test", "ins
 _RUN_ALIASES = frozenset(("run", "run-script", "rum", "urn"))
 
 
+# Options whose value leaves tests out: jest's ignore patterns and ignored projects, vitest's and
+# mocha's exclusions, playwright's inverted grep.
+_EXCLUDING = (
+    "--testPathIgnorePatterns",
+    "--modulePathIgnorePatterns",
+    "--ignoreProjects",
+    "--exclude",
+    "--grep-invert",
+    "--ignore",
+)
 _NAME_PATTERNS = ("-m", "--match", "-t", "--testNamePattern", "-g", "--grep", "--fgrep")
 _PATH_PATTERNS = ("--testPathPattern", "--testPathPatterns", "--spec")
 
@@ -63,13 +74,15 @@ def js_masking(seen: Seen, args: Args, words: tuple[Word, ...] = ()) -> Seen:
     """The masking flags jest, vitest, mocha, ava and playwright share."""
     if _on(args, "--passWithNoTests", "--pass-with-no-tests"):
         seen = seen.masked(NO_TESTS_OK, "--passWithNoTests makes running no tests a success")
-    if _on(args, "--testPathIgnorePatterns", "--exclude", "--grep-invert", "--ignore"):
+    if _on(args, *_EXCLUDING):
         seen = seen.masked(NEGATIVE, "an exclusion pattern leaves tests out")
     if args.has("--invert") and args.has("-g", "--grep", "--fgrep"):
         seen = seen.masked(NEGATIVE, "--invert runs every test except the selected ones")
     for opt in args.values(*_NAME_PATTERNS, *_PATH_PATTERNS):
         text = opt.text
-        if text is not None and (is_negative(text) or is_excluding_pattern(text)):
+        if opt.unknown_value or (
+            text is not None and (is_negative(text) or is_excluding_pattern(text))
+        ):
             seen = seen.masked(NEGATIVE, f"`{opt.name} {text}` leaves tests out")
     for word in args.operands():
         if (word.literal() or "").startswith("!"):
@@ -94,6 +107,7 @@ def _js_selected(args: Args, operands: tuple[Word, ...]) -> bool:
         "--match",
         "--spec",
         "--findRelatedTests",
+        "--selectProjects",
         "--onlyChanged",
         "--onlyFailures",
         "--changed",
@@ -145,29 +159,31 @@ def after_subcommand(first: str, tool: str) -> Inner:
     return recognise
 
 
-NODE = spec(
-    short_value="rC",
-    long_value=(
-        "test-name-pattern test-skip-pattern test-shard test-reporter test-reporter-destination "
-        "test-concurrency test-timeout import require loader experimental-loader env-file "
-        "conditions input-type"
-    ),
-    long_flags="test test-only test-update-snapshots watch",
+_NODE_VALUE = (
+    "test-name-pattern test-skip-pattern test-shard test-reporter test-reporter-destination "
+    "test-concurrency test-timeout import require loader experimental-loader env-file "
+    "conditions input-type"
+)
+_NODE_FLAGS = "test test-only test-update-snapshots watch"
+NODE = spec(short_value="rC", long_value=_NODE_VALUE, long_flags=_NODE_FLAGS)
+# node's own options end at the script: `node app.js --test` passes `--test` to app.js
+_NODE_OWN = spec(
+    short_value="rC", long_value=_NODE_VALUE, long_flags=_NODE_FLAGS, stop_at_positional=True
 )
 
 
 def node(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     """`node --test [files]`; other node invocations are programs, not validators."""
-    args = parse_args(words, NODE)
-    if not args.has("--test"):
+    if not parse_args(words, _NODE_OWN).has("--test"):
         return None
+    args = parse_args(words, NODE)
     # a name pattern, a shard or `--test-only` runs a part of the suite
     part = args.has("--test-name-pattern", "--test-shard", "--test-only")
     seen = Seen("node --test", "fast" if part or all_targeted(args.operands()) else "slow")
     if args.has("--test-skip-pattern"):
         seen = seen.masked(NEGATIVE, "--test-skip-pattern leaves the tests it matches out")
     for opt in args.values("--test-name-pattern"):
-        if opt.text is None or is_excluding_pattern(opt.text):
+        if opt.text is None or opt.unknown_value or is_excluding_pattern(opt.text):
             seen = seen.masked(NEGATIVE, f"`--test-name-pattern {opt.text}` leaves tests out")
     if args.has("--test-update-snapshots"):
         seen = seen.masked(REGENERATED, "--test-update-snapshots rewrites the snapshots")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from interlock.engine.invocation import Invocation
-from interlock.engine.rules.args import parse_args, spec
+from interlock.engine.rules.args import literal_prefix, parse_args, spec
 from interlock.engine.rules.validators.runner import (
     COLLECT_ONLY,
     IGNORE_FAILURES,
@@ -51,6 +51,11 @@ def _go_flags(words: tuple[Word, ...]) -> tuple[dict[str, str | None], list[Word
     i = 0
     while i < len(words):
         lit = words[i].literal()
+        known = literal_prefix(words[i])
+        if lit is None and known.startswith("-") and "=" in known:
+            flags[known.lstrip("-").partition("=")[0]] = None  # `-skip="$X"`: value unknown
+            i += 1
+            continue
         if lit is None or not lit.startswith("-"):
             packages.append(words[i])
             i += 1
@@ -82,10 +87,11 @@ def go(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         return None
     # one package named (not `./...`, not unknown), or a -run selection
     one = len(packages) == 1 and "..." not in (packages[0].literal() or "...")
-    fast = bool(flags.get("run")) or one
+    # a value known only at run time (None) is a selection too, as `-skip` one that may exclude
+    fast = flags.get("run", "") != "" or one
     seen = Seen("go test", "fast" if fast else "slow")
-    if flags.get("skip"):
-        seen = seen.masked(NEGATIVE, f"-skip {flags['skip']} leaves tests out")
+    if flags.get("skip", "") != "":
+        seen = seen.masked(NEGATIVE, f"-skip {flags['skip'] or '(unknown)'} leaves tests out")
     # (-run has no lookahead to exclude with: Go's regexp syntax refuses `(?!`)
     if "list" in flags:
         seen = seen.masked(COLLECT_ONLY, "-list runs no tests")
@@ -135,7 +141,7 @@ def cargo(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         for opt in args.values("-E", "--filter-expr", "--filterset"):
             seen = seen.tiered(True)  # nextest's filterset selects tests
             # `not test(x)`, `!test(x)`, a difference `all() - test(x)`
-            if opt.text is None or is_negative(opt.text) or " - " in opt.text:
+            if opt.text is None or opt.unknown_value or is_negative(opt.text) or " - " in opt.text:
                 seen = seen.masked(NEGATIVE, f"-E {opt.text} leaves tests out")
         if any(opt.value == "pass" for opt in args.values("--no-tests")):
             seen = seen.masked(NO_TESTS_OK, "--no-tests=pass makes running no tests a success")
@@ -174,6 +180,10 @@ def dotnet(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         return None
     filt = args.last("--filter")
     seen = Seen("dotnet test", "fast" if filt else "slow")
+    if filt is not None and filt.unknown_value:
+        seen = seen.masked(
+            NEGATIVE, f"--filter {filt.text}, known only at run time, may leave tests out"
+        )
     if filt is not None and filt.value and ("!=" in filt.value or "!~" in filt.value):
         # the property before each `!=`/`!~`, after the last `|`, `&` or `(` before it
         negated = [re.split(r"[|&(]", p)[-1].strip().lower() for p in filt.value.split("!")[:-1]]
@@ -195,12 +205,12 @@ def rspec(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
         "rspec", "fast" if args.has("-e", "--example") or all_targeted(args.operands()) else "slow"
     )
     for opt in args.values("-t", "--tag"):
-        if opt.text and opt.text.startswith("~"):
+        if opt.unknown_value or (opt.text and opt.text.startswith("~")):
             seen = seen.masked(NARROWED, f"--tag {opt.text} leaves a tagged category out")
     if args.has("--exclude-pattern"):
         seen = seen.masked(NEGATIVE, "--exclude-pattern leaves spec files out")
     for opt in args.values("-e", "--example"):
-        if opt.text and is_excluding_pattern(opt.text):
+        if opt.unknown_value or (opt.text and is_excluding_pattern(opt.text)):
             seen = seen.masked(NEGATIVE, f"--example {opt.text} leaves examples out")
     if args.has("--dry-run"):
         seen = seen.masked(COLLECT_ONLY, "--dry-run runs no examples")
@@ -234,7 +244,7 @@ def phpunit(tool: str) -> Inner:
         if args.has("--exclude-group", "--exclude-testsuite"):
             seen = seen.masked(NARROWED, "an excluded group leaves a category of tests out")
         for opt in args.values("--filter"):
-            if opt.text and is_excluding_pattern(opt.text):
+            if opt.unknown_value or (opt.text and is_excluding_pattern(opt.text)):
                 seen = seen.masked(NEGATIVE, f"--filter {opt.text} leaves tests out")
         if args.has("--list-tests"):
             seen = seen.masked(COLLECT_ONLY, "--list-tests runs no tests")
@@ -323,8 +333,11 @@ def bazel(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     one = len(targets) == 1 and not targets[0].endswith(("...", ":all", ":*"))
     filtered = any(lit.startswith("--test_filter") for lit in lits)
     seen = Seen(f"bazel {sub}", "fast" if (filtered or one) and sub != "build" else "slow")
-    for lit in lits:
-        name, _, tags = lit.partition("=")
+    for word in words:
+        lit = word.literal()
+        if lit is None and literal_prefix(word).startswith("--test_tag_filters="):
+            seen = seen.masked(NARROWED, "a tag filter known only at run time may leave tests out")
+        name, _, tags = (lit or "").partition("=")
         if name == "--test_tag_filters" and ",-" in "," + tags:
             seen = seen.masked(NARROWED, "a negative tag filter leaves a category of tests out")
     if "--allow_no_tests" in lits:

@@ -125,46 +125,84 @@ def _addopts(inv: Invocation, words: tuple[Word, ...]) -> tuple[Word, ...]:
     return found
 
 
-# Directories and files an `--ignore` leaves out without leaving out a test of the project.
+def _unknown_addopts(inv: Invocation, words: tuple[Word, ...]) -> str | None:
+    """PYTEST_ADDOPTS or `-o addopts=...` whose value is known only at run time: its text (the
+    options in it may deselect tests, forge the status or regenerate snapshots)."""
+    for word in inv.assignments:
+        if word.literal() is None and word.text.partition("=")[0] == "PYTEST_ADDOPTS":
+            return word.text
+    for opt in parse_args(words, PYTEST).values("-o", "--override-ini"):
+        if opt.unknown_value and (
+            opt.prefix.startswith("addopts=") or "addopts=".startswith(opt.prefix)
+        ):
+            return f"{opt.name} {opt.text}"
+    return None
+
+
+# Directories no test of the project is ever in, wherever they are: tools' environments and
+# caches.
+_NEVER_TESTS = frozenset(
+    "node_modules venv .venv .tox .nox site-packages .git __pycache__ .eggs .mypy_cache "
+    ".pytest_cache .ruff_cache".split()
+)
+# Output, documentation and vendored directories, and the project's scripts that are not tests:
+# no test of the project, unless they are inside a test directory (`tests/build` holds the
+# tests of the build code).
 _NOT_TESTS = frozenset(
-    "build dist node_modules venv .venv env .env .tox .nox docs doc site-packages .git vendor "
-    "third_party __pycache__ .eggs target out .mypy_cache .pytest_cache .ruff_cache htmlcov "
+    "build dist env .env docs doc vendor third_party target out htmlcov "
     "setup.py noxfile.py conf.py manage.py fabfile.py tasks.py wsgi.py asgi.py".split()
 )
+
+
+def _names_tests(part: str) -> bool:
+    low = part.lower()
+    return "test" in low or "spec" in low
 
 
 def _leaves_out_tests(path: str, glob: bool) -> bool:
     """Does `--ignore PATH` / `--ignore-glob GLOB` leave out tests of the project?
 
-    A glob leaves out tests unless every part of it names a directory that holds none (a
-    glob over `*slow*` matches test files wherever they are); a path does when it names a
-    test file or folder (`tests/`, `test_api.py`, any `.py` module but setup.py and the like).
+    A glob leaves out tests unless one of its directories holds none (a glob over `*slow*`
+    matches test files wherever they are); a path does when it names a test file or folder
+    (`tests/`, `test_api.py`, any `.py` module but setup.py and the like).
     """
     # `build/../tests` is `tests`: a directory named on the way out does not exempt the path
     parts = posixpath.normpath(path.strip("'\"")).split("/")
-    if any(p in _NOT_TESTS or p.endswith(".egg-info") for p in parts):
-        return False
+    for k, part in enumerate(parts):
+        if part in _NEVER_TESTS or part.endswith(".egg-info"):
+            return False
+        if part in _NOT_TESTS and not any(_names_tests(p) for p in parts[:k]):
+            return False
     if glob:
         return True
     low = path.lower()
-    return "test" in low or "spec" in low or low.endswith(".py")
+    return _names_tests(low) or low.endswith(".py")
 
 
 def pytest_masking(seen: Seen, args: Args) -> Seen:
     """Negative selection, collect-only, no-tests-is-ok and exit-code suppressing flags."""
     for opt in args.values("-k"):
-        if opt.text is not None and (is_negative(opt.text) or opt.text.startswith("-")):
+        if opt.unknown_value:
+            seen = seen.masked(
+                NEGATIVE, f"`-k {opt.text}`, known only at run time, may deselect tests"
+            )
+        elif opt.text is not None and (is_negative(opt.text) or opt.text.startswith("-")):
             seen = seen.masked(NEGATIVE, f"`-k {opt.text}` deselects tests by name")
     if args.has("--deselect"):
         seen = seen.masked(NEGATIVE, "--deselect skips tests")
     for opt in args.values("--ignore", "--ignore-glob"):
         glob = opt.name == "--ignore-glob"
-        if opt.text is None or _leaves_out_tests(opt.text, glob):
+        if opt.text is None or opt.unknown_value or _leaves_out_tests(opt.text, glob):
             seen = seen.masked(NEGATIVE, f"{opt.name} {opt.text or ''} leaves tests out".strip())
     if args.has("--suppress-tests-failed-exit-code"):
         seen = seen.masked(IGNORE_FAILURES, "failing tests no longer fail the run")
     for opt in args.values("-m"):
-        if opt.text is not None and is_negative(opt.text):
+        if opt.unknown_value:
+            seen = seen.masked(
+                NARROWED,
+                f"`-m {opt.text}`, known only at run time, may leave a marked category out",
+            )
+        elif opt.text is not None and is_negative(opt.text):
             seen = seen.masked(NARROWED, f"`-m {opt.text}` leaves a marked category out")
     if args.has(*_COLLECT):
         seen = seen.masked(COLLECT_ONLY, "collecting tests runs none of them")
@@ -178,11 +216,17 @@ def pytest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     args = parse_args(_drop_cov_source(words + addopts), PYTEST)
     if args.has(*_INFO_FLAGS):
         return None
-    positive = any(opt.text and not is_negative(opt.text) for opt in args.values("-k", "-m"))
+    # a selection known only at run time is no narrowing: it is masked as one that may exclude
+    positive = any(opt.value and not is_negative(opt.value) for opt in args.values("-k", "-m"))
     narrowed = positive or args.has(*_PART)
     paths = args.operands()
     seen = Seen("pytest", "slow").tiered(narrowed or all_targeted(paths))
     seen = pytest_masking(seen, args)
+    unknown = _unknown_addopts(inv, words)
+    if unknown is not None:
+        seen = seen.masked(
+            NEGATIVE, f"`{unknown}` is known only at run time: it may deselect tests"
+        )
     forced = forced_success(addopts)  # PYTEST_ADDOPTS counts as if typed
     if forced is not None:
         seen = seen.masked(IGNORE_FAILURES, f"{forced} makes it exit 0 whatever it finds")
@@ -200,7 +244,7 @@ def unittest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     targeted = bool(names) and not any(w.literal() == "discover" for w in names)
     seen = Seen("unittest", "slow").tiered(targeted or args.has("-k"))
     for opt in args.values("-k"):
-        if opt.text is not None and is_negative(opt.text):
+        if opt.unknown_value or (opt.text is not None and is_negative(opt.text)):
             seen = seen.masked(NEGATIVE, f"`-k {opt.text}` deselects tests")
     return seen
 
@@ -252,7 +296,7 @@ def nox(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     ]
     seen = Seen("nox", _env_tier(sessions).tier)
     for opt in args.values("-k", "--keywords"):
-        if opt.text is not None and is_negative(opt.text):
+        if opt.unknown_value or (opt.text is not None and is_negative(opt.text)):
             seen = seen.masked(NEGATIVE, f"`-k {opt.text}` leaves sessions out")
     return _posargs_masking(seen, args)
 

@@ -55,9 +55,29 @@ from interlock.shell.model import SimpleCommand, Word
 
 _PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
 _INTERPRETERS = {"node": "node", "nodejs": "node", "perl": "perl", "ruby": "ruby", "php": "php"}
-# Options that take a value, per interpreter, and the ones that give code (no script then).
-_INTERP_VALUE = {"python": "WXQ", "node": "r", "perl": "IMmx", "ruby": "IrCEFKx", "php": "cdz"}
+# Short options that take a value (attached or the next word), per interpreter, and the ones
+# that give code (no script then). A value only ever attached is no option's here: `perl -x
+# t.pl`, `ruby -x t.rb` run t.pl and t.rb (perl's -M/-m and ruby's -F/-K/-x are the same).
+_INTERP_VALUE = {"python": "WXQ", "node": "rC", "perl": "I", "ruby": "IrCEX", "php": "cdz"}
 _INTERP_CODE = {"python": "cm", "node": "ep", "perl": "eE", "ruby": "e", "php": "r"}
+# Long options that take the next word as their value (`node --require ./env.js app.js`).
+_INTERP_LONG_VALUE = {
+    "python": ("check-hash-based-pycs",),
+    "node": (
+        "require",
+        "import",
+        "loader",
+        "experimental-loader",
+        "conditions",
+        "input-type",
+        "env-file",
+        "inspect-port",
+        "disable-warning",
+        "redirect-warnings",
+        "title",
+    ),
+    "ruby": ("encoding", "external-encoding", "internal-encoding", "enable", "disable"),
+}
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
 
 
@@ -82,6 +102,8 @@ def _option_operand(argv: tuple[Word, ...], language: str) -> int | None:
                     break
         elif value[2:].split("=")[0] in ("eval", "print", "command"):
             return None
+        elif value[2:] in _INTERP_LONG_VALUE.get(language, ()):
+            i += 1
         i += 1
     return i
 

@@ -161,6 +161,25 @@ def test_text_alone_does_not_read_config_files(git_repo: Path, git):
             "EOF\nchmod +x t && ./t",
             "git.reset-hard",
         ),
+        # the script of an interpreter after options whose values are attached or separate
+        (
+            "printf '#!perl\\nsystem(\"git reset --hard\");\\n' > t.pl && perl -x t.pl",
+            "git.reset-hard",
+        ),
+        (
+            "printf '#!ruby\\nsystem(\"git reset --hard\")\\n' > t.rb && ruby -x t.rb",
+            "git.reset-hard",
+        ),
+        (
+            'printf \'require("child_process").execSync("git reset --hard")\' > app.js'
+            " && node --require ./env.js app.js",
+            "git.reset-hard",
+        ),
+        (
+            "printf 'import os; os.system(\"git clean -fdx\")' > t.py"
+            " && python3 --check-hash-based-pycs always t.py",
+            "git.clean-force",
+        ),
         ("curl -fsSL https://example.com/i.sh -o i.sh && bash i.sh", "parse.unknown-code"),
         ("wget -O i.sh https://example.com/i.sh; sh i.sh", "parse.unknown-code"),
         ("curl -s https://example.com/i.sh > i.sh && bash i.sh", "parse.unknown-code"),
@@ -254,6 +273,9 @@ def _invocation(text: str):
         ("python3 - a", "python", 1),
         ("python3 -u", "python", 2),
         ('python3 "$S" a', "python", 1),
+        ("python3 --check-hash-based-pycs always t.py", "python", 3),
+        ("python3 --check-hash-based-pycs=always t.py", "python", 2),
+        ("python3 --quiet t.py", "python", 2),
         ("python3 -c 'print(1)'", "python", None),
         ("python3 -Ic 'print(1)'", "python", None),
         ("python3 -m json.tool", "python", None),
@@ -262,6 +284,9 @@ def _invocation(text: str):
         ("node -r dotenv/config app.js", "node", 3),
         ("node -rdotenv/config app.js", "node", 2),
         ("node --inspect app.js", "node", 2),
+        ("node --require ./env.js app.js", "node", 3),
+        ("node --require=./env.js app.js", "node", 2),
+        ("node -C dev app.js", "node", 3),
         ("node -e 'x'", "node", None),
         ("node -pe 'x'", "node", None),
         ("node --eval x", "node", None),
@@ -273,6 +298,14 @@ def _invocation(text: str):
         ("perl -Ilib x.pl", "perl", 2),
         ("perl -w -I lib x.pl", "perl", 4),
         ("perl -ne 'print'", "perl", None),
+        ("perl -x t.pl", "perl", 2),
+        ("perl -Mstrict t.pl", "perl", 2),
+        ("perl -M strict", "perl", 2),
+        ("ruby -x t.rb", "ruby", 2),
+        ("ruby -Ku t.rb", "ruby", 2),
+        ("ruby -F: t.rb", "ruby", 2),
+        ("ruby -C dir t.rb", "ruby", 3),
+        ("ruby --disable gems t.rb", "ruby", 3),
         ("ruby -I lib x.rb", "ruby", 3),
         ("ruby -e 'x'", "ruby", None),
         ("php -c php.ini x.php", "php", 3),
@@ -339,3 +372,35 @@ def test_make_runs_the_recipes_of_a_makefile_written_on_the_line(command):
 )
 def test_make_reading_another_makefile_runs_nothing_written_here(command):
     assert "git.reset-hard" not in rules_of(command)
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "command"),
+    [
+        ("sh", "git gc", "git gc"),
+        ("node", "x()", "node - <<'INTERLOCK_SCRIPT'\nx()\nINTERLOCK_SCRIPT"),
+        ("exec", "#!/bin/sh\ngit gc", "#!/bin/sh\ngit gc"),
+        ("exec", "python3 x.py\nperl y", "python3 x.py\nperl y"),
+        (
+            "exec",
+            "#!/usr/bin/env python3\nprint(1)",
+            "python - <<'INTERLOCK_SCRIPT'\n#!/usr/bin/env python3\nprint(1)\nINTERLOCK_SCRIPT",
+        ),
+        (
+            "exec",
+            "#!/usr/bin/perl -w\nx",
+            "perl - <<'INTERLOCK_SCRIPT'\n#!/usr/bin/perl -w\nx\nINTERLOCK_SCRIPT",
+        ),
+        (
+            "python",
+            "s = 'INTERLOCK_SCRIPT INTERLOCK_SCRIPT_'",
+            "python - <<'INTERLOCK_SCRIPT__'\ns = 'INTERLOCK_SCRIPT INTERLOCK_SCRIPT_'\nINTERLOCK_SCRIPT__",
+        ),
+    ],
+)
+def test_a_script_is_judged_as_the_command_line_that_feeds_it_to_its_interpreter(
+    language, text, command
+):
+    from interlock.engine.hidden import _as_command
+
+    assert _as_command(language, text) == command

@@ -50,7 +50,7 @@ from interlock.engine.rules.git.config import (
     program_code,
 )
 from interlock.engine.unwrap import STDIN_SHELLS as SHELLS
-from interlock.engine.unwrap import shell_script
+from interlock.engine.unwrap import shell_script, template
 from interlock.shell.model import SimpleCommand, Word
 
 _PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
@@ -236,7 +236,7 @@ def _trap_code(inv: Invocation) -> list[HiddenCode]:
 _STARTUP = re.compile(
     r"(^|/)(\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zshenv|\.zprofile|"
     r"\.zlogin|\.kshrc|\.cshrc|\.tcshrc|\.envrc|\.pam_environment|config\.fish|"
-    r"bash\.bashrc|environment)$|^/etc/(profile|profile\.d/.*|zsh/.*)$"
+    r"bash\.bashrc|environment)$|(^|/)\.bashrc\.d/[^/]+$|^/etc/(profile|profile\.d/.*|zsh/.*)$"
 )
 
 
@@ -245,11 +245,13 @@ def _own_writes(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     startup file, or `[tool.interlock]` into pyproject.toml."""
     found: list[HiddenCode] = []
     for word, content, _ in written(inv, line):
-        path = known_path(word)
-        if path is None or content is None:
+        if content is None:
             continue
-        if _STARTUP.search(path) and "INTERLOCK_" in content:
-            origin = f"`{inv.text}` sets INTERLOCK_* in {path}, which every new shell reads"
+        # `"$HOME/.bashrc"` shows the file's name; `"$RC"` may name any file, a startup one too
+        path = known_path(word) or template(word)
+        unnamed = word.literal() is None and "$" in posixpath.basename(path)
+        if (_STARTUP.search(path) or unnamed) and "INTERLOCK_" in content:
+            origin = f"`{inv.text}` sets INTERLOCK_* in {path}, which every new shell may read"
             found.append(HiddenCode(None, origin, inv.cwd, "selfdisable.env-override"))
         elif posixpath.basename(path) == "pyproject.toml" and "interlock" in content.lower():
             origin = f"`{inv.text}` writes interlock's configuration into {path}"

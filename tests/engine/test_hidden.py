@@ -404,3 +404,45 @@ def test_a_script_is_judged_as_the_command_line_that_feeds_it_to_its_interpreter
     from interlock.engine.hidden import _as_command
 
     assert _as_command(language, text) == command
+
+
+# --- interlock's own settings written by the line ------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("echo 'export INTERLOCK_MODE=off' >> ~/.bashrc", "selfdisable.env-override"),
+        ('echo "export INTERLOCK_MODE=off" >> "$HOME/.bashrc"', "selfdisable.env-override"),
+        ("echo 'export INTERLOCK_MODE=off' >> ${HOME}/.zshenv", "selfdisable.env-override"),
+        ('echo "export INTERLOCK_MODE=off" >> "$RC"', "selfdisable.env-override"),
+        ("echo 'export INTERLOCK_MODE=off' > ~/.bashrc.d/off.sh", "selfdisable.env-override"),
+        ("echo 'INTERLOCK_MODE=off' | tee -a /etc/profile.d/x.sh", "selfdisable.env-override"),
+        (
+            "printf '[tool.interlock]\\nmode = 0\\n' >> \"$ROOT/pyproject.toml\"",
+            "selfdisable.config-edit",
+        ),
+        ("echo '[tool.Interlock]' >> sub/pyproject.toml", "selfdisable.config-edit"),
+    ],
+)
+def test_interlocks_settings_written_where_it_reads_them_are_self_disable(command, rule):
+    assert rule in rules_of(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo 'export INTERLOCK_MODE=off' >> \"$D/notes.txt\"",
+        "echo 'export INTERLOCK_MODE=off' >> notes.txt",
+        "echo 'export PATH=$HOME/bin:$PATH' >> \"$HOME/.bashrc\"",
+        "echo 'export PATH=x' >> \"$RC\"",
+        'cat settings >> "$RC"',
+        "echo '[tool.ruff]' >> pyproject.toml",
+        "echo 'see interlock' >> README.md",
+    ],
+)
+def test_other_writes_to_startup_files_and_pyproject_are_not_self_disable(command):
+    assert not {f.rule for f in judged(command).findings} & {
+        "selfdisable.env-override",
+        "selfdisable.config-edit",
+    }

@@ -57,41 +57,35 @@ _FIND_ONE_ARG = frozenset(
     "-uid -gid -inum -links -samefile -lname -ilname -fstype -context -maxdepth -mindepth "
     "-regextype -files0-from -printf -fprint -fprint0 -fls".split()
 )
+# GNU parallel (Getopt::Long, unique abbreviations): the options that take a value, and its
+# flags, so that `-P 4`, `--nice 10` or `--max-pr 4` never leave their value as the command.
 _PARALLEL = OptSpec(
-    "jSNnIdaELlC",
-    {
-        "jobs",
-        "sshlogin",
-        "max-args",
-        "colsep",
-        "delimiter",
-        "arg-file",
-        "joblog",
-        "results",
-        "tmpdir",
-        "timeout",
-        "retries",
-        "delay",
-        "eof",
-        "env",
-        "halt",
-        "memfree",
-        "load",
-        "workdir",
-        "wd",
-        "basefile",
-        "return",
-        "transfer-file",
-        "tagstring",
-        "sshloginfile",
-        "profile",
-        "max-replace-args",
-        "max-lines",
-        "max-chars",
-        "shebang-wrap",
-        "ssh",
-        "termseq",
-    },
+    "jSNnIdaELlCPsJU",
+    (
+        "jobs max-procs sshlogin sshloginfile slf max-args maxargs max-replace-args colsep "
+        "col-sep delimiter arg-file joblog jl results result res tmpdir tempdir timeout retries "
+        "delay ssh-delay sshdelay eof env halt halt-on-error memfree memsuspend load workdir "
+        "work-dir wd basefile bf return transfer-file transferfile tf trc tagstring tag-string "
+        "ctagstring profile max-lines max-chars ssh termseq nice header semaphorename id "
+        "semaphoretimeout st block block-size blocksize block-timeout bt limit rpl arg-sep "
+        "argsep arg-file-sep argfilesep trim recstart recend sql sqlmaster sqlworker "
+        "sqlandworker shard bin group-by groupby filter extensionreplace er basenamereplace bnr "
+        "dirnamereplace dnr basenameextensionreplace bner seqreplace slotreplace "
+        "linkinputsource xapplyinputsource minversion min-version template tmpl parens "
+        "rsync-opts compress-program decompress-program use-compress-program "
+        "use-decompress-program"
+    ).split(),
+    flags=(
+        "null quote q verbose version help interactive exit semaphore fg bg wait pipe "
+        "spreadstdin pipepart pipe-part cat fifo tee dry-run dryrun dr shuf plus xapply link "
+        "csv files output-as-files resume resume-failed retry-failed silent nonall onall "
+        "filter-hosts transfer cleanup compress tty noswap number-of-cpus number-of-cores "
+        "number-of-sockets number-of-threads shellquote will-cite citation bibtex gnu embed "
+        "hostgroups regexp remove-rec-sep rrs round-robin round skip-first-line show-limits "
+        "keep-order no-keep-order group ungroup line-buffer lb tmux tmuxpane tag ctag bar "
+        "progress eta recordenv record-env session plain shebang shebang-wrap replace fast "
+        "colour-failed color-failed"
+    ).split(),
 )
 _PARALLEL_SEPARATORS = (":::", "::::", ":::+", "::::+")
 _PARALLEL_MARKS = ("{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{1}", "{2}", "{3}")

@@ -180,6 +180,12 @@ def test_find_semicolon_masks_the_status_and_plus_does_not():
         ("parallel rm {} ::: a b", [["rm", None]]),
         ("parallel -j 4 rm {.} ::: a", [["rm", None]]),
         ("parallel --jobs 4 rm ::: a", [["rm"]]),
+        ("parallel -P 4 rm x ::: a", [["rm", "x"]]),
+        ("parallel -kP4 rm ::: a", [["rm"]]),
+        ("parallel --nice 10 --header : rm ::: a", [["rm"]]),
+        ("parallel --max-pr 4 rm ::: a", [["rm"]]),
+        ("parallel --ctag rm ::: a", [["rm"]]),
+        ("parallel --shebang-wrap rm ::: a", [["rm"]]),
         ("parallel ::: 'git gc' 'git fsck'", [["git", "gc"], ["git", "fsck"]]),
         ("parallel :::: cmds.txt", [[None]]),
         ("parallel ::: 'git gc' :::: more.txt", [["git", "gc"], [None]]),
@@ -390,6 +396,11 @@ def test_code_a_spawner_reads_from_an_expansion_is_unknown(repo, command):
         "xargs -l1 rm -rf src",
         "xargs -iP rm -rf src",
         "xargs --max-a 1 rm -rf src",
+        # GNU parallel's options that take a value, abbreviated too
+        "parallel -P 4 rm -rf src ::: a",
+        "parallel --nice 10 rm -rf src ::: a",
+        "parallel --block 10M --pipe rm -rf src",
+        "parallel --max-pr 4 rm -rf src ::: a",
     ],
 )
 def test_a_spawned_discard_is_found_whatever_the_option_spelling(repo, command):

@@ -40,7 +40,8 @@ from interlock.engine.linecontext import (
     words_text,
     written,
 )
-from interlock.engine.rules.args import known_path
+from interlock.engine.rules.args import known_path, parse_args, spec
+from interlock.engine.rules.common import join_cwd
 from interlock.engine.rules.daemonkill import pids_reach_daemon
 from interlock.engine.rules.git.config import (
     PROGRAM_ENV,
@@ -79,6 +80,13 @@ _INTERP_LONG_VALUE = {
     "ruby": ("encoding", "external-encoding", "internal-encoding", "enable", "disable"),
 }
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+# GNU make's options that take a value (-j and -l take one only when it is a number).
+_MAKE_OPTS = spec(
+    short_value="CfIoWE",
+    long_value=(
+        "directory file makefile include-dir old-file assume-old new-file assume-new what-if eval"
+    ),
+)
 
 
 def _option_operand(argv: tuple[Word, ...], language: str) -> int | None:
@@ -164,32 +172,31 @@ def _copied_program(inv: Invocation, line: LineContext) -> list[HiddenCode]:
 
 
 def _make_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
-    """`make` reading a makefile written earlier on the line (or `-f -` fed one)."""
-    names = list(_MAKEFILES)
-    words = inv.argv
-    for k, word in enumerate(words[1:], start=1):
-        value = word.literal() or ""
-        if value in ("-f", "--file", "--makefile") and k + 1 < len(words):
-            names = [known_path(words[k + 1]) or ""]
-        elif value.startswith(("--file=", "--makefile=")):
-            names = [value.split("=", 1)[1]]
-        elif value.startswith("-f") and len(value) > 2:
-            names = [value[2:]]
-    for name in names:
+    """`make` reading a makefile written earlier on the line (or `-f -` fed one), read as GNU
+    make reads its options (`-kfmk`, `-C DIR`: the makefiles and recipes are DIR's)."""
+    parsed = parse_args(inv.argv[1:], _MAKE_OPTS)
+    cwd = inv.cwd
+    names: list[str] = []
+    for opt in parsed.opts:
+        if opt.name in ("-C", "--directory"):
+            cwd = join_cwd(cwd, opt.value)
+        elif opt.name in ("-f", "--file", "--makefile"):
+            names.append(opt.value or "")
+    for name in names or _MAKEFILES:
         if name in STDIN_PATHS:
             source = stdin_text(inv, line)
             if source is None:
                 return []
             origin, text = source
         else:
-            written, text = line.file(inv.cwd, name)
+            written, text = line.file(cwd, name)
             if not written:
                 continue
             origin = f"{name}, written earlier on this line"
         if text is None:
-            return [HiddenCode(None, f"make runs the recipes of {origin}", inv.cwd)]
+            return [HiddenCode(None, f"make runs the recipes of {origin}", cwd)]
         recipes = make_recipes(text)
-        return [HiddenCode(recipes, f"the recipes of {origin}", inv.cwd)] if recipes else []
+        return [HiddenCode(recipes, f"the recipes of {origin}", cwd)] if recipes else []
     return []
 
 

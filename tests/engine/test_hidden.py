@@ -353,6 +353,12 @@ _MAKEFILE = "printf 'all:\\n\\tgit reset --hard\\n' > mk && "
         _MAKEFILE + "make -fmk",
         _MAKEFILE + "make -s -f mk all",
         _MAKEFILE + "gmake -f mk",
+        _MAKEFILE + "make -kfmk",
+        _MAKEFILE + "make -f other.mk -f mk",
+        _MAKEFILE + "make all -f mk",
+        _MAKEFILE.replace("> mk", "> sub/Makefile") + "make -C sub",
+        _MAKEFILE.replace("> mk", "> sub/Makefile") + "make --directory=sub all",
+        _MAKEFILE.replace("> mk", "> sub/mk") + "make -Csub -f mk",
     ],
 )
 def test_make_runs_the_recipes_of_a_makefile_written_on_the_line(command):
@@ -368,6 +374,8 @@ def test_make_runs_the_recipes_of_a_makefile_written_on_the_line(command):
         _MAKEFILE + "make -C sub -f other.mk",
         _MAKEFILE + "make --file=other.mk",
         _MAKEFILE + "make -fother.mk",
+        _MAKEFILE + "make -C sub -f mk",
+        _MAKEFILE.replace("> mk", "> Makefile") + "make -C sub",
     ],
 )
 def test_make_reading_another_makefile_runs_nothing_written_here(command):
@@ -380,6 +388,7 @@ def test_make_reading_another_makefile_runs_nothing_written_here(command):
         ("sh", "git gc", "git gc"),
         ("node", "x()", "node - <<'INTERLOCK_SCRIPT'\nx()\nINTERLOCK_SCRIPT"),
         ("exec", "#!/bin/sh\ngit gc", "#!/bin/sh\ngit gc"),
+        ("exec", "#!/bin/sh\npython3 x.py", "#!/bin/sh\npython3 x.py"),
         ("exec", "python3 x.py\nperl y", "python3 x.py\nperl y"),
         (
             "exec",

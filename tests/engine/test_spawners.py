@@ -520,3 +520,14 @@ def test_find_reading_its_start_paths_from_a_file_still_runs_its_actions(repo, c
     verdict, kinds = judge(repo, command)
     assert verdict == "block"
     assert kinds & {"discard", "unparsed"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["git submodule foreach", "git submodule -q foreach --recursive", "git bisect run", "git"],
+)
+def test_git_with_nothing_to_run_has_no_spawn(text):
+    from interlock.engine.spawners import SPAWNERS
+
+    words = parse(text).root.words  # type: ignore[union-attr]
+    assert SPAWNERS["git"](words, None) is None

@@ -443,6 +443,7 @@ def test_interlocks_settings_written_where_it_reads_them_are_self_disable(comman
     [
         "echo 'export INTERLOCK_MODE=off' >> \"$D/notes.txt\"",
         "echo 'export INTERLOCK_MODE=off' >> notes.txt",
+        "echo 'export INTERLOCK_MODE=off' >> 'cost$.txt'",
         "echo 'export PATH=$HOME/bin:$PATH' >> \"$HOME/.bashrc\"",
         "echo 'export PATH=x' >> \"$RC\"",
         'cat settings >> "$RC"',

@@ -130,6 +130,8 @@ def test_find_placeholders_stay_paths_outside_code():
     found = invocations("find src -exec rm {} +")
     assert found[-1].literals() == ["rm", "{}"]
     assert found[-1].arg_roots == ("src",)
+    search = found[-1].arg_search
+    assert search is not None and search.starts == ("src",)
 
 
 @pytest.mark.parametrize(
@@ -325,6 +327,7 @@ def test_parallel_passes_its_input_as_run_time_arguments_and_reads_command_files
     found = invocations("cat cmds | parallel")
     assert [inv.name for inv in found] == ["cat", None]
     assert found[-1].via == ("parallel",)
+    assert found[-1].degraded
 
 
 def test_git_runs_the_last_word_as_its_command_and_attached_code_is_known():

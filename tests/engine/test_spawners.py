@@ -534,3 +534,17 @@ def test_git_with_nothing_to_run_has_no_spawn(text):
 
     words = parse(text).root.words  # type: ignore[union-attr]
     assert SPAWNERS["git"](words, None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "spawned"),
+    [
+        ('git rebase -x"$CMD" main', 1),
+        ('git rebase "$OPTS" main', 1),
+        ('git rebase --onto "$NEW" main', 0),
+    ],
+)
+def test_git_rebase_reads_words_only_known_at_run_time_as_unknown_code(text, spawned):
+    found = invocations(text)[1:]
+    assert len(found) == spawned
+    assert all(inv.degraded and inv.literals() == [None] for inv in found)

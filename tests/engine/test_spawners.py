@@ -267,6 +267,8 @@ def test_git_runs_commands_given_to_rebase_submodule_and_bisect(text, inner, cwd
         "git rebase --onto -x main",
         "git rebase --empty drop main",
         "git rebase --e make main",
+        "git rebase fix main",
+        "git rebase next",
         "git rebase -s -x main",
         "git rebase -X -x main",
         "git rebase -Sx make main",

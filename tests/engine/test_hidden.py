@@ -447,15 +447,13 @@ def test_interlocks_settings_written_where_it_reads_them_are_self_disable(comman
         "echo 'export PATH=$HOME/bin:$PATH' >> \"$HOME/.bashrc\"",
         "echo 'export PATH=x' >> \"$RC\"",
         'cat settings >> "$RC"',
+        "cat settings >> pyproject.toml",
         "echo '[tool.ruff]' >> pyproject.toml",
         "echo 'see interlock' >> README.md",
     ],
 )
 def test_other_writes_to_startup_files_and_pyproject_are_not_self_disable(command):
-    assert not {f.rule for f in judged(command).findings} & {
-        "selfdisable.env-override",
-        "selfdisable.config-edit",
-    }
+    assert judged(command).findings == ()
 
 
 # --- startup files named by variables, the daemon's pids, traps ------------------------------
@@ -498,6 +496,8 @@ def test_code_a_variable_a_pipe_or_a_trap_hands_over_is_judged(command, rule):
         "trap 'git reset --hard'",
         "trap '' INT",
         "trap ' ' EXIT",
+        "trap '-x; git reset --hard' EXIT",
+        "make -f -",
     ],
 )
 def test_harmless_variables_pipes_and_traps_are_allowed(command):

@@ -475,6 +475,11 @@ def test_other_writes_to_startup_files_and_pyproject_are_not_self_disable(comman
             " git log",
             "git.reset-hard",
         ),
+        (
+            "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager"
+            " GIT_CONFIG_VALUE_0='git reset --hard'",
+            "git.reset-hard",
+        ),
         ("git-difftool -x 'git reset --hard'", "git.reset-hard"),
         ("pgrep -f interlock | xargs kill", "selfdisable.kill-daemon"),
         ("cat .interlock/daemon.pid | xargs kill -9", "selfdisable.kill-daemon"),
@@ -491,6 +496,8 @@ def test_code_a_variable_a_pipe_or_a_trap_hands_over_is_judged(command, rule):
         "echo 'git reset --hard' > e.sh && FOO=e.sh bash -c true",
         "echo 'git reset --hard' > e.sh && BASH_ENV= bash -c true",
         "GIT_PAGER=less git log",
+        "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=less",
+        "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0='git gc'",
         "pgrep -f myserver | xargs kill",
         "pgrep -f interlock | xargs echo",
         "trap 'git reset --hard'",

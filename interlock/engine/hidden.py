@@ -40,7 +40,8 @@ from interlock.engine.linecontext import (
     words_text,
     written,
 )
-from interlock.engine.rules.args import known_path
+from interlock.engine.rules.args import known_path, parse_args, spec
+from interlock.engine.rules.common import join_cwd
 from interlock.engine.rules.daemonkill import pids_reach_daemon
 from interlock.engine.rules.git.config import (
     PROGRAM_ENV,
@@ -50,15 +51,42 @@ from interlock.engine.rules.git.config import (
     program_code,
 )
 from interlock.engine.unwrap import STDIN_SHELLS as SHELLS
-from interlock.engine.unwrap import shell_script
+from interlock.engine.unwrap import shell_script, template
 from interlock.shell.model import SimpleCommand, Word
 
 _PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
 _INTERPRETERS = {"node": "node", "nodejs": "node", "perl": "perl", "ruby": "ruby", "php": "php"}
-# Options that take a value, per interpreter, and the ones that give code (no script then).
-_INTERP_VALUE = {"python": "WXQ", "node": "r", "perl": "IMmx", "ruby": "IrCEFKx", "php": "cdz"}
+# Short options that take a value (attached or the next word), per interpreter, and the ones
+# that give code (no script then). A value only ever attached is no option's here: `perl -x
+# t.pl`, `ruby -x t.rb` run t.pl and t.rb (perl's -M/-m and ruby's -F/-K/-x are the same).
+_INTERP_VALUE = {"python": "WXQ", "node": "rC", "perl": "I", "ruby": "IrCEX", "php": "cdz"}
 _INTERP_CODE = {"python": "cm", "node": "ep", "perl": "eE", "ruby": "e", "php": "r"}
+# Long options that take the next word as their value (`node --require ./env.js app.js`).
+_INTERP_LONG_VALUE = {
+    "python": ("check-hash-based-pycs",),
+    "node": (
+        "require",
+        "import",
+        "loader",
+        "experimental-loader",
+        "conditions",
+        "input-type",
+        "env-file",
+        "inspect-port",
+        "disable-warning",
+        "redirect-warnings",
+        "title",
+    ),
+    "ruby": ("encoding", "external-encoding", "internal-encoding", "enable", "disable"),
+}
 _MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+# GNU make's options that take a value (-j and -l take one only when it is a number).
+_MAKE_OPTS = spec(
+    short_value="CfIoWE",
+    long_value=(
+        "directory file makefile include-dir old-file assume-old new-file assume-new what-if eval"
+    ),
+)
 
 
 def _option_operand(argv: tuple[Word, ...], language: str) -> int | None:
@@ -82,6 +110,8 @@ def _option_operand(argv: tuple[Word, ...], language: str) -> int | None:
                     break
         elif value[2:].split("=")[0] in ("eval", "print", "command"):
             return None
+        elif value[2:] in _INTERP_LONG_VALUE.get(language, ()):
+            i += 1
         i += 1
     return i
 
@@ -142,32 +172,31 @@ def _copied_program(inv: Invocation, line: LineContext) -> list[HiddenCode]:
 
 
 def _make_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
-    """`make` reading a makefile written earlier on the line (or `-f -` fed one)."""
-    names = list(_MAKEFILES)
-    words = inv.argv
-    for k, word in enumerate(words[1:], start=1):
-        value = word.literal() or ""
-        if value in ("-f", "--file", "--makefile") and k + 1 < len(words):
-            names = [known_path(words[k + 1]) or ""]
-        elif value.startswith(("--file=", "--makefile=")):
-            names = [value.split("=", 1)[1]]
-        elif value.startswith("-f") and len(value) > 2:
-            names = [value[2:]]
-    for name in names:
+    """`make` reading a makefile written earlier on the line (or `-f -` fed one), read as GNU
+    make reads its options (`-kfmk`, `-C DIR`: the makefiles and recipes are DIR's)."""
+    parsed = parse_args(inv.argv[1:], _MAKE_OPTS)
+    cwd = inv.cwd
+    names: list[str] = []
+    for opt in parsed.opts:
+        if opt.name in ("-C", "--directory"):
+            cwd = join_cwd(cwd, opt.value)
+        elif opt.name in ("-f", "--file", "--makefile"):
+            names.append(opt.value or "")
+    for name in names or _MAKEFILES:
         if name in STDIN_PATHS:
             source = stdin_text(inv, line)
             if source is None:
                 return []
             origin, text = source
         else:
-            written, text = line.file(inv.cwd, name)
+            written, text = line.file(cwd, name)
             if not written:
                 continue
             origin = f"{name}, written earlier on this line"
         if text is None:
-            return [HiddenCode(None, f"make runs the recipes of {origin}", inv.cwd)]
+            return [HiddenCode(None, f"make runs the recipes of {origin}", cwd)]
         recipes = make_recipes(text)
-        return [HiddenCode(recipes, f"the recipes of {origin}", inv.cwd)] if recipes else []
+        return [HiddenCode(recipes, f"the recipes of {origin}", cwd)] if recipes else []
     return []
 
 
@@ -214,7 +243,7 @@ def _trap_code(inv: Invocation) -> list[HiddenCode]:
 _STARTUP = re.compile(
     r"(^|/)(\.bashrc|\.bash_profile|\.bash_login|\.profile|\.zshrc|\.zshenv|\.zprofile|"
     r"\.zlogin|\.kshrc|\.cshrc|\.tcshrc|\.envrc|\.pam_environment|config\.fish|"
-    r"bash\.bashrc|environment)$|^/etc/(profile|profile\.d/.*|zsh/.*)$"
+    r"bash\.bashrc|environment)$|(^|/)\.bashrc\.d/[^/]+$|^/etc/(profile|profile\.d/.*|zsh/.*)$"
 )
 
 
@@ -223,11 +252,13 @@ def _own_writes(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     startup file, or `[tool.interlock]` into pyproject.toml."""
     found: list[HiddenCode] = []
     for word, content, _ in written(inv, line):
-        path = known_path(word)
-        if path is None or content is None:
+        if content is None:
             continue
-        if _STARTUP.search(path) and "INTERLOCK_" in content:
-            origin = f"`{inv.text}` sets INTERLOCK_* in {path}, which every new shell reads"
+        # `"$HOME/.bashrc"` shows the file's name; `"$RC"` may name any file, a startup one too
+        path = known_path(word) or template(word)
+        unnamed = word.literal() is None and "$" in posixpath.basename(path)
+        if (_STARTUP.search(path) or unnamed) and "INTERLOCK_" in content:
+            origin = f"`{inv.text}` sets INTERLOCK_* in {path}, which every new shell may read"
             found.append(HiddenCode(None, origin, inv.cwd, "selfdisable.env-override"))
         elif posixpath.basename(path) == "pyproject.toml" and "interlock" in content.lower():
             origin = f"`{inv.text}` writes interlock's configuration into {path}"

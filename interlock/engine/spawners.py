@@ -9,6 +9,9 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from interlock.engine.findexpr import find_layout, find_search, starts_from_file
+from interlock.engine.invocation import Invocation
+from interlock.engine.rules.args import parse_args
+from interlock.engine.rules.git.invocation import GLOBAL_OPTS, parse_git
 from interlock.engine.searchers import fd_spawn
 from interlock.engine.unwrap import (
     RUNTIME_CODE,
@@ -54,46 +57,38 @@ _FIND_ONE_ARG = frozenset(
     "-uid -gid -inum -links -samefile -lname -ilname -fstype -context -maxdepth -mindepth "
     "-regextype -files0-from -printf -fprint -fprint0 -fls".split()
 )
+# GNU parallel (Getopt::Long, unique abbreviations): the options that take a value, and its
+# flags, so that `-P 4`, `--nice 10` or `--max-pr 4` never leave their value as the command.
 _PARALLEL = OptSpec(
-    "jSNnIdaELlC",
-    {
-        "jobs",
-        "sshlogin",
-        "max-args",
-        "colsep",
-        "delimiter",
-        "arg-file",
-        "joblog",
-        "results",
-        "tmpdir",
-        "timeout",
-        "retries",
-        "delay",
-        "eof",
-        "env",
-        "halt",
-        "memfree",
-        "load",
-        "workdir",
-        "wd",
-        "basefile",
-        "return",
-        "transfer-file",
-        "tagstring",
-        "sshloginfile",
-        "profile",
-        "max-replace-args",
-        "max-lines",
-        "max-chars",
-        "shebang-wrap",
-        "ssh",
-        "termseq",
-    },
+    "jSNnIdaELlCPsJU",
+    (
+        "jobs max-procs sshlogin sshloginfile slf max-args maxargs max-replace-args colsep "
+        "col-sep delimiter arg-file joblog jl results result res tmpdir tempdir timeout retries "
+        "delay ssh-delay sshdelay eof env halt halt-on-error memfree memsuspend load workdir "
+        "work-dir wd basefile bf return transfer-file transferfile tf trc tagstring tag-string "
+        "ctagstring profile max-lines max-chars ssh termseq nice header semaphorename id "
+        "semaphoretimeout st block block-size blocksize block-timeout bt limit rpl arg-sep "
+        "argsep arg-file-sep argfilesep trim recstart recend sql sqlmaster sqlworker "
+        "sqlandworker shard bin group-by groupby filter extensionreplace er basenamereplace bnr "
+        "dirnamereplace dnr basenameextensionreplace bner seqreplace slotreplace "
+        "linkinputsource xapplyinputsource minversion min-version template tmpl parens "
+        "rsync-opts compress-program decompress-program use-compress-program "
+        "use-decompress-program"
+    ).split(),
+    flags=(
+        "null quote q verbose version help interactive exit semaphore fg bg wait pipe "
+        "spreadstdin pipepart pipe-part cat fifo tee dry-run dryrun dr shuf plus xapply link "
+        "csv files output-as-files resume resume-failed retry-failed silent nonall onall "
+        "filter-hosts transfer cleanup compress tty noswap number-of-cpus number-of-cores "
+        "number-of-sockets number-of-threads shellquote will-cite citation bibtex gnu embed "
+        "hostgroups regexp remove-rec-sep rrs round-robin round skip-first-line show-limits "
+        "keep-order no-keep-order group ungroup line-buffer lb tmux tmuxpane tag ctag bar "
+        "progress eta recordenv record-env session plain shebang shebang-wrap replace fast "
+        "colour-failed color-failed"
+    ).split(),
 )
 _PARALLEL_SEPARATORS = (":::", "::::", ":::+", "::::+")
 _PARALLEL_MARKS = ("{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}", "{1}", "{2}", "{3}")
-_GIT_GLOBAL_WITH_VALUE = ("-C", "-c", "--git-dir", "--work-tree", "--namespace", "--config-env")
-_GIT_ELSEWHERE = ("-C", "--git-dir", "--work-tree")
 _FIND_MASKS = "find ignores the exit status of `{} ... ;`"
 
 
@@ -249,31 +244,40 @@ def _parallel(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
 
 def _git(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     """git runs these at the top of its work tree: where that is from here is unknown when
-    the line points git at another directory (`git -C DIR`, `--work-tree`, `--git-dir`)."""
-    i, elsewhere = 1, False
-    while i < len(words) and (v := lit(words[i])) is not None and v.startswith("-"):
-        elsewhere |= v.split("=", 1)[0] in _GIT_ELSEWHERE
-        i += 2 if v in _GIT_GLOBAL_WITH_VALUE else 1
-    sub = lit(words[i]) if i < len(words) else None
+    the line points git at another directory (`git -C DIR`, `--work-tree`, `--git-dir`) or a
+    word only known at run time stands where a global option may (`git $OPTS rebase -x`).
+    The subcommand is read as the git rules read it (rules/git/invocation.py): after every
+    global option, past such a word, and through the aliases the line defines."""
+    call = parse_git(Invocation(words))
+    if call is None:
+        return None
+    args = call.args
     child: Unwrap | None = None
-    if sub == "rebase":
-        child = _rebase_exec(words[i + 1 :])
-    elif sub == "submodule":
-        k = i + 1
-        while k < len(words) and lit(words[k]) in ("-q", "--quiet"):
-            k += 1
-        if k < len(words) and lit(words[k]) == "foreach":
-            k += 1
-            while k < len(words) and lit(words[k]) in ("--recursive", "-q", "--quiet"):
-                k += 1
-            if k < len(words):
-                child = join_script(words[k:], "git submodule foreach")
-    elif sub == "bisect" and i + 2 < len(words) and lit(words[i + 1]) == "run":
+    if call.sub == "rebase":
+        child = _rebase_exec(args)
+    elif call.sub == "submodule":
+        child = _submodule_foreach(args)
+    elif call.sub == "bisect" and len(args) > 1 and lit(args[0]) == "run":
         masks = "`git bisect run` reads its exit status as good or bad"
-        child = Unwrap("exec", "git bisect run", rest=words[i + 2 :], masks=masks)
+        child = Unwrap("exec", "git bisect run", rest=args[1:], masks=masks)
     if child is None:
         return None
+    rest = parse_args(words[1:], GLOBAL_OPTS).rest
+    elsewhere = call.elsewhere or call.cwd != "" or (bool(rest) and lit(rest[0]) is None)
     return Unwrap("spawn", "git", children=(replace(child, cwd=None) if elsewhere else child,))
+
+
+def _submodule_foreach(args: tuple[Word, ...]) -> Unwrap | None:
+    """`git submodule [-q] foreach [--recursive] [-q] CMD...`."""
+    k = 0
+    while k < len(args) and lit(args[k]) in ("-q", "--quiet"):
+        k += 1
+    if k >= len(args) or lit(args[k]) != "foreach":
+        return None
+    k += 1
+    while k < len(args) and lit(args[k]) in ("--recursive", "-q", "--quiet"):
+        k += 1
+    return join_script(args[k:], "git submodule foreach") if k < len(args) else None
 
 
 _REBASE_VIA = "git rebase -x"
@@ -333,4 +337,7 @@ SPAWNERS: dict[str, Callable[[tuple[Word, ...], str | None], Unwrap | None]] = {
     "fdfind": fd_spawn,
     "parallel": _parallel,
     "git": _git,
+    "git-rebase": _git,
+    "git-submodule": _git,
+    "git-bisect": _git,
 }

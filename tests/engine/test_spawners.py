@@ -34,91 +34,6 @@ def argvs(text: str) -> list[list[str | None]]:
     return [inv.literals() for inv in invocations(text)]
 
 
-# -- regressions --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    "command",
-    [
-        # find reading an action from an expansion
-        "find . $A rm -rf src \\;",
-        "find . $A rm {} +",
-        "find $A rm {} +",
-        "find . $A rm x {}",
-        "find . $A rm x +",
-        "find . -exec \\; $X",
-        'find . -fprintf out "%p" $X',
-        "find . -newer x $X",
-        "find . -name x $X",
-        'find "$D" -exec rm {} + $A',
-        "find . -name x $A",
-        'find src -type f "$@"',
-        "find src -newermt 2020-01-01 $ACTION",
-        "find src ( $A ) -print",
-        # git rebase's --exec in every spelling git reads
-        'git rebase -x"$CMD" main',
-        'git rebase "$OPTS" main',
-        "git rebase $OPTS main",
-        'git rebase --exec="$CMD" main',
-        # code xargs hands over through a replace string
-        "ls | xargs -iCMD sh -c CMD",
-        "ls | xargs --replace=CMD sh -c CMD",
-        # parallel reading its commands from a file
-        "parallel :::: cmds.txt",
-    ],
-)
-def test_code_a_spawner_reads_from_an_expansion_is_unknown(repo, command):
-    verdict, kinds = judge(repo, command)
-    assert verdict == "block"
-    assert "unparsed" in kinds
-
-
-@pytest.mark.parametrize(
-    "command",
-    [
-        'git rebase --exe "rm -rf src" main',
-        'git rebase --ex "rm -rf src" main',
-        'git rebase -ix "rm -rf src" main',
-        "git rebase -xrm\\ -rf\\ src main",
-        'git rebase -s ours -x "rm -rf src" main',
-        "xargs -ed rm -rf src",
-        "xargs -eE rm -rf src",
-        "xargs -l1 rm -rf src",
-        "xargs -iP rm -rf src",
-        "xargs --max-a 1 rm -rf src",
-    ],
-)
-def test_a_spawned_discard_is_found_whatever_the_option_spelling(repo, command):
-    verdict, kinds = judge(repo, command)
-    assert verdict == "block"
-    assert "discard" in kinds
-
-
-@pytest.mark.parametrize(
-    "command",
-    [
-        'find "$D" -name "*.pyc" -print',
-        "find build -newer src/app.py -print",
-        'find build -name "$P" -print',
-        'find build -fprintf out "%p" -print',
-        'find "$D" -type f',
-        'find . -exec rm "$X" \\;',
-        'find . -exec rm {} + -name "$X"',
-        "find src + -name x",
-        'find . -fprintf out "$FMT"',
-        'find . -newermt "$T" -print',
-        'find . -size "$S" -print',
-        'git rebase --onto "$NEW" main',
-        'git rebase -x "true" main',
-        'git rebase --strategy ours -X theirs "main"',
-        'git rebase -- "$B"',
-    ],
-)
-def test_expansions_where_a_spawner_reads_a_value_are_not_code(repo, command):
-    verdict, kinds = judge(repo, command)
-    assert "unparsed" not in kinds, verdict
-
-
 # -- the walk ----------------------------------------------------------------------------
 
 
@@ -215,6 +130,8 @@ def test_find_placeholders_stay_paths_outside_code():
     found = invocations("find src -exec rm {} +")
     assert found[-1].literals() == ["rm", "{}"]
     assert found[-1].arg_roots == ("src",)
+    search = found[-1].arg_search
+    assert search is not None and search.starts == ("src",)
 
 
 @pytest.mark.parametrize(
@@ -265,6 +182,12 @@ def test_find_semicolon_masks_the_status_and_plus_does_not():
         ("parallel rm {} ::: a b", [["rm", None]]),
         ("parallel -j 4 rm {.} ::: a", [["rm", None]]),
         ("parallel --jobs 4 rm ::: a", [["rm"]]),
+        ("parallel -P 4 rm x ::: a", [["rm", "x"]]),
+        ("parallel -kP4 rm ::: a", [["rm"]]),
+        ("parallel --nice 10 --header : rm ::: a", [["rm"]]),
+        ("parallel --max-pr 4 rm ::: a", [["rm"]]),
+        ("parallel --ctag rm ::: a", [["rm"]]),
+        ("parallel --shebang-wrap rm ::: a", [["rm"]]),
         ("parallel ::: 'git gc' 'git fsck'", [["git", "gc"], ["git", "fsck"]]),
         ("parallel :::: cmds.txt", [[None]]),
         ("parallel ::: 'git gc' :::: more.txt", [["git", "gc"], [None]]),
@@ -303,7 +226,17 @@ def test_parallel_with_nothing_to_run_is_itself_the_command(text):
         ("git rebase -ixmake main", ["make"], ""),
         ("git rebase -S -x make main", ["make"], ""),
         ("git -C sub rebase -x 'make test' main", ["make", "test"], None),
-        ("git -Csub rebase -x 'make test' main", ["make", "test"], ""),
+        ("git -Csub rebase -x 'make test' main", ["make", "test"], None),
+        ("git -C '' rebase -x make main", ["make"], ""),
+        ("git -c core.worktree=x rebase -x make main", ["make"], None),
+        ("git $OPTS rebase -x make main", ["make"], None),
+        ("git --no-pager $OPTS submodule foreach git gc", ["git", "gc"], None),
+        ("git -c alias.r='rebase -x make' r main", ["make"], ""),
+        ("git -c alias.s='submodule foreach' s git gc", ["git", "gc"], ""),
+        ("git-rebase -x make main", ["make"], ""),
+        ("/usr/lib/git-core/git-bisect run make", ["make"], ""),
+        ("git rebase --autosquash -x make main", ["make"], ""),
+        ("git rebase -sours -x make main", ["make"], ""),
         ("git --git-dir=x/.git rebase -x make main", ["make"], None),
         ("git --work-tree x rebase -x make main", ["make"], None),
         ("git -c a.b=c rebase -x make main", ["make"], ""),
@@ -319,7 +252,7 @@ def test_parallel_with_nothing_to_run_is_itself_the_command(text):
 )
 def test_git_runs_commands_given_to_rebase_submodule_and_bisect(text, inner, cwd):
     found = invocations(text)
-    assert found[0].name == "git"
+    assert found[0].name.startswith("git")
     assert found[-1].literals() == inner
     assert found[-1].cwd == cwd
 
@@ -333,6 +266,13 @@ def test_git_runs_commands_given_to_rebase_submodule_and_bisect(text, inner, cwd
         "git rebase -- -x make",
         "git rebase --onto -x main",
         "git rebase --empty drop main",
+        "git rebase --e make main",
+        "git rebase fix main",
+        "git rebase next",
+        "git rebase -s -x main",
+        "git rebase -X -x main",
+        "git rebase -Sx make main",
+        "git rebase -C1x make main",
         "git submodule foreach",
         "git submodule update",
         "git submodule update --init sub",
@@ -389,6 +329,7 @@ def test_parallel_passes_its_input_as_run_time_arguments_and_reads_command_files
     found = invocations("cat cmds | parallel")
     assert [inv.name for inv in found] == ["cat", None]
     assert found[-1].via == ("parallel",)
+    assert found[-1].degraded
 
 
 def test_git_runs_the_last_word_as_its_command_and_attached_code_is_known():
@@ -400,6 +341,102 @@ def test_git_runs_the_last_word_as_its_command_and_attached_code_is_known():
     spawn = SPAWNERS["git"](words, None)
     assert spawn is not None
     assert [(s.text, s.degraded) for s in spawn.children[0].scripts] == [("make", False)]
+
+
+# -- regressions --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # find reading an action from an expansion
+        "find . $A rm -rf src \\;",
+        "find . $A rm {} +",
+        "find $A rm {} +",
+        "find . $A rm x {}",
+        "find . $A rm x +",
+        "find . -exec \\; $X",
+        'find . -fprintf out "%p" $X',
+        "find . -newer x $X",
+        "find . -name x $X",
+        'find "$D" -exec rm {} + $A',
+        "find . -name x $A",
+        'find src -type f "$@"',
+        "find src -newermt 2020-01-01 $ACTION",
+        "find src ( $A ) -print",
+        # git rebase's --exec in every spelling git reads
+        'git rebase -x"$CMD" main',
+        'git rebase "$OPTS" main',
+        "git rebase $OPTS main",
+        'git rebase --exec="$CMD" main',
+        # code xargs hands over through a replace string
+        "ls | xargs -iCMD sh -c CMD",
+        "ls | xargs --replace=CMD sh -c CMD",
+        # parallel reading its commands from a file
+        "parallel :::: cmds.txt",
+    ],
+)
+def test_code_a_spawner_reads_from_an_expansion_is_unknown(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert "unparsed" in kinds
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'git rebase --exe "rm -rf src" main',
+        'git rebase --ex "rm -rf src" main',
+        'git rebase -ix "rm -rf src" main',
+        "git rebase -xrm\\ -rf\\ src main",
+        'git rebase -s ours -x "rm -rf src" main',
+        # git's own spawners behind a word only known at run time, an alias or the dashed form
+        "git $OPTS rebase -x 'rm -rf src' main",
+        "git --no-pager $OPTS submodule foreach 'rm -rf src'",
+        "git $OPTS bisect run rm -rf src",
+        "git -c alias.r='rebase -x \"rm -rf src\"' r main",
+        "git-rebase -x 'rm -rf src' main",
+        "xargs -ed rm -rf src",
+        "xargs -eE rm -rf src",
+        "xargs -l1 rm -rf src",
+        "xargs -iP rm -rf src",
+        "xargs --max-a 1 rm -rf src",
+        # GNU parallel's options that take a value, abbreviated too
+        "parallel -P 4 rm -rf src ::: a",
+        "parallel --nice 10 rm -rf src ::: a",
+        "parallel --block 10M --pipe rm -rf src",
+        "parallel --max-pr 4 rm -rf src ::: a",
+    ],
+)
+def test_a_spawned_discard_is_found_whatever_the_option_spelling(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert verdict == "block"
+    assert "discard" in kinds
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'find "$D" -name "*.pyc" -print',
+        "find build -newer src/app.py -print",
+        'find build -name "$P" -print',
+        'find build -fprintf out "%p" -print',
+        'find "$D" -type f',
+        'find . -exec rm "$X" \\;',
+        'find . -exec rm {} + -name "$X"',
+        "find src + -name x",
+        'find . -fprintf out "$FMT"',
+        'find . -newermt "$T" -print',
+        'find . -size "$S" -print',
+        'git rebase --onto "$NEW" main',
+        'git rebase -x "true" main',
+        'git rebase --strategy ours -X theirs "main"',
+        'git rebase -- "$B"',
+    ],
+)
+def test_expansions_where_a_spawner_reads_a_value_are_not_code(repo, command):
+    verdict, kinds = judge(repo, command)
+    assert "unparsed" not in kinds, verdict
 
 
 # -- where the run-time arguments come from -------------------------------------------------
@@ -488,3 +525,28 @@ def test_find_reading_its_start_paths_from_a_file_still_runs_its_actions(repo, c
     verdict, kinds = judge(repo, command)
     assert verdict == "block"
     assert kinds & {"discard", "unparsed"}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["git submodule foreach", "git submodule -q foreach --recursive", "git bisect run", "git"],
+)
+def test_git_with_nothing_to_run_has_no_spawn(text):
+    from interlock.engine.spawners import SPAWNERS
+
+    words = parse(text).root.words  # type: ignore[union-attr]
+    assert SPAWNERS["git"](words, None) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "spawned"),
+    [
+        ('git rebase -x"$CMD" main', 1),
+        ('git rebase "$OPTS" main', 1),
+        ('git rebase --onto "$NEW" main', 0),
+    ],
+)
+def test_git_rebase_reads_words_only_known_at_run_time_as_unknown_code(text, spawned):
+    found = invocations(text)[1:]
+    assert len(found) == spawned
+    assert all(inv.degraded and inv.literals() == [None] for inv in found)

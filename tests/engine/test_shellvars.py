@@ -166,6 +166,7 @@ def test_a_variable_named_like_a_temp_dir_the_line_assigns_holds_what_it_was_giv
         'rm -rf "${TMPDIR:-/tmp}/build"',
         "tmp=$(mktemp -d) bash -c 'rm -rf \"$tmp\"'",
         "export tmp=$(mktemp -d); bash -c 'cd \"$tmp\" && rm -rf src'",
+        'export tmp; rm -rf "$tmp"',  # exporting assigns nothing
     ],
 )
 def test_a_temp_dir_assigned_as_one_stays_one(git_repo, line):

@@ -115,7 +115,8 @@ def _git_saves(call: GitCall, state: State) -> list[Saved]:
         paths = [] if first == "save" else _literal_paths(args)
         if paths is None:
             return []
-        return _whole_or_paths(kinds, call, paths) + state.staged
+        mine = _whole_or_paths(kinds, call, paths)
+        return mine + (_within(state.staged, [s.path for s in mine]) if paths else state.staged)
     if sub == "commit":
         args = parse_args(call.args, _COMMIT)
         if args.has("--dry-run", "-p", "--patch", "--interactive"):
@@ -131,6 +132,26 @@ def _git_saves(call: GitCall, state: State) -> list[Saved]:
     if sub in ("branch", "tag") and len(call.args) == 1 and call.args[0].literal():
         state.refs_kept = not (call.args[0].literal() or "-").startswith("-")
     return []
+
+
+def _inside(path: str, root: str) -> bool:
+    """Whether `path` is `root` or lies under it (both from the line's start; '' is there)."""
+    if root == "":
+        return not path.startswith(("..", "/"))
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _within(staged: Sequence[Saved], roots: Sequence[str]) -> list[Saved]:
+    """The part of the index work `staged` that lies under `roots`: a `git stash push --
+    paths` takes only those paths, and leaves the rest of the index in the tree."""
+    narrowed: list[Saved] = []
+    for save in staged:
+        for root in roots:
+            if _inside(save.path, root) and not save.whole:
+                narrowed.append(save)
+            elif _inside(root, save.path):
+                narrowed.append(Saved(save.kinds, root))
+    return narrowed
 
 
 def _diff_saved(inv: Invocation, call: GitCall) -> list[Saved]:
@@ -212,6 +233,28 @@ def state_before(inv: Invocation, earlier: Sequence[Invocation]) -> State:
         else:
             state.saves += [(at, s, dest) for s, dest in copy_saves(before)]
     return state
+
+
+def indexed(earlier: Sequence[Invocation]) -> list[Saved]:
+    """The untracked files that a `git add` earlier on the line may have put in the index
+    (whether or not it surely ran): a discard of tracked work (`git reset --hard`, `git
+    restore -SW`, `git rm -f`) deletes such a file, which no commit holds. Paths it names only
+    at run time: its whole worktree."""
+    found: list[Saved] = []
+    for before in earlier:
+        call = parse_git(before)
+        if call is None or call.sub != "add":
+            continue
+        args = parse_args(call.args, _ADD)
+        if args.has("-n", "--dry-run", "-u", "--update", "-p", "--patch"):
+            continue
+        kinds = frozenset({"untracked", "ignored"} if args.has("-f", "--force") else {"untracked"})
+        paths = _literal_paths(args)
+        if paths is None or args.has("-i", "--interactive", "--pathspec-from-file"):
+            found.append(Saved(kinds, call.cwd or "", whole=True))
+        elif paths or args.has("-A", "--all"):
+            found += _whole_or_paths(kinds, call, paths)
+    return found
 
 
 _CREATE = {"checkout": ("-b",), "switch": ("-c", "--create"), "worktree": ("-b",)}

@@ -111,6 +111,63 @@ def test_a_save_that_may_fail_or_does_not_cover_the_target_does_not_count(comman
     assert verdict(command) == "block", why
 
 
+SAVE_EDGES_ALLOWED = [
+    (
+        "git diff --binary > edits.patch && git checkout -- .",
+        "the save's own output is no new work",
+    ),
+    (
+        "git stash && chmod +x src/app.py && git checkout -- src/app.py",
+        "a mode change writes no content",
+    ),
+    ("cp notes.md notes.md.bak && rm notes.md", "a copy beside the file is not under it"),
+    ("cp -r . /tmp/b && rm -rf *", "a copy of the whole directory covers each name in it"),
+    ("rsync -a src/ src/bak/ && git checkout -- src", "a checkout keeps the untracked copy"),
+    ("git commit -am wip && git reset --hard HEAD~", "a bare ~ is one commit: the line's own"),
+    ('git stash && git checkout -- "$f"', "a git discard stays in the worktree the stash took"),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), SAVE_EDGES_ALLOWED)
+def test_the_edges_of_what_a_save_covers_allow(command, why):
+    assert verdict(command) == "allow", (why, rules_of(command))
+
+
+SAVE_EDGES_BLOCKED = [
+    ("git stash && echo x > a.py && git checkout -- .", "a file written after the stash"),
+    ("git stash && echo x > src/a.py && git checkout -- src", "written under the target"),
+    ("git stash && cd src && echo x > app.py && git checkout -- app.py", "written where cd went"),
+    ("rsync -a src/ src/bak/ && rm -rf src", "the copy is deleted with what it copied"),
+    ("git commit -am wip && git reset --hard origin/main", "another branch's commit"),
+    ("git commit -am wip && git reset --hard HEAD^^", "two first parents back: one made before"),
+    ("git commit -am wip && git reset --hard HEAD~~", "two commits back: one made before"),
+    ('git stash -a && : > "$f"', "a file named at run time may lie in no stashed tree"),
+    ('git stash -a && rm -rf "$d"', "nor a directory"),
+    ('git stash -a && git submodule deinit -f "$m"', "nor a submodule named at run time"),
+    ("git stash push -- a.py && git reset --hard", "one path's stash does not cover the tree"),
+    ("cp -r . /tmp/b && git reset --hard", "the line may start below the worktree's top"),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), SAVE_EDGES_BLOCKED)
+def test_the_edges_of_what_a_save_covers_block(command, why):
+    assert verdict(command) == "block", why
+
+
+def test_a_save_before_it_leaves_a_finding_without_targets_as_it_is():
+    assert rules_of("git stash && git config core.hooksPath /tmp/x") == {"selfdisable.hooks-path"}
+    # after a cd into a place known only at run time, the stash covers nothing there
+    assert rules_of('git stash && cd "$d" && git checkout -- .') == {"git.checkout-discard"}
+
+
+def test_deleting_a_backup_after_its_original_went_stands_for_the_original():
+    command = "cp src/app.py /tmp/a.bak && rm -rf src && rm /tmp/a.bak"
+    result = evaluate(command, "/", mode="blocking", assume_dirty=True).result
+    (last,) = [f for f in result.findings if f.text == "rm /tmp/a.bak"]
+    assert last.targets is not None and "src/app.py" in last.targets.paths
+    assert not last.targets.temp_only
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -335,9 +392,93 @@ def test_commits_made_on_the_line_move_head(dirty):
     )
 
 
+def test_a_branch_made_first_on_the_line_keeps_the_commits_a_reset_leaves(git_repo):
+    (git_repo / "README.md").write_text("second\n")
+    git(git_repo, "commit", "-qam", "second")  # on main only
+    repo = str(git_repo)
+    assert verdict("git reset --hard HEAD~1", repo, assume_dirty=False) == "block"
+    assert verdict("git branch backup && git reset --hard HEAD~1", repo, assume_dirty=False) == (
+        "allow"
+    )
+    assert verdict("git branch backup; git reset --hard HEAD~1", repo, assume_dirty=False) == (
+        "block"
+    )
+
+
 def test_symlinked_cwd_in_the_tree_is_judged_at_the_real_path(dirty, tmp_path):
     link = tmp_path / "via"
     os.symlink(dirty / "src", link)
     result = evaluate("rm -f app.py", str(link), mode="blocking").result
     (finding,) = result.findings
     assert finding.lost == (str((dirty / "src" / "app.py").resolve()),)
+
+
+@pytest.fixture
+def untracked_only(git_repo: Path) -> Path:
+    """A repository whose only unsaved work is an untracked file."""
+    (git_repo / "notes.md").write_text("untracked notes\n")
+    return git_repo
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git add -A && git reset --hard",
+        "git add notes.md && git reset --hard",
+        "git add . && git reset --hard HEAD",
+        "git add notes.md; git reset --hard",  # the add may well have run
+        "cd src && git add -A && git reset --hard",
+        "git add -A && cd src && git reset --hard",
+        "git add -A && git reset --merge",
+        "git add notes.md && git rm -f notes.md",
+        "git add notes.md && git restore -SW notes.md",
+        "git add notes.md && git checkout -f main",
+        "git add -A && git stash push -- src && git reset --hard",  # the stash took src only
+        "git add -A; git commit -m x src; git reset --hard",  # the commit of src: not notes.md
+        'git add "$f" && git reset --hard',  # named at run time: maybe notes.md
+    ],
+)
+def test_a_git_add_on_the_line_puts_untracked_files_where_a_tracked_discard_deletes_them(
+    untracked_only, command
+):
+    result = evaluate(command, str(untracked_only), mode="blocking").result
+    assert result.verdict == "block", command
+    lost = {p for f in result.findings for p in f.lost}
+    assert lost == {str((untracked_only / "notes.md").resolve())}
+    assert any("a `git add` earlier on this line" in f.reason for f in result.findings)
+    # and git agrees: the untracked file is gone
+    scratch = untracked_only.parent / "scratch"
+    subprocess.run(["cp", "-r", str(untracked_only), str(scratch)], check=True)
+    subprocess.run(["bash", "-c", command], cwd=scratch, env={**os.environ, "f": "notes.md"})
+    assert not (scratch / "notes.md").exists(), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git add -A && git commit -m x && git reset --hard HEAD~1",  # the commit holds it
+        "git add notes.md && git stash && git reset --hard",  # the stash holds it
+        "git add -u && git reset --hard",  # -u adds no new file
+        "git add -n notes.md && git reset --hard",  # a dry run adds nothing
+        "git reset --hard && git add -A",  # added after the discard
+        "git add src && git reset --hard",  # nothing new under src
+        "git -C src add . && git reset --hard",
+        "git add notes.md && git restore -SW src",  # the discard does not reach it
+        "git add -A && git reset --keep",  # --keep keeps what is not in HEAD
+        "git add -A && git checkout -- .",  # from the index: notes.md stays
+    ],
+)
+def test_a_git_add_whose_new_files_the_discard_does_not_reach_changes_nothing(
+    untracked_only, command
+):
+    assert verdict(command, str(untracked_only), assume_dirty=False) == "allow", command
+
+
+def test_a_stash_of_some_paths_credits_only_their_part_of_the_index(dirty):
+    repo = str(dirty)
+    command = "git add -A && git stash push -- src && git reset --hard"
+    result = evaluate(command, repo, mode="blocking").result
+    lost = {Path(p).name for f in result.findings for p in f.lost}
+    assert lost == {"README.md", "notes.md"}  # still in the index, outside the stash's paths
+    command = "git add -A && git stash push -- src && git checkout -- src"
+    assert verdict(command, repo, assume_dirty=False) == "allow"

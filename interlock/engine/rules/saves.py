@@ -275,9 +275,9 @@ def created_branches(inv: Invocation) -> set[str]:
             if words and all(w is not None and not w.startswith("-") for w in words[:2]):
                 made.add(words[0] or "")
             continue
-        for k, word in enumerate(words[:-1]):
-            if word in _CREATE[call.sub] and words[k + 1]:
-                made.add(words[k + 1] or "")
+        for word, after in zip(words, [*words[1:], None], strict=True):
+            if word in _CREATE[call.sub] and after:
+                made.add(after)
             elif word is not None and word.startswith("--create="):
                 made.add(word.split("=", 1)[1])
     return made

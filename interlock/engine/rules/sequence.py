@@ -219,11 +219,7 @@ def _apply_written(
     if not written or targets.search is not None:
         return finding  # what a search selects was not written by the line
     paths = tuple(p for p in targets.paths if resolve(cwd, p) not in written)
-    if not paths:
-        return None
-    if paths == targets.paths:
-        return finding
-    return replace(finding, targets=replace(targets, paths=paths))
+    return replace(finding, targets=replace(targets, paths=paths)) if paths else None
 
 
 def _apply_stashes(

@@ -124,6 +124,8 @@ SAVE_EDGES_ALLOWED = [
     ("cp -r . /tmp/b && rm -rf *", "a copy of the whole directory covers each name in it"),
     ("rsync -a src/ src/bak/ && git checkout -- src", "a checkout keeps the untracked copy"),
     ("git commit -am wip && git reset --hard HEAD~", "a bare ~ is one commit: the line's own"),
+    ("chmod +x f; cp f /tmp/f.bak && rm /tmp/f.bak", "f was changed before the copy, not after"),
+    ("cp f /tmp/f.bak && chmod +x g && rm /tmp/f.bak", "another file changed: f still holds it"),
     ('git stash && git checkout -- "$f"', "a git discard stays in the worktree the stash took"),
 ]
 
@@ -146,12 +148,70 @@ SAVE_EDGES_BLOCKED = [
     ('git stash -a && git submodule deinit -f "$m"', "nor a submodule named at run time"),
     ("git stash push -- a.py && git reset --hard", "one path's stash does not cover the tree"),
     ("cp -r . /tmp/b && git reset --hard", "the line may start below the worktree's top"),
+    ('(cd "$d" && echo x > notes.md); rm notes.md', "written in a directory known at run time"),
+    ("cp -r tmpl out && rm -f out", "cp -r may copy into a directory there, keeping the rest"),
+    ('cp f /tmp/f.bak && chmod +x "$g" && rm /tmp/f.bak', "a file named at run time: maybe f"),
 ]
 
 
 @pytest.mark.parametrize(("command", "why"), SAVE_EDGES_BLOCKED)
 def test_the_edges_of_what_a_save_covers_block(command, why):
     assert verdict(command) == "block", why
+
+
+@pytest.mark.parametrize(
+    ("command", "stands_for"),
+    [
+        ("cp -r src /tmp/b && rm -rf src && rm -f /tmp/b/app.py", "src"),  # a part of the copy
+        ("cp f /tmp/x/f.bak && rm f && rm -rf /tmp/x", "f"),  # the copy within the target
+        ("cp f /tmp/f.bak && rm f && cd src && rm /tmp/f.bak", "../f"),  # from where rm runs
+        (
+            "cp /home/me/n.md /tmp/n.bak && rm /home/me/n.md && cd src && rm /tmp/n.bak",
+            "/home/me/n.md",
+        ),
+    ],
+)
+def test_a_backup_whose_original_is_gone_is_judged_at_the_original(command, stands_for):
+    (finding,) = evaluate(command, "/", mode="blocking", assume_dirty=True).result.findings
+    assert finding.targets is not None
+    assert finding.targets.paths[-1] == stands_for
+
+
+def test_a_file_the_line_wrote_is_dropped_from_the_targets_the_others_stay():
+    command = "echo x > a.txt && rm a.txt b.txt"
+    (finding,) = evaluate(command, "/", mode="blocking", assume_dirty=True).result.findings
+    assert finding.targets is not None and finding.targets.paths == ("b.txt",)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout -b tmp && git branch -D tmp",
+        "git switch -c tmp && git branch -D tmp",
+        "git switch --create=tmp && git branch -D tmp",
+        "git branch tmp && git branch -D tmp",
+        "git branch tmp main && git branch -D tmp",
+        "git worktree add -b tmp ../w && git branch -D tmp",
+    ],
+)
+def test_deleting_a_branch_the_line_created_loses_nothing_else(command):
+    assert verdict(command) == "allow", rules_of(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout -b tmp; git branch -D tmp",  # the name may be taken: tmp is an old branch
+        "git checkout -b tmp && git branch -D other",
+        'git checkout -b tmp && git branch -D "$b"',
+        "git checkout -b tmp && git branch -D tmp other",
+        "git branch -f tmp && git branch -D tmp",  # -f moves a branch that may exist
+        "git checkout -b && git branch -D tmp",
+        "git switch --create && git branch -D tmp",
+    ],
+)
+def test_deleting_a_branch_the_line_did_not_surely_create_is_judged(command):
+    assert "git.branch-force-delete" in rules_of(command)
 
 
 def test_a_save_before_it_leaves_a_finding_without_targets_as_it_is():
@@ -175,6 +235,8 @@ def test_deleting_a_backup_after_its_original_went_stands_for_the_original():
         "python gen.py > out.json && jq . out.json && rm -f out.json",
         "cp template.cfg app.cfg && sed -i '/^#/d' app.cfg",
         "curl -o data.csv https://example.com/d.csv && sort -u -o data.csv data.csv",
+        "echo x >| out.txt && rm out.txt",
+        "ls -R &> list.txt; rm list.txt",
     ],
 )
 def test_a_file_written_earlier_on_the_line_holds_only_what_the_line_put_there(command):
@@ -370,6 +432,19 @@ def test_deleting_the_only_copy_made_on_the_line_is_judged_at_the_original(dirty
     clean = "cp README.md /tmp/readme.bak && rm README.md && rm /tmp/readme.bak"
     (dirty / "README.md").write_text("# demo\n")  # committed content: nothing unsaved
     assert verdict(clean, repo, assume_dirty=False) == "allow"
+
+
+def test_a_copy_deleted_with_its_original_saves_nothing_in_the_tree(dirty, tmp_path):
+    backup = tmp_path / "notes.bak"
+    command = f"cp notes.md {backup} && rm -f notes.md {backup}"
+    result = evaluate(command, str(dirty), mode="blocking").result
+    assert result.verdict == "block"
+    assert {p for f in result.findings for p in f.lost} == {str((dirty / "notes.md").resolve())}
+
+
+def test_deleting_a_copy_made_on_the_line_while_its_original_stays_loses_nothing(dirty):
+    command = "rsync -a src/ src/bak/ && rm -rf src/bak"
+    assert verdict(command, str(dirty), assume_dirty=False) == "allow"
 
 
 def test_commits_made_on_the_line_move_head(dirty):

@@ -24,7 +24,6 @@ A command line is judged as a sequence, not command by command against today's t
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -102,11 +101,10 @@ def _covered(
 def _rev_after_commits(rev: str, commits: int) -> str | None:
     """`HEAD~2` after one commit made on the line is `HEAD~1` of today; None: only the line's
     own commits are left behind."""
-    match = re.match(saves.REV, rev)
-    if match is None:
+    steps = saves.head_steps(rev)
+    if steps is None:
         return rev
-    moves = re.findall(r"~\d*|\^1?", match.group(2))  # `^` and `^1` are one step, like `~`
-    left = sum(int(p[1:] or 1) for p in moves) - commits
+    left = steps - commits
     return None if left <= 0 else f"HEAD~{left}"
 
 

@@ -140,6 +140,7 @@ SAVE_EDGES_BLOCKED = [
     ("git stash && echo x > src/a.py && git checkout -- src", "written under the target"),
     ("git stash && cd src && echo x > app.py && git checkout -- app.py", "written where cd went"),
     ("rsync -a src/ src/bak/ && rm -rf src", "the copy is deleted with what it copied"),
+    ("git stash -u && git stash apply && rm -rf src", "an apply credits a stash drop only"),
     ("git commit -am wip && git reset --hard origin/main", "another branch's commit"),
     ("git commit -am wip && git reset --hard HEAD^^", "two first parents back: one made before"),
     ("git commit -am wip && git reset --hard HEAD~~", "two commits back: one made before"),

@@ -215,6 +215,15 @@ def test_deleting_a_branch_the_line_did_not_surely_create_is_judged(command):
     assert "git.branch-force-delete" in rules_of(command)
 
 
+@pytest.mark.parametrize(
+    "command", ["git stash -p && git stash drop", 'git stash push -- "$f" && git stash drop']
+)
+def test_a_drop_after_a_stash_whose_take_is_unknown_is_judged_as_any_drop(command):
+    (finding,) = evaluate(command, "/", mode="blocking", assume_dirty=True).result.findings
+    assert finding.rule == "git.stash-drop"
+    assert "earlier on this line" not in finding.reason
+
+
 def test_a_save_before_it_leaves_a_finding_without_targets_as_it_is():
     assert rules_of("git stash && git config core.hooksPath /tmp/x") == {"selfdisable.hooks-path"}
     # after a cd into a place known only at run time, the stash covers nothing there

@@ -521,6 +521,8 @@ def untracked_only(git_repo: Path) -> Path:
         "git add -A && git stash push -- src && git reset --hard",  # the stash took src only
         "git add -A; git commit -m x src; git reset --hard",  # the commit of src: not notes.md
         'git add "$f" && git reset --hard',  # named at run time: maybe notes.md
+        "git add --all && git reset --hard",
+        'git -C "$d" add -A && git reset --hard',  # maybe this tree
     ],
 )
 def test_a_git_add_on_the_line_puts_untracked_files_where_a_tracked_discard_deletes_them(
@@ -545,6 +547,11 @@ def test_a_git_add_on_the_line_puts_untracked_files_where_a_tracked_discard_dele
         "git add notes.md && git stash && git reset --hard",  # the stash holds it
         "git add -u && git reset --hard",  # -u adds no new file
         "git add -n notes.md && git reset --hard",  # a dry run adds nothing
+        "git add --dry-run notes.md && git reset --hard",
+        "git add -p && git reset --hard",  # a patch of tracked changes only
+        "git add --patch && git reset --hard",
+        "git add --update && git reset --hard",
+        "git add && git reset --hard",  # adds nothing
         "git reset --hard && git add -A",  # added after the discard
         "git add src && git reset --hard",  # nothing new under src
         "git -C src add . && git reset --hard",
@@ -553,10 +560,41 @@ def test_a_git_add_on_the_line_puts_untracked_files_where_a_tracked_discard_dele
         "git add -A && git checkout -- .",  # from the index: notes.md stays
     ],
 )
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git add -i && git reset --hard",  # the person picks: maybe notes.md
+        "git add --interactive && git reset --hard",
+        "git add --pathspec-from-file=list && git reset --hard",  # whatever the file names
+    ],
+)
+def test_a_git_add_of_paths_chosen_at_run_time_may_have_added_any_new_file(untracked_only, command):
+    result = evaluate(command, str(untracked_only), mode="blocking").result
+    lost = {p for f in result.findings for p in f.lost}
+    assert lost == {str((untracked_only / "notes.md").resolve())}
+
+
 def test_a_git_add_whose_new_files_the_discard_does_not_reach_changes_nothing(
     untracked_only, command
 ):
     assert verdict(command, str(untracked_only), assume_dirty=False) == "allow", command
+
+
+def test_a_forced_git_add_puts_ignored_files_where_a_tracked_discard_deletes_them(git_repo):
+    (git_repo / ".gitignore").write_text("*.log\n")
+    git(git_repo, "add", ".gitignore")
+    git(git_repo, "commit", "-qm", "ignore logs")
+    (git_repo / "build.log").write_text("a log\n")
+    (git_repo / "notes.md").write_text("notes\n")
+    repo = str(git_repo)
+    for command, lost in [
+        ("git add -f build.log && git reset --hard", {"build.log"}),
+        ("git add --force build.log && git reset --hard", {"build.log"}),
+        ("git add -A && git reset --hard", {"notes.md"}),  # -A leaves ignored files out
+        ("git add -f -A && git reset --hard", {"build.log", "notes.md"}),
+    ]:
+        result = evaluate(command, repo, mode="blocking").result
+        assert {Path(p).name for f in result.findings for p in f.lost} == lost, command
 
 
 def test_a_stash_of_some_paths_credits_only_their_part_of_the_index(dirty):

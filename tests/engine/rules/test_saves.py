@@ -64,6 +64,12 @@ SAVED = [
     ("gtar czf /tmp/b.tgz src && rm -rf src", "gtar"),
     ("bsdtar czf /tmp/b.tgz src && rm -rf src", "bsdtar"),
     ("cat f >| /tmp/g && rm f", ">| writes too"),
+    ("cp --target-directory /tmp/b f && rm f", "--target-directory takes the next word"),
+    ("tar --create --file /tmp/b.tar src && rm -rf src", "--file takes the next word"),
+    ("git add --chmod +x -A && git stash && git clean -fd", "--chmod takes the next word"),
+    ("git add --update && git commit -m x && git checkout -- .", "--update stages the tree"),
+    ("git stash push --message wip && git checkout -- .", "--message takes the next word"),
+    ("git commit -am x && git checkout -- HEAD~1 && git reset --hard HEAD~1", "a path, not a rev"),
 ]
 
 
@@ -111,6 +117,9 @@ NOT_SAVED = [
     ("git commit -am x && git reset --soft HEAD~1 && git reset --hard HEAD~1", "softly too"),
     ("git commit -am x; git reset HEAD^; git reset --hard HEAD~1", "whether or not it ran"),
     ("git commit -am x && git checkout HEAD~1 && git reset --hard HEAD~1", "checked out back"),
+    ("git commit -am x && git switch --detach HEAD~1 && git reset --hard HEAD~1", "switched"),
+    ("git diff --binary > /tmp/p > /tmp/q && git checkout -- .", "only the last gets the diff"),
+    ("rsync -a -f '- x' src/ /tmp/b && rm -rf src", "-f filters"),
     # git diff
     ("git diff --binary > /dev/null && git checkout -- .", "nothing kept"),
     ("git diff --binary 2> p && git checkout -- .", "only the errors go to p"),

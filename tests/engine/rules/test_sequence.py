@@ -190,6 +190,7 @@ def test_a_file_the_line_wrote_is_dropped_from_the_targets_the_others_stay():
         "git checkout -b tmp && git branch -D tmp",
         "git switch -c tmp && git branch -D tmp",
         "git switch --create=tmp && git branch -D tmp",
+        "git switch --create tmp && git branch -D tmp",
         "git branch tmp && git branch -D tmp",
         "git branch tmp main && git branch -D tmp",
         "git worktree add -b tmp ../w && git branch -D tmp",
@@ -209,6 +210,7 @@ def test_deleting_a_branch_the_line_created_loses_nothing_else(command):
         "git branch -f tmp && git branch -D tmp",  # -f moves a branch that may exist
         "git checkout -b && git branch -D tmp",
         "git switch --create && git branch -D tmp",
+        "git branch && git branch -D tmp",  # lists
     ],
 )
 def test_deleting_a_branch_the_line_did_not_surely_create_is_judged(command):
@@ -578,6 +580,28 @@ def test_a_git_add_whose_new_files_the_discard_does_not_reach_changes_nothing(
     untracked_only, command
 ):
     assert verdict(command, str(untracked_only), assume_dirty=False) == "allow", command
+
+
+@pytest.mark.parametrize(
+    ("command", "lost"),
+    [
+        ("git add README.md && git stash -- src && git stash drop", {"app.py"}),
+        ("git add -A && git stash -- src && git stash drop", {"app.py"}),
+        ("git add notes.md && git stash -- notes.md src && git stash drop", {"notes.md", "app.py"}),
+        ("git add -A && git stash -- . && git stash drop", {"notes.md", "app.py", "README.md"}),
+    ],
+)
+def test_a_stash_of_some_paths_takes_only_their_part_of_the_index(dirty, command, lost):
+    result = evaluate(command, str(dirty), mode="blocking").result
+    assert {Path(p).name for f in result.findings for p in f.lost} == lost
+
+
+def test_a_git_add_in_a_tree_named_by_its_absolute_path_is_followed(untracked_only):
+    command = f"git -C {untracked_only} add -i && git -C {untracked_only} reset --hard"
+    result = evaluate(command, str(untracked_only.parent), mode="blocking").result
+    assert {p for f in result.findings for p in f.lost} == {
+        str((untracked_only / "notes.md").resolve())
+    }
 
 
 def test_a_forced_git_add_puts_ignored_files_where_a_tracked_discard_deletes_them(git_repo):

@@ -211,3 +211,15 @@ def test_what_a_stash_took_before_it_was_popped_is_not_a_save(git_repo: Path):
     assert verdict("git stash && git checkout -- .", repo, assume_dirty=False) == "allow"
     command = "git stash && git stash pop && git checkout -- ."
     assert verdict(command, repo, assume_dirty=False) == "block"
+
+
+def test_a_reset_after_head_moved_back_on_the_line_reaches_that_much_further(git_repo, git):
+    for n in (1, 2):
+        (git_repo / "README.md").write_text(f"commit {n}\n")
+        git(git_repo, "commit", "-qam", f"commit {n}")
+    repo = str(git_repo)
+    (one,) = evaluate("git reset --hard HEAD~1", repo, mode="blocking").result.findings
+    assert one.reason.endswith("1 commit no other ref holds")
+    command = "git reset --soft HEAD~1 && git reset --hard HEAD~1"
+    (two,) = evaluate(command, repo, mode="blocking").result.findings
+    assert two.reason.endswith("2 commits no other ref holds")

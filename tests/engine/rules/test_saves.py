@@ -95,6 +95,8 @@ NOT_SAVED = [
     # git stash
     ("git stash list && git checkout -- .", "list saves nothing"),
     ("git stash show && git checkout -- .", "nor show"),
+    ("git stash list && git checkout -- list", "list is a subcommand, not a path it stashed"),
+    ("git stash clear && git checkout -- clear", "nor clear"),
     ("git stash --patch && git checkout -- .", "a patch stash may keep nothing"),
     ("git stash --staged && git checkout -- .", "the unstaged changes stay in the tree"),
     ("git stash -S && git reset --hard", "nor with -S"),

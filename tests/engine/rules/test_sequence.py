@@ -545,6 +545,20 @@ def test_a_git_add_on_the_line_puts_untracked_files_where_a_tracked_discard_dele
 @pytest.mark.parametrize(
     "command",
     [
+        "git add -i && git reset --hard",  # the person picks: maybe notes.md
+        "git add --interactive && git reset --hard",
+        "git add --pathspec-from-file=list && git reset --hard",  # whatever the file names
+    ],
+)
+def test_a_git_add_of_paths_chosen_at_run_time_may_have_added_any_new_file(untracked_only, command):
+    result = evaluate(command, str(untracked_only), mode="blocking").result
+    lost = {p for f in result.findings for p in f.lost}
+    assert lost == {str((untracked_only / "notes.md").resolve())}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
         "git add -A && git commit -m x && git reset --hard HEAD~1",  # the commit holds it
         "git add notes.md && git stash && git reset --hard",  # the stash holds it
         "git add -u && git reset --hard",  # -u adds no new file
@@ -562,20 +576,6 @@ def test_a_git_add_on_the_line_puts_untracked_files_where_a_tracked_discard_dele
         "git add -A && git checkout -- .",  # from the index: notes.md stays
     ],
 )
-@pytest.mark.parametrize(
-    "command",
-    [
-        "git add -i && git reset --hard",  # the person picks: maybe notes.md
-        "git add --interactive && git reset --hard",
-        "git add --pathspec-from-file=list && git reset --hard",  # whatever the file names
-    ],
-)
-def test_a_git_add_of_paths_chosen_at_run_time_may_have_added_any_new_file(untracked_only, command):
-    result = evaluate(command, str(untracked_only), mode="blocking").result
-    lost = {p for f in result.findings for p in f.lost}
-    assert lost == {str((untracked_only / "notes.md").resolve())}
-
-
 def test_a_git_add_whose_new_files_the_discard_does_not_reach_changes_nothing(
     untracked_only, command
 ):

@@ -17,7 +17,6 @@ from interlock.engine.rules.args import Args, known_path, literal_or_text, parse
 from interlock.engine.rules.common import resolve
 from interlock.engine.rules.extract import tar_words
 from interlock.engine.rules.git.invocation import GitCall, parse_git
-from interlock.engine.rules.targets import is_dev_path
 from interlock.shell.model import Word
 
 ALL = frozenset(("staged", "unstaged", "untracked", "ignored"))
@@ -163,9 +162,9 @@ def _keeps(dest: str | None) -> bool:
 def _stdout_file(inv: Invocation) -> str | None:
     """The one file that `inv`'s standard output is written over (`> f`), if known."""
     outs = [r for r in inv.redirects if r.op in (">", ">|") and r.fd in (None, 1) and r.target]
-    if len(outs) != 1 or outs[0].target is None or is_dev_path(outs[0].target):
+    if len(outs) != 1 or outs[0].target is None:
         return None
-    return outs[0].target.literal()
+    return outs[0].target.literal()  # a device: _keeps says no
 
 
 def _diff_saved(inv: Invocation, call: GitCall) -> list[Saved]:
@@ -299,7 +298,7 @@ def indexed(earlier: Sequence[Invocation]) -> list[Saved]:
             continue
         kinds = frozenset({"untracked", "ignored"} if args.has("-f", "--force") else {"untracked"})
         paths = _literal_paths(args)
-        if paths is None or args.has("-i", "--interactive", "--pathspec-from-file"):
+        if paths is None or args.has("-i", "--interactive"):
             found.append(Saved(kinds, call.cwd or "", whole=True))
         elif paths or args.has("-A", "--all"):
             found += _whole_or_paths(kinds, call, paths)

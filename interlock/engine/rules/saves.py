@@ -320,7 +320,8 @@ def created_branches(inv: Invocation) -> set[str]:
             continue
         words = [w.literal() for w in call.args]
         if call.sub == "branch":
-            if words and all(w is not None and not w.startswith("-") for w in words[:2]):
+            # `git branch NAME [START]`; an option anywhere (-f, --force) may reset one there
+            if len(words) in (1, 2) and all(w and not w.startswith("-") for w in words):
                 made.add(words[0] or "")
             continue
         for word, after in zip(words, [*words[1:], None], strict=True):

@@ -137,6 +137,7 @@ def test_the_edges_of_what_a_save_covers_allow(command, why):
 
 SAVE_EDGES_BLOCKED = [
     ("git stash && echo x > a.py && git checkout -- .", "a file written after the stash"),
+    ("git stash && echo x > a.py && git reset --hard", "so for a whole-tree discard too"),
     ("git stash && echo x > src/a.py && git checkout -- src", "written under the target"),
     ("git stash && cd src && echo x > app.py && git checkout -- app.py", "written where cd went"),
     ("rsync -a src/ src/bak/ && rm -rf src", "the copy is deleted with what it copied"),
@@ -208,6 +209,9 @@ def test_deleting_a_branch_the_line_created_loses_nothing_else(command):
         'git checkout -b tmp && git branch -D "$b"',
         "git checkout -b tmp && git branch -D tmp other",
         "git branch -f tmp && git branch -D tmp",  # -f moves a branch that may exist
+        "git branch tmp main -f && git branch -D tmp",  # so does a -f after the names
+        "git branch tmp --force && git branch -D tmp",
+        "git branch tmp main extra && git branch -D tmp",  # not a creation (git refuses it)
         "git checkout -b && git branch -D tmp",
         "git switch --create && git branch -D tmp",
         "git branch && git branch -D tmp",  # lists

@@ -251,7 +251,7 @@ def test_deleting_a_backup_after_its_original_went_stands_for_the_original():
         "python gen.py > out.json && jq . out.json && rm -f out.json",
         "cp template.cfg app.cfg && sed -i '/^#/d' app.cfg",
         "curl -o data.csv https://example.com/d.csv && sort -u -o data.csv data.csv",
-        "echo x >| out.txt && rm out.txt",
+        "echo x >| out.txt; rm out.txt",  # the shell truncates it before echo runs
         "ls -R &> list.txt; rm list.txt",
     ],
 )

@@ -608,6 +608,22 @@ def test_a_git_add_in_a_tree_named_by_its_absolute_path_is_followed(untracked_on
     }
 
 
+@pytest.mark.parametrize(
+    ("command", "lost"),
+    [
+        ("git add notes.md && cd src && git reset --hard", {"notes.md"}),  # from where it runs
+        ("git add src/new.py && cd src && git restore -SW .", {"new.py"}),
+        ("git add . && git restore -SW notes.md", {"notes.md"}),  # only what the discard names
+        ("git add notes.md other.md && git restore -SW notes.md", {"notes.md"}),
+    ],
+)
+def test_the_added_files_a_discard_deletes_are_where_both_reach(untracked_only, command, lost):
+    (untracked_only / "other.md").write_text("other notes\n")
+    (untracked_only / "src" / "new.py").write_text("new\n")
+    result = evaluate(command, str(untracked_only), mode="blocking").result
+    assert {Path(p).name for f in result.findings for p in f.lost} == lost, command
+
+
 def test_a_forced_git_add_puts_ignored_files_where_a_tracked_discard_deletes_them(git_repo):
     (git_repo / ".gitignore").write_text("*.log\n")
     git(git_repo, "add", ".gitignore")

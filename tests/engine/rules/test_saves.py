@@ -66,6 +66,13 @@ SAVED = [
     ("cat f >| /tmp/g && rm f", ">| writes too"),
     ("git commit --dry-run -m x && git stash && git checkout -- .", "a dry run, then a save"),
     ('git commit -m x "$f" && git stash && git checkout -- .', "an unknown commit, then a save"),
+    ("git diff --binary --cached > p && git stash && git checkout -- .", "the index, then a save"),
+    (
+        "git diff --binary > /dev/null && git stash && git checkout -- .",
+        "no diff kept, then a save",
+    ),
+    ("git diff --stat > p && git stash && git checkout -- .", "a stat, then a save"),
+    ("git diff --binary --no-index a b > p && git stash && git checkout -- a", "then a save"),
     ("cp --target-directory /tmp/b f && rm f", "--target-directory takes the next word"),
     ("tar --create --file /tmp/b.tar src && rm -rf src", "--file takes the next word"),
     ("git add --chmod +x -A && git stash && git clean -fd", "--chmod takes the next word"),
@@ -128,6 +135,7 @@ NOT_SAVED = [
     # git diff
     ("git diff --binary > /dev/null && git checkout -- .", "nothing kept"),
     ("git diff --binary 2> p && git checkout -- .", "only the errors go to p"),
+    ("git diff --binary 0> p && git checkout -- .", "nor with fd 0"),
     ("git diff --binary --output=/dev/null > p && git checkout -- .", "--output wins"),
     ("git diff --binary --name-only > p && git checkout -- .", "names only"),
     ("git diff --binary --name-status > p && git checkout -- .", "names and status only"),

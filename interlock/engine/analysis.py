@@ -51,10 +51,10 @@ def _severity(rule: str) -> Severity:
 
 
 def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
-    seen: set[tuple[str, str, str | None]] = set()
+    seen: set[tuple[str, str, str | None, str]] = set()
     unique: list[Finding] = []
-    for finding in findings:
-        key = (finding.rule, finding.text, finding.cwd)
+    for finding in findings:  # one command reached twice; one finding of each of its reasons
+        key = (finding.rule, finding.text, finding.cwd, finding.reason)
         if key not in seen:
             seen.add(key)
             unique.append(finding)

@@ -17,7 +17,6 @@ from interlock.engine.rules.args import Args, known_path, literal_or_text, parse
 from interlock.engine.rules.common import resolve
 from interlock.engine.rules.extract import tar_words
 from interlock.engine.rules.git.invocation import GitCall, parse_git
-from interlock.engine.rules.targets import is_dev_path
 from interlock.shell.model import Word
 
 ALL = frozenset(("staged", "unstaged", "untracked", "ignored"))
@@ -78,10 +77,11 @@ def _whole_or_paths(kinds: frozenset[str], call: GitCall, paths: Sequence[str]) 
     return [Saved(kinds, resolve(cwd, p)) for p in paths]
 
 
-def _literal_paths(args: Args, skip_first: bool = False) -> list[str] | None:
+def _literal_paths(args: Args) -> list[str] | None:
+    """The paths named (None: some only at run time, or read from a file)."""
+    if args.has("--pathspec-from-file"):
+        return None
     words = list(args.after_dashdash if args.dashdash else args.positionals)
-    if skip_first and not args.dashdash:
-        words = words[1:]
     if any(known_path(w) is None for w in words):
         return None
     return [literal_or_text(w) for w in words]
@@ -115,7 +115,8 @@ def _git_saves(call: GitCall, state: State) -> list[Saved]:
         paths = [] if first == "save" else _literal_paths(args)
         if paths is None:
             return []
-        return _whole_or_paths(kinds, call, paths) + state.staged
+        mine = _whole_or_paths(kinds, call, paths)
+        return mine + (_within(state.staged, [s.path for s in mine]) if paths else state.staged)
     if sub == "commit":
         args = parse_args(call.args, _COMMIT)
         if args.has("--dry-run", "-p", "--patch", "--interactive"):
@@ -133,26 +134,68 @@ def _git_saves(call: GitCall, state: State) -> list[Saved]:
     return []
 
 
+def _inside(path: str, root: str) -> bool:
+    """Whether `path` is `root` or lies under it (both from the line's start; '' is there)."""
+    if root == "":
+        return not path.startswith(("..", "/"))
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def _within(staged: Sequence[Saved], roots: Sequence[str]) -> list[Saved]:
+    """The part of the index work `staged` that lies under `roots`: a `git stash push --
+    paths` takes only those paths, and leaves the rest of the index in the tree."""
+    narrowed: list[Saved] = []
+    for save in staged:
+        for root in roots:
+            if _inside(save.path, root) and not save.whole:
+                narrowed.append(save)
+            elif _inside(root, save.path):
+                narrowed.append(Saved(save.kinds, root))
+    return narrowed
+
+
+def _keeps(dest: str | None) -> bool:
+    """Whether writing to `dest` keeps a copy: a known file, not stdout (`-`) or a device."""
+    return dest is not None and dest != "-" and not dest.startswith("/dev/")
+
+
+def _stdout_file(inv: Invocation) -> str | None:
+    """The one file that `inv`'s standard output is written over (`> f`), if known."""
+    outs = [r for r in inv.redirects if r.op in (">", ">|") and r.fd in (None, 1) and r.target]
+    if len(outs) != 1 or outs[0].target is None:
+        return None
+    return outs[0].target.literal()  # a device: _keeps says no
+
+
 def _diff_saved(inv: Invocation, call: GitCall) -> list[Saved]:
-    """`git diff --binary [HEAD] [-- paths] > file` keeps the changes in that file (without
-    --binary a changed binary file is only named, so the diff saves nothing whole)."""
-    out = [r for r in inv.redirects if r.op in (">", ">|") and r.fd in (None, 1) and r.target]
-    if not out or any(r.target is not None and is_dev_path(r.target) for r in out):
-        return []
+    """`git diff --binary [HEAD] [-- paths] > file` (or `--output=file`) keeps the changes in
+    that file (without --binary a changed binary file is only named, so the diff saves nothing
+    whole); `--cached` shows the index only, two commits or `--no-index` no work at all."""
     args = parse_args(call.args, spec(short_value="OUS", long_value="output"))
+    output = args.last("--output")
+    if not _keeps(output.value if output is not None else _stdout_file(inv)):
+        return []
     if not args.has("--binary") or args.has("--stat", "--name-only", "--name-status", "-s"):
         return []
+    if args.has("--no-index"):
+        return []
     revs = [w for w in args.positionals if re.match(REV, literal_or_text(w))]
-    kinds = frozenset({"staged"}) if args.has("--cached", "--staged") else frozenset({"unstaged"})
+    if len(revs) > 1:
+        return []  # between two commits
+    if args.has("--cached", "--staged"):
+        kinds = frozenset({"staged"})  # the index against HEAD or the commit named
+    else:
+        kinds = _TRACKED if revs else frozenset({"unstaged"})
     named = args.after_dashdash if args.dashdash else [w for w in args.positionals if w not in revs]
     if any(known_path(w) is None for w in named):
         return []
     paths = [literal_or_text(w) for w in named]  # a branch name read as a path only narrows it
-    return _whole_or_paths(kinds | (_TRACKED if revs else kinds), call, paths)
+    return _whole_or_paths(kinds, call, paths)
 
 
 def copy_saves(inv: Invocation) -> list[tuple[Saved, str | None]]:
-    """cp/mv/rsync/tar -c/zip of literal paths: every kind of work at those paths."""
+    """cp/mv/rsync/tar -c/zip of literal paths to a known place: every kind of work at those
+    paths."""
     name = inv.name
     cwd = inv.cwd or ""
     if name in ("cp", "mv", "rsync"):
@@ -161,33 +204,34 @@ def copy_saves(inv: Invocation) -> list[tuple[Saved, str | None]]:
             return []  # the copy may be skipped (-n, -u) or leave files out (--exclude)
         operands = list(args.operands())
         target = args.last("-t", "--target-directory")
-        dest = target.text if target is not None else None
-        if dest is None and len(operands) > 1:
-            dest = literal_or_text(operands.pop())
-        if dest is None or dest.startswith("/dev/"):
+        dest = target.value if target is not None else None
+        if target is None and len(operands) > 1:
+            dest = known_path(operands.pop())
+        if not _keeps(dest):
+            return []  # `cp f "$d"`: $d may be /dev/null
+        return [(Saved(ALL, resolve(cwd, p)), resolve(cwd, dest or "")) for p in _known(operands)]
+    if name == "cat":  # cat FILE > COPY; an option (-n, -s, -A) changes what is written
+        sources = inv.argv[1:]
+        dest = _stdout_file(inv)
+        if len(sources) != 1 or (sources[0].literal() or "x").startswith("-") or not _keeps(dest):
             return []
-        return [(Saved(ALL, resolve(cwd, p)), resolve(cwd, dest)) for p in _known(operands)]
-    if name == "cat":  # cat FILE > COPY
-        outs = [r for r in inv.redirects if r.op in (">", ">|") and r.fd in (None, 1) and r.target]
-        sources = [w for w in inv.argv[1:] if not (w.literal() or "x").startswith("-")]
-        if len(outs) != 1 or len(sources) != 1 or outs[0].target is None:
-            return []
-        dest = outs[0].target.literal()
-        if dest is None or dest.startswith("/dev/"):
-            return []
-        return [(Saved(ALL, resolve(cwd, p)), resolve(cwd, dest)) for p in _known(sources)]
+        return [(Saved(ALL, resolve(cwd, p)), resolve(cwd, dest or "")) for p in _known(sources)]
     if name == "zip":  # zip [-r] ARCHIVE PATHS...
         if any(w.literal() in ("-x", "--exclude") for w in inv.argv):
             return []
         operands = [w for w in inv.argv[1:] if not (w.literal() or "x").startswith("-")]
+        if not operands or not _keeps(known_path(operands[0])):
+            return []
         return [(Saved(ALL, resolve(cwd, p)), None) for p in _known(operands[1:])]
     if name in ("tar", "gtar", "bsdtar"):
         args = parse_args(tar_words(inv), _TAR)
         out = args.last("-f", "--file")
-        if not args.has("-c", "--create") or out is None or out.value in (None, "-"):
+        if not args.has("-c", "--create") or out is None or not _keeps(out.value):
             return []
         if args.has("--exclude", "-X", "--exclude-from", "--exclude-vcs", "--exclude-ignore"):
             return []
+        if args.has("-C", "--directory"):
+            return []  # the paths are read from another directory
         return [(Saved(ALL, resolve(cwd, p)), None) for p in _known(args.operands())]
     return []
 
@@ -196,8 +240,33 @@ def _known(words: Sequence[Word]) -> list[str]:
     return [v for w in words if (v := known_path(w)) is not None and not w.has_glob]
 
 
+def head_steps(rev: str) -> int | None:
+    """How many first-parent steps back from HEAD `rev` is (`HEAD~2`, `@^^`: 2; `^` and `^1`
+    are one step, like `~`); None: not a rev relative to HEAD."""
+    match = re.match(REV, rev)
+    if match is None:
+        return None
+    return sum(int(p[1:] or 1) for p in re.findall(r"~\d*|\^1?", match.group(2)))
+
+
+def _moved_back(earlier: Sequence[Invocation]) -> int:
+    """How far back the commands earlier on the line that may have run moved HEAD (`git reset
+    --hard HEAD~1`, `git checkout HEAD^`), each taken to have run: a HEAD-relative rev after
+    them reaches that much further back."""
+    steps = 0
+    for before in earlier:
+        call = parse_git(before)
+        if call is None or call.sub not in ("reset", "checkout", "switch"):
+            continue
+        words = [w.literal() for w in call.args]
+        revs = [w for w in words if not (w or "-").startswith("-")]
+        if len(revs) == 1 and "--" not in words:
+            steps += head_steps(revs[0] or "") or 0
+    return steps
+
+
 def state_before(inv: Invocation, earlier: Sequence[Invocation]) -> State:
-    state = State()
+    state = State(commits=-_moved_back(earlier))
     index = {id(e): k for k, e in enumerate(earlier)}
     for before in inv.succeeded:
         at = index.get(id(before), -1)
@@ -212,6 +281,28 @@ def state_before(inv: Invocation, earlier: Sequence[Invocation]) -> State:
         else:
             state.saves += [(at, s, dest) for s, dest in copy_saves(before)]
     return state
+
+
+def indexed(earlier: Sequence[Invocation]) -> list[Saved]:
+    """The untracked files that a `git add` earlier on the line may have put in the index
+    (whether or not it surely ran): a discard of tracked work (`git reset --hard`, `git
+    restore -SW`, `git rm -f`) deletes such a file, which no commit holds. Paths it names only
+    at run time: its whole worktree."""
+    found: list[Saved] = []
+    for before in earlier:
+        call = parse_git(before)
+        if call is None or call.sub != "add":
+            continue
+        args = parse_args(call.args, _ADD)
+        if args.has("-n", "--dry-run", "-u", "--update", "-p", "--patch"):
+            continue
+        kinds = frozenset({"untracked", "ignored"} if args.has("-f", "--force") else {"untracked"})
+        paths = _literal_paths(args)
+        if paths is None or args.has("-i", "--interactive"):
+            found.append(Saved(kinds, call.cwd or "", whole=True))
+        elif paths or args.has("-A", "--all"):
+            found += _whole_or_paths(kinds, call, paths)
+    return found
 
 
 _CREATE = {"checkout": ("-b",), "switch": ("-c", "--create"), "worktree": ("-b",)}
@@ -229,12 +320,13 @@ def created_branches(inv: Invocation) -> set[str]:
             continue
         words = [w.literal() for w in call.args]
         if call.sub == "branch":
-            if words and all(w is not None and not w.startswith("-") for w in words[:2]):
+            # `git branch NAME [START]`; an option anywhere (-f, --force) may reset one there
+            if len(words) in (1, 2) and all(w and not w.startswith("-") for w in words):
                 made.add(words[0] or "")
             continue
-        for k, word in enumerate(words[:-1]):
-            if word in _CREATE[call.sub] and words[k + 1]:
-                made.add(words[k + 1] or "")
+        for word, after in zip(words, [*words[1:], None], strict=True):
+            if word in _CREATE[call.sub] and after:
+                made.add(after)
             elif word is not None and word.startswith("--create="):
                 made.add(word.split("=", 1)[1])
     return made

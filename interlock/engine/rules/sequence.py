@@ -24,12 +24,11 @@ A command line is judged as a sequence, not command by command against today's t
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from interlock.engine.facts import DESTROYED_KINDS
-from interlock.engine.findings import Finding
+from interlock.engine.findings import Destroys, Finding, Saved, Targets
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import links, overwrite, saves, stashes
 from interlock.engine.rules.args import known_path
@@ -88,9 +87,8 @@ def _covered(
     """Whether the saves hold every kind of work `need` at `path` (whole: its worktree)."""
     held: set[str] = set()
     for at, save, dest in state.saves:
-        if dest is not None and "untracked" in need:
-            if _same_tree(dest, path) if whole else _under(dest, path):
-                continue  # the copy is destroyed with the rest
+        if dest is not None and "untracked" in need and _under(dest, path):
+            continue  # the copy is destroyed with the rest (a copy never covers a whole tree)
         if any(_under(w, path) or _under(path, w) for w in _written_after(at, earlier)):
             continue  # written again since: the new content is not saved
         if save.whole and _same_tree(save.path, path):
@@ -103,11 +101,10 @@ def _covered(
 def _rev_after_commits(rev: str, commits: int) -> str | None:
     """`HEAD~2` after one commit made on the line is `HEAD~1` of today; None: only the line's
     own commits are left behind."""
-    match = re.match(saves.REV, rev)
-    if match is None:
+    steps = saves.head_steps(rev)
+    if steps is None:
         return rev
-    moves = re.findall(r"~\d*|\^1?", match.group(2))
-    left = sum(int(p[1:] or 1) if p.startswith("~") else 1 for p in moves) - commits
+    left = steps - commits
     return None if left <= 0 else f"HEAD~{left}"
 
 
@@ -220,11 +217,7 @@ def _apply_written(
     if not written or targets.search is not None:
         return finding  # what a search selects was not written by the line
     paths = tuple(p for p in targets.paths if resolve(cwd, p) not in written)
-    if not paths:
-        return None
-    if paths == targets.paths:
-        return finding
-    return replace(finding, targets=replace(targets, paths=paths))
+    return replace(finding, targets=replace(targets, paths=paths)) if paths else None
 
 
 def _apply_stashes(
@@ -250,12 +243,52 @@ def _apply_stashes(
     return replace(finding, reason=reason, targets=replace(targets, stashed=taken))
 
 
+def _scope(save: Saved, finding: Finding) -> Targets | None:
+    """The part of `finding`'s targets that `save` (from the line's start) reaches, as targets
+    relative to the finding's cwd; None when they do not meet."""
+    targets = finding.targets
+    cwd = finding.cwd or ""
+    assert targets is not None
+    if save.whole or targets.unknown:
+        near = _same_tree(save.path, cwd) or _overlap(save.path, cwd)
+        return targets if near else None
+    if targets.whole_tree or not targets.paths:
+        where = posixpath.relpath(save.path, cwd or ".")
+        return replace(targets, paths=(where,), whole_tree=False)
+    paths = tuple(
+        p if _under(resolve(cwd, p), save.path) else posixpath.relpath(save.path, cwd or ".")
+        for p in targets.paths
+        if _overlap(resolve(cwd, p), save.path)
+    )
+    return replace(targets, paths=paths) if paths else None
+
+
+def _with_added(finding: Finding, earlier: Sequence[Invocation]) -> list[Finding]:
+    """`finding`, and when it discards tracked work, the untracked files a `git add` earlier on
+    the line put in the index, which it deletes too (`git add notes.md && git reset --hard`
+    loses notes.md)."""
+    targets = finding.targets
+    if targets is None or finding.cwd is None or targets.destroys != "tracked":
+        return [finding]
+    found = [finding]
+    for save in saves.indexed(earlier):
+        scope = _scope(save, finding)
+        if scope is not None:
+            destroys: Destroys = "untracked+ignored" if "ignored" in save.kinds else "untracked"
+            reason = (
+                f"{finding.reason}; it also deletes the new files a `git add` earlier on "
+                "this line put in the index"
+            )
+            found.append(replace(finding, reason=reason, targets=replace(scope, destroys=destroys)))
+    return found
+
+
 def apply(findings: list[Finding], inv: Invocation, earlier: Sequence[Invocation]) -> list[Finding]:
     """The findings of `inv` as the line before it leaves them (see the module docstring)."""
     if not earlier or not findings:
         return findings
     kept: list[Finding] = []
-    for found in findings:
+    for found in (f for each in findings for f in _with_added(each, earlier)):
         finding = _apply_stashes(found, inv, earlier)
         if finding is None:
             continue

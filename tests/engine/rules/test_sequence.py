@@ -111,6 +111,139 @@ def test_a_save_that_may_fail_or_does_not_cover_the_target_does_not_count(comman
     assert verdict(command) == "block", why
 
 
+SAVE_EDGES_ALLOWED = [
+    (
+        "git diff --binary > edits.patch && git checkout -- .",
+        "the save's own output is no new work",
+    ),
+    (
+        "git stash && chmod +x src/app.py && git checkout -- src/app.py",
+        "a mode change writes no content",
+    ),
+    ("cp notes.md notes.md.bak && rm notes.md", "a copy beside the file is not under it"),
+    ("cp -r . /tmp/b && rm -rf *", "a copy of the whole directory covers each name in it"),
+    ("rsync -a src/ src/bak/ && git checkout -- src", "a checkout keeps the untracked copy"),
+    ("git commit -am wip && git reset --hard HEAD~", "a bare ~ is one commit: the line's own"),
+    ("chmod +x f; cp f /tmp/f.bak && rm /tmp/f.bak", "f was changed before the copy, not after"),
+    ("cp f /tmp/f.bak && chmod +x g && rm /tmp/f.bak", "another file changed: f still holds it"),
+    ('git stash && git checkout -- "$f"', "a git discard stays in the worktree the stash took"),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), SAVE_EDGES_ALLOWED)
+def test_the_edges_of_what_a_save_covers_allow(command, why):
+    assert verdict(command) == "allow", (why, rules_of(command))
+
+
+SAVE_EDGES_BLOCKED = [
+    ("git stash && echo x > a.py && git checkout -- .", "a file written after the stash"),
+    ("git stash && echo x > a.py && git reset --hard", "so for a whole-tree discard too"),
+    ("git stash && echo x > src/a.py && git checkout -- src", "written under the target"),
+    ("git stash && cd src && echo x > app.py && git checkout -- app.py", "written where cd went"),
+    ("rsync -a src/ src/bak/ && rm -rf src", "the copy is deleted with what it copied"),
+    ("git stash -u && git stash apply && rm -rf src", "an apply credits a stash drop only"),
+    ("git commit -am wip && git reset --hard origin/main", "another branch's commit"),
+    ("git commit -am wip && git reset --hard HEAD^^", "two first parents back: one made before"),
+    ("git commit -am wip && git reset --hard HEAD~~", "two commits back: one made before"),
+    ('git stash -a && : > "$f"', "a file named at run time may lie in no stashed tree"),
+    ('git stash -a && rm -rf "$d"', "nor a directory"),
+    ('git stash -a && git submodule deinit -f "$m"', "nor a submodule named at run time"),
+    ("git stash push -- a.py && git reset --hard", "one path's stash does not cover the tree"),
+    ("cp -r . /tmp/b && git reset --hard", "the line may start below the worktree's top"),
+    ('(cd "$d" && echo x > notes.md); rm notes.md', "written in a directory known at run time"),
+    ("cp -r tmpl out && rm -f out", "cp -r may copy into a directory there, keeping the rest"),
+    ('cp f /tmp/f.bak && chmod +x "$g" && rm /tmp/f.bak', "a file named at run time: maybe f"),
+]
+
+
+@pytest.mark.parametrize(("command", "why"), SAVE_EDGES_BLOCKED)
+def test_the_edges_of_what_a_save_covers_block(command, why):
+    assert verdict(command) == "block", why
+
+
+@pytest.mark.parametrize(
+    ("command", "stands_for"),
+    [
+        ("cp -r src /tmp/b && rm -rf src && rm -f /tmp/b/app.py", "src"),  # a part of the copy
+        ("cp f /tmp/x/f.bak && rm f && rm -rf /tmp/x", "f"),  # the copy within the target
+        ("cp f /tmp/f.bak && rm f && cd src && rm /tmp/f.bak", "../f"),  # from where rm runs
+        (
+            "cp /home/me/n.md /tmp/n.bak && rm /home/me/n.md && cd src && rm /tmp/n.bak",
+            "/home/me/n.md",
+        ),
+    ],
+)
+def test_a_backup_whose_original_is_gone_is_judged_at_the_original(command, stands_for):
+    (finding,) = evaluate(command, "/", mode="blocking", assume_dirty=True).result.findings
+    assert finding.targets is not None
+    assert finding.targets.paths[-1] == stands_for
+
+
+def test_a_file_the_line_wrote_is_dropped_from_the_targets_the_others_stay():
+    command = "echo x > a.txt && rm a.txt b.txt"
+    (finding,) = evaluate(command, "/", mode="blocking", assume_dirty=True).result.findings
+    assert finding.targets is not None and finding.targets.paths == ("b.txt",)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout -b tmp && git branch -D tmp",
+        "git switch -c tmp && git branch -D tmp",
+        "git switch --create=tmp && git branch -D tmp",
+        "git switch --create tmp && git branch -D tmp",
+        "git branch tmp && git branch -D tmp",
+        "git branch tmp main && git branch -D tmp",
+        "git worktree add -b tmp ../w && git branch -D tmp",
+    ],
+)
+def test_deleting_a_branch_the_line_created_loses_nothing_else(command):
+    assert verdict(command) == "allow", rules_of(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git checkout -b tmp; git branch -D tmp",  # the name may be taken: tmp is an old branch
+        "git checkout -b tmp && git branch -D other",
+        'git checkout -b tmp && git branch -D "$b"',
+        "git checkout -b tmp && git branch -D tmp other",
+        "git branch -f tmp && git branch -D tmp",  # -f moves a branch that may exist
+        "git branch tmp main -f && git branch -D tmp",  # so does a -f after the names
+        "git branch tmp --force && git branch -D tmp",
+        "git branch tmp main extra && git branch -D tmp",  # not a creation (git refuses it)
+        "git checkout -b && git branch -D tmp",
+        "git switch --create && git branch -D tmp",
+        "git branch && git branch -D tmp",  # lists
+    ],
+)
+def test_deleting_a_branch_the_line_did_not_surely_create_is_judged(command):
+    assert "git.branch-force-delete" in rules_of(command)
+
+
+@pytest.mark.parametrize(
+    "command", ["git stash -p && git stash drop", 'git stash push -- "$f" && git stash drop']
+)
+def test_a_drop_after_a_stash_whose_take_is_unknown_is_judged_as_any_drop(command):
+    (finding,) = evaluate(command, "/", mode="blocking", assume_dirty=True).result.findings
+    assert finding.rule == "git.stash-drop"
+    assert "earlier on this line" not in finding.reason
+
+
+def test_a_save_before_it_leaves_a_finding_without_targets_as_it_is():
+    assert rules_of("git stash && git config core.hooksPath /tmp/x") == {"selfdisable.hooks-path"}
+    # after a cd into a place known only at run time, the stash covers nothing there
+    assert rules_of('git stash && cd "$d" && git checkout -- .') == {"git.checkout-discard"}
+
+
+def test_deleting_a_backup_after_its_original_went_stands_for_the_original():
+    command = "cp src/app.py /tmp/a.bak && rm -rf src && rm /tmp/a.bak"
+    result = evaluate(command, "/", mode="blocking", assume_dirty=True).result
+    (last,) = [f for f in result.findings if f.text == "rm /tmp/a.bak"]
+    assert last.targets is not None and "src/app.py" in last.targets.paths
+    assert not last.targets.temp_only
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -118,6 +251,8 @@ def test_a_save_that_may_fail_or_does_not_cover_the_target_does_not_count(comman
         "python gen.py > out.json && jq . out.json && rm -f out.json",
         "cp template.cfg app.cfg && sed -i '/^#/d' app.cfg",
         "curl -o data.csv https://example.com/d.csv && sort -u -o data.csv data.csv",
+        "echo x >| out.txt; rm out.txt",  # the shell truncates it before echo runs
+        "ls -R &> list.txt; rm list.txt",
     ],
 )
 def test_a_file_written_earlier_on_the_line_holds_only_what_the_line_put_there(command):
@@ -315,6 +450,19 @@ def test_deleting_the_only_copy_made_on_the_line_is_judged_at_the_original(dirty
     assert verdict(clean, repo, assume_dirty=False) == "allow"
 
 
+def test_a_copy_deleted_with_its_original_saves_nothing_in_the_tree(dirty, tmp_path):
+    backup = tmp_path / "notes.bak"
+    command = f"cp notes.md {backup} && rm -f notes.md {backup}"
+    result = evaluate(command, str(dirty), mode="blocking").result
+    assert result.verdict == "block"
+    assert {p for f in result.findings for p in f.lost} == {str((dirty / "notes.md").resolve())}
+
+
+def test_deleting_a_copy_made_on_the_line_while_its_original_stays_loses_nothing(dirty):
+    command = "rsync -a src/ src/bak/ && rm -rf src/bak"
+    assert verdict(command, str(dirty), assume_dirty=False) == "allow"
+
+
 def test_commits_made_on_the_line_move_head(dirty):
     repo = str(dirty)
     git(dirty, "commit", "-qam", "second")  # HEAD now has a parent
@@ -335,9 +483,169 @@ def test_commits_made_on_the_line_move_head(dirty):
     )
 
 
+def test_a_branch_made_first_on_the_line_keeps_the_commits_a_reset_leaves(git_repo):
+    (git_repo / "README.md").write_text("second\n")
+    git(git_repo, "commit", "-qam", "second")  # on main only
+    repo = str(git_repo)
+    assert verdict("git reset --hard HEAD~1", repo, assume_dirty=False) == "block"
+    assert verdict("git branch backup && git reset --hard HEAD~1", repo, assume_dirty=False) == (
+        "allow"
+    )
+    assert verdict("git branch backup; git reset --hard HEAD~1", repo, assume_dirty=False) == (
+        "block"
+    )
+
+
 def test_symlinked_cwd_in_the_tree_is_judged_at_the_real_path(dirty, tmp_path):
     link = tmp_path / "via"
     os.symlink(dirty / "src", link)
     result = evaluate("rm -f app.py", str(link), mode="blocking").result
     (finding,) = result.findings
     assert finding.lost == (str((dirty / "src" / "app.py").resolve()),)
+
+
+@pytest.fixture
+def untracked_only(git_repo: Path) -> Path:
+    """A repository whose only unsaved work is an untracked file."""
+    (git_repo / "notes.md").write_text("untracked notes\n")
+    return git_repo
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git add -A && git reset --hard",
+        "git add notes.md && git reset --hard",
+        "git add . && git reset --hard HEAD",
+        "git add notes.md; git reset --hard",  # the add may well have run
+        "cd src && git add -A && git reset --hard",
+        "git add -A && cd src && git reset --hard",
+        "git add -A && git reset --merge",
+        "git add notes.md && git rm -f notes.md",
+        "git add notes.md && git restore -SW notes.md",
+        "git add notes.md && git checkout -f main",
+        "git add -A && git stash push -- src && git reset --hard",  # the stash took src only
+        "git add -A; git commit -m x src; git reset --hard",  # the commit of src: not notes.md
+        'git add "$f" && git reset --hard',  # named at run time: maybe notes.md
+        "git add --all && git reset --hard",
+        'git -C "$d" add -A && git reset --hard',  # maybe this tree
+    ],
+)
+def test_a_git_add_on_the_line_puts_untracked_files_where_a_tracked_discard_deletes_them(
+    untracked_only, command
+):
+    result = evaluate(command, str(untracked_only), mode="blocking").result
+    assert result.verdict == "block", command
+    lost = {p for f in result.findings for p in f.lost}
+    assert lost == {str((untracked_only / "notes.md").resolve())}
+    assert any("a `git add` earlier on this line" in f.reason for f in result.findings)
+    # and git agrees: the untracked file is gone
+    scratch = untracked_only.parent / "scratch"
+    subprocess.run(["cp", "-r", str(untracked_only), str(scratch)], check=True)
+    subprocess.run(["bash", "-c", command], cwd=scratch, env={**os.environ, "f": "notes.md"})
+    assert not (scratch / "notes.md").exists(), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git add -i && git reset --hard",  # the person picks: maybe notes.md
+        "git add --interactive && git reset --hard",
+        "git add --pathspec-from-file=list && git reset --hard",  # whatever the file names
+    ],
+)
+def test_a_git_add_of_paths_chosen_at_run_time_may_have_added_any_new_file(untracked_only, command):
+    result = evaluate(command, str(untracked_only), mode="blocking").result
+    lost = {p for f in result.findings for p in f.lost}
+    assert lost == {str((untracked_only / "notes.md").resolve())}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git add -A && git commit -m x && git reset --hard HEAD~1",  # the commit holds it
+        "git add notes.md && git stash && git reset --hard",  # the stash holds it
+        "git add -u && git reset --hard",  # -u adds no new file
+        "git add -n notes.md && git reset --hard",  # a dry run adds nothing
+        "git add --dry-run notes.md && git reset --hard",
+        "git add -p && git reset --hard",  # a patch of tracked changes only
+        "git add --patch && git reset --hard",
+        "git add --update && git reset --hard",
+        "git add && git reset --hard",  # adds nothing
+        "git reset --hard && git add -A",  # added after the discard
+        "git add src && git reset --hard",  # nothing new under src
+        "git -C src add . && git reset --hard",
+        "git add notes.md && git restore -SW src",  # the discard does not reach it
+        "git add -A && git reset --keep",  # --keep keeps what is not in HEAD
+        "git add -A && git checkout -- .",  # from the index: notes.md stays
+    ],
+)
+def test_a_git_add_whose_new_files_the_discard_does_not_reach_changes_nothing(
+    untracked_only, command
+):
+    assert verdict(command, str(untracked_only), assume_dirty=False) == "allow", command
+
+
+@pytest.mark.parametrize(
+    ("command", "lost"),
+    [
+        ("git add README.md && git stash -- src && git stash drop", {"app.py"}),
+        ("git add -A && git stash -- src && git stash drop", {"app.py"}),
+        ("git add notes.md && git stash -- notes.md src && git stash drop", {"notes.md", "app.py"}),
+        ("git add -A && git stash -- . && git stash drop", {"notes.md", "app.py", "README.md"}),
+    ],
+)
+def test_a_stash_of_some_paths_takes_only_their_part_of_the_index(dirty, command, lost):
+    result = evaluate(command, str(dirty), mode="blocking").result
+    assert {Path(p).name for f in result.findings for p in f.lost} == lost
+
+
+def test_a_git_add_in_a_tree_named_by_its_absolute_path_is_followed(untracked_only):
+    command = f"git -C {untracked_only} add -i && git -C {untracked_only} reset --hard"
+    result = evaluate(command, str(untracked_only.parent), mode="blocking").result
+    assert {p for f in result.findings for p in f.lost} == {
+        str((untracked_only / "notes.md").resolve())
+    }
+
+
+@pytest.mark.parametrize(
+    ("command", "lost"),
+    [
+        ("git add notes.md && cd src && git reset --hard", {"notes.md"}),  # from where it runs
+        ("git add src/new.py && cd src && git restore -SW .", {"new.py"}),
+        ("git add . && git restore -SW notes.md", {"notes.md"}),  # only what the discard names
+        ("git add notes.md other.md && git restore -SW notes.md", {"notes.md"}),
+    ],
+)
+def test_the_added_files_a_discard_deletes_are_where_both_reach(untracked_only, command, lost):
+    (untracked_only / "other.md").write_text("other notes\n")
+    (untracked_only / "src" / "new.py").write_text("new\n")
+    result = evaluate(command, str(untracked_only), mode="blocking").result
+    assert {Path(p).name for f in result.findings for p in f.lost} == lost, command
+
+
+def test_a_forced_git_add_puts_ignored_files_where_a_tracked_discard_deletes_them(git_repo):
+    (git_repo / ".gitignore").write_text("*.log\n")
+    git(git_repo, "add", ".gitignore")
+    git(git_repo, "commit", "-qm", "ignore logs")
+    (git_repo / "build.log").write_text("a log\n")
+    (git_repo / "notes.md").write_text("notes\n")
+    repo = str(git_repo)
+    for command, lost in [
+        ("git add -f build.log && git reset --hard", {"build.log"}),
+        ("git add --force build.log && git reset --hard", {"build.log"}),
+        ("git add -A && git reset --hard", {"notes.md"}),  # -A leaves ignored files out
+        ("git add -f -A && git reset --hard", {"build.log", "notes.md"}),
+    ]:
+        result = evaluate(command, repo, mode="blocking").result
+        assert {Path(p).name for f in result.findings for p in f.lost} == lost, command
+
+
+def test_a_stash_of_some_paths_credits_only_their_part_of_the_index(dirty):
+    repo = str(dirty)
+    command = "git add -A && git stash push -- src && git reset --hard"
+    result = evaluate(command, repo, mode="blocking").result
+    lost = {Path(p).name for f in result.findings for p in f.lost}
+    assert lost == {"README.md", "notes.md"}  # still in the index, outside the stash's paths
+    command = "git add -A && git stash push -- src && git checkout -- src"
+    assert verdict(command, repo, assume_dirty=False) == "allow"

@@ -62,6 +62,7 @@ def test_a_shell_that_is_not_sh_reads_stdin_only_without_a_script_operand():
         # `-Command -`: the script comes from stdin, which is not read here
         ("pwsh -Command - <<EOF\ngit gc\nEOF", [(["pwsh", "-Command", "-"], ())]),
         ("pwsh -Command", [(["pwsh", "-Command"], ())]),
+        ("pwsh -c git gc -", [(["git", "gc", "-"], ("pwsh -Command",))]),
         ("pwsh -File x.ps1", [(["pwsh", "-File", "x.ps1"], ())]),
     ],
 )
@@ -100,6 +101,8 @@ def test_what_powershell_decodes(text, expected):
 def test_an_undecodable_powershell_script_is_unknown_code():
     (inv,) = trace(parse("pwsh -ec YWJj")).invocations
     assert inv.degraded
+    unknown = [("$TYPED_KEYS", "pwsh -Command", True)]
+    assert handed("pwsh -ec YWJj") == ("script", "pwsh -Command", unknown, False)
 
 
 @pytest.mark.parametrize(
@@ -112,6 +115,7 @@ def test_an_undecodable_powershell_script_is_unknown_code():
         ("cmd /c rm 'a b'", [(["rm", "a b"], ("cmd /c",))]),
         ('cmd /c git "$X"', [(["git", None], ("cmd /c",))]),
         ("cmd /c", [(["cmd", "/c"], ())]),
+        ("cmd /c ver", [(["ver"], ("cmd /c",))]),
         ("cmd", [(["cmd"], ())]),
         ("cmd /q", [(["cmd", "/q"], ())]),
     ],
@@ -141,6 +145,8 @@ def test_what_busybox_runs(text, expected):
         ("wsl git gc", [(["git", "gc"], ("wsl",))]),
         ("wsl -e git gc", [(["git", "gc"], ("wsl",))]),
         ("wsl --exec git gc", [(["git", "gc"], ("wsl",))]),
+        # -e hands its command over whatever else is given: judged, never skipped
+        ("wsl --status -e git gc", [(["git", "gc"], ("wsl",))]),
         ("wsl --cd /tmp git gc", [(["git", "gc"], ("wsl",))]),
         ("wsl -d Ubuntu -u root git gc", [(["git", "gc"], ("wsl",))]),
         ("wsl --distribution Ubuntu --shell-type login git gc", [(["git", "gc"], ("wsl",))]),
@@ -207,6 +213,11 @@ def _script_c(text: str, hidden: bool, degraded: bool = False) -> tuple[object, 
         ("script /dev/null git gc", ("exec", "script", ["git", "gc"], False)),
         ("script -a log git gc", ("exec", "script", ["git", "gc"], False)),
         ("script -k -q -r log git gc", ("exec", "script", ["git", "gc"], False)),
+        # the command's own options are not script's
+        (
+            "script /dev/null git -c gc.auto=0 -e gc",
+            ("exec", "script", ["git", "-c", "gc.auto=0", "-e", "gc"], False),
+        ),
         ("script -t 0 /dev/null git gc", ("exec", "script", ["git", "gc"], False)),
         ("script - git gc", ("exec", "script", ["git", "gc"], False)),
         ('script "$F" git gc', ("exec", "script", ["git", "gc"], False)),

@@ -272,6 +272,10 @@ def _expect(*texts: str, hidden: bool = True) -> tuple[object, ...]:
             _expect("/bin/bash", "git gc\ngit fsck\n"),
         ),
         ("expect -c 'spawn zsh; send \"git gc\\r\"'", _expect("zsh", "git gc\n")),
+        (
+            "expect -c 'spawn bash -i; send \"git gc\\r\"; expect eof'",
+            _expect("bash -i", "git gc\n"),
+        ),
         ("expect -c 'spawn sh; send -- \"git gc\\r\"'", _expect("sh", "git gc\n")),
         ("expect -c 'spawn sh; exec bash; send \"git gc\\r\"'", _expect("sh", "bash", "git gc\n")),
         ("expect -c 'spawn python; send \"git gc\\r\"'", _expect("python")),

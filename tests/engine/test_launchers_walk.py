@@ -284,6 +284,8 @@ def _expect(*texts: str, hidden: bool = True) -> tuple[object, ...]:
         ("expect -c 'send \"git gc\\r\"'", None),
         ("expect -c 'puts hi'", None),
         ("expect -c 'spawn'", None),
+        ("expect -c 'spawn -ignore HUP --'", None),
+        ("expect -c 'spawn -noecho'", None),
         ("expect -c 'system'", None),
         ("expect -c", None),
         ("expect -f x.exp", None),

@@ -530,3 +530,20 @@ def test_a_shell_reads_stdin_only_when_every_word_is_an_option():
     assert handed('fish "$F"', "git gc") is None
     assert handed("fish x.fish", "git gc") is None
     assert handed("fish -i") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # run-shell and pipe-pane run their words as one shell command (joined, as eval does)
+        ("tmux run-shell echo 'a b'", "echo a b"),
+        ("tmux run echo 'a b'", "echo a b"),
+        ("tmux pipe-pane cat 'a b'", "cat a b"),
+        ("tmux pipep cat 'a b'", "cat a b"),
+        # the others run a program and its arguments: each word stays one argument
+        ("tmux new echo 'a b'", "echo 'a b'"),
+        ("tmux neww echo 'a b'", "echo 'a b'"),
+    ],
+)
+def test_how_tmux_hands_over_several_words(text, expected):
+    assert handed(text) == _tmux(expected)

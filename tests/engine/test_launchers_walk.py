@@ -547,3 +547,20 @@ def test_a_shell_reads_stdin_only_when_every_word_is_an_option():
 )
 def test_how_tmux_hands_over_several_words(text, expected):
     assert handed(text) == _tmux(expected)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            "screen -X stuff 'git gc^M' x",
+            ("script", "screen stuff", [("git gc\n", "screen stuff", False)], True),
+        ),
+        ("screen -X quit now", None),
+        ('screen -X "$A" git gc', None),
+        ('ssh -o "$O" host', None),
+        ("ssh -p 22 -o User=x host", None),
+    ],
+)
+def test_what_screen_and_ssh_options_run(text, expected):
+    assert handed(text) == expected

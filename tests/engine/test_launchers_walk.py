@@ -560,6 +560,7 @@ def test_how_tmux_hands_over_several_words(text, expected):
         ('screen -X "$A" git gc', None),
         ('ssh -o "$O" host', None),
         ("ssh -p 22 -o User=x host", None),
+        ("ssh host bash", ("script", "ssh", [("bash", "ssh", False)], False)),
     ],
 )
 def test_what_screen_and_ssh_options_run(text, expected):

@@ -565,3 +565,13 @@ def test_how_tmux_hands_over_several_words(text, expected):
 )
 def test_what_screen_and_ssh_options_run(text, expected):
     assert handed(text) == expected
+
+
+def test_nix_shell_run_keeps_the_equals_signs_of_its_code():
+    found = handed("nix-shell --run='git -c a=b gc'")
+    assert found == (
+        "script",
+        "nix-shell --run",
+        [("git -c a=b gc", "nix-shell --run", False)],
+        False,
+    )

@@ -575,3 +575,18 @@ def test_nix_shell_run_keeps_the_equals_signs_of_its_code():
         [("git -c a=b gc", "nix-shell --run", False)],
         False,
     )
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("script -ec 'git gc'", _script_c("git gc", hidden=False)),
+        ("script -ec", None),
+        # the code is never read again as an option
+        ("script -ec --command=x", _script_c("--command=x", hidden=False)),
+        ("script -c -e", _script_c("-e", hidden=True)),
+        ("script -qc -e /dev/null", _script_c("-e", hidden=True)),
+    ],
+)
+def test_script_reads_the_code_after_c_once(text, expected):
+    assert handed(text) == expected

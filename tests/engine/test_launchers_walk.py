@@ -590,3 +590,10 @@ def test_nix_shell_run_keeps_the_equals_signs_of_its_code():
 )
 def test_script_reads_the_code_after_c_once(text, expected):
     assert handed(text) == expected
+
+
+def test_tmux_if_shell_reads_its_test_as_shell_code_and_its_branches_as_tmux_commands():
+    assert handed("tmux if 'run \"git fsck\"' 'run \"git gc\"'") == _tmux(
+        'run "git fsck"', "git gc"
+    )
+    assert handed("tmux run -C 'git gc'") is None

@@ -209,6 +209,20 @@ def _script_c(text: str, hidden: bool, degraded: bool = False) -> tuple[object, 
         ("script -E never -c 'git gc'", _script_c("git gc", hidden=True)),
         ("script -O out -c 'git gc'", _script_c("git gc", hidden=True)),
         ('script -c "$C" /dev/null', _script_c("$C", hidden=True, degraded=True)),
+        # as getopt reads them: values attached, clusters, abbreviations, -t's optional value
+        ("script -cgit\\ gc", _script_c("git gc", hidden=True)),
+        ("script -qc'git gc' /dev/null", _script_c("git gc", hidden=True)),
+        ("script -qecgit\\ gc", _script_c("git gc", hidden=False)),
+        ("script -Ee -c 'git gc'", _script_c("git gc", hidden=True)),
+        ("script --re -c 'git gc'", _script_c("git gc", hidden=False)),
+        ("script --comm='git gc'", _script_c("git gc", hidden=True)),
+        ("script --log-out x /dev/null -c 'git gc'", _script_c("git gc", hidden=True)),
+        ("script --log-out=x -c 'git gc' /dev/null", _script_c("git gc", hidden=True)),
+        ("script --timing -c 'git gc'", _script_c("git gc", hidden=True)),
+        ("script -t -c 'git gc'", _script_c("git gc", hidden=True)),
+        ("script -t0 -c 'git gc'", _script_c("git gc", hidden=True)),
+        ("script -c 'git fsck' -c 'git gc'", _script_c("git gc", hidden=True)),
+        ("script -T -c 'git gc'", None),  # -T's value is -c; 'git gc' names the log
         # BSD and macOS: `script [options] FILE COMMAND...`, the status passed on
         ("script -q /dev/null git gc", ("exec", "script", ["git", "gc"], False)),
         ("script /dev/null git gc", ("exec", "script", ["git", "gc"], False)),
@@ -303,8 +317,9 @@ def test_expect_reads_its_script_from_stdin_only_without_arguments():
     assert handed("expect -d", "spawn git gc\n") is None
 
 
-def _tmux(*scripts: tuple[str, str] | str, degraded: bool = False) -> tuple[object, ...]:
-    found = [(s, "tmux", degraded) if isinstance(s, str) else (*s, degraded) for s in scripts]
+def _tmux(*scripts: tuple[str, ...] | str, degraded: bool = False) -> tuple[object, ...]:
+    """A tmux hand-over: each script its text (via tmux), or (text, via) or (text, via, degraded)."""
+    found = [(s, "tmux", degraded) if isinstance(s, str) else (*s, degraded)[:3] for s in scripts]
     return ("script", "tmux", found, True)
 
 
@@ -333,6 +348,8 @@ def _keys(text: str) -> tuple[str, str]:
         ("tmux if -F '#{x}' 'run \"git gc\"' 'run \"git fsck\"'", _tmux("git gc", "git fsck")),
         ("tmux if -t w 'test -f x' 'run \"git gc\"'", _tmux("test -f x", "git gc")),
         ("tmux if -t w", None),
+        ('tmux if true "$X"', _tmux("true", ("$RUNTIME_CODE", "tmux", True))),
+        ("tmux if true 'run \"git gc'", _tmux("true", ("$RUNTIME_CODE", "tmux", True))),
         ("tmux if", None),
         # commands that run a shell command
         ("tmux run -b -d 1 git gc", _tmux("git gc")),
@@ -445,6 +462,15 @@ def _ssh(*texts: str, degraded: bool = False) -> tuple[object, ...]:
         ('ssh 0.0.0.0 "$C"', _ssh("$C", degraded=True)),
         ('ssh ip6-localhost "$C"', _ssh("$C", degraded=True)),
         ('ssh 127.0.0.2 "$C"', _ssh("$C", degraded=True)),
+        ('ssh ::1 "$C"', _ssh("$C", degraded=True)),
+        ('ssh ssh://localhost "$C"', _ssh("$C", degraded=True)),
+        ('ssh ssh://me@localhost:2222 "$C"', _ssh("$C", degraded=True)),
+        ('ssh ssh://[::1]:22 "$C"', _ssh("$C", degraded=True)),
+        ('ssh ssh://[fe80::1]:22 "$C"', None),
+        ('ssh ssh://example.com:22 "$C"', None),
+        ("autossh -M 0 localhost 'git gc'", _ssh("git gc")),
+        ("autossh -M0 -f host git gc", _ssh("git gc")),
+        ('ssh -M localhost "$C"', _ssh("$C", degraded=True)),
         ("ssh host", None),
         ("ssh -p", None),
         ("ssh", None),

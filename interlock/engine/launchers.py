@@ -34,6 +34,7 @@ from interlock.engine.unwrap import (
     join_script,
     lit,
     parse_options,
+    program_name,
     script_from,
     template,
 )
@@ -194,7 +195,7 @@ def _script_options(words: tuple[Word, ...], k: int) -> tuple[list[tuple[str, Wo
             found.append((name, None))
         elif attached:
             return [*found, (name, Word(attached, attached))], k + 1
-        elif following is None or (name == "-t" and (lit(following) or "-").startswith("-")):
+        elif following is None or (name == "-t" and (lit(following) or "").startswith("-")):
             return [*found, (name, None)], k + 1
         else:
             return [*found, (name, following)], k + 2
@@ -256,11 +257,13 @@ def _expect_scripts(code: str) -> list[Script]:
     for command in _tcl_commands(code):
         head, args = command[0], command[1:]
         while args and args[0].startswith("-") and head in ("spawn", "exec"):
-            skip = 2 if args[0] in ("-ignore", "-open", "-leaveopen") else 1
-            args = args[skip:] if args[0] != "--" else args[1:]
+            if args[0] == "--":
+                args = args[1:]
+                break
+            args = args[2 if args[0] in ("-ignore", "-open", "-leaveopen") else 1 :]
         if head in ("spawn", "exec") and args:
             scripts.append(Script(shlex.join(args), "expect"))
-            spawned_shell = spawned_shell or args[0].rsplit("/", 1)[-1] in ("sh", "bash", "zsh")
+            spawned_shell = spawned_shell or program_name(args[0]) in STDIN_SHELLS
         elif head == "system" and args:
             scripts.append(Script(" ".join(args), "expect"))
         elif head == "send" and args:

@@ -57,6 +57,8 @@ LAUNCHED = [
     ("expect -c 'spawn git reset --hard; interact'", "git.reset-hard"),
     ("expect -c 'spawn bash; send \"git clean -fdx\\r\"; expect eof'", "git.clean-force"),
     ("expect <<'EOF'\nspawn -noecho git stash clear\nexpect eof\nEOF", "git.stash-clear"),
+    ("expect -c 'spawn dash; send \"git reset --hard\\r\"; expect eof'", "git.reset-hard"),
+    ("expect -c 'spawn /usr/bin/fish; send \"git clean -fdx\\r\"'", "git.clean-force"),
     ('expect -c "$EXP"', "parse.unknown-code"),
     # multiplexers and schedulers
     ("tmux new -d 'git reset --hard'", "git.reset-hard"),

@@ -221,6 +221,8 @@ def _script_c(text: str, hidden: bool, degraded: bool = False) -> tuple[object, 
         ("script --timing -c 'git gc'", _script_c("git gc", hidden=True)),
         ("script -t -c 'git gc'", _script_c("git gc", hidden=True)),
         ("script -t0 -c 'git gc'", _script_c("git gc", hidden=True)),
+        # BSD's -t TIME, known at run time
+        ('script -t "$T" log git gc', ("exec", "script", ["git", "gc"], False)),
         ("script -c 'git fsck' -c 'git gc'", _script_c("git gc", hidden=True)),
         ("script -T -c 'git gc'", None),  # -T's value is -c; 'git gc' names the log
         # BSD and macOS: `script [options] FILE COMMAND...`, the status passed on
@@ -290,6 +292,8 @@ def _expect(*texts: str, hidden: bool = True) -> tuple[object, ...]:
             "expect -c 'spawn bash -i; send \"git gc\\r\"; expect eof'",
             _expect("bash -i", "git gc\n"),
         ),
+        ("expect -c 'spawn ksh93; send \"git gc\\r\"'", _expect("ksh93", "git gc\n")),
+        ("expect -c 'spawn -- -x'", _expect("-x")),
         ("expect -c 'spawn sh; send -- \"git gc\\r\"'", _expect("sh", "git gc\n")),
         ("expect -c 'spawn sh; exec bash; send \"git gc\\r\"'", _expect("sh", "bash", "git gc\n")),
         ("expect -c 'spawn python; send \"git gc\\r\"'", _expect("python")),

@@ -189,9 +189,9 @@ def _script_options(words: tuple[Word, ...], k: int) -> tuple[list[tuple[str, Wo
             return [(name, following)], k + 2
         return [(name, None)], k + 1
     found: list[tuple[str, Word | None]] = []
-    for j in range(1, len(value)):
-        name, attached = "-" + value[j], value[j + 1 :]
-        if value[j] not in _SCRIPT.short:
+    for j, letter in enumerate(value[1:], start=1):
+        name, attached = "-" + letter, value[j + 1 :]
+        if letter not in _SCRIPT.short:
             found.append((name, None))
         elif attached:
             return [*found, (name, Word(attached, attached))], k + 1
@@ -468,11 +468,11 @@ def _is_local(host: Word) -> bool:
     value = lit(host)
     if value is None:
         return False
-    name = value.removeprefix("ssh://").rsplit("@", 1)[-1].lower()
+    name = value.removeprefix("ssh://").rpartition("@")[2].lower()
     if name.startswith("["):  # ssh://[::1]:22
-        name = name[1:].split("]", 1)[0]
+        name = name[1:].partition("]")[0]
     elif name.count(":") == 1:  # ssh://host:22 (an IPv6 address has several colons)
-        name = name.split(":", 1)[0]
+        name = name.partition(":")[0]
     return name in ("localhost", "::1", "0.0.0.0", "ip6-localhost") or name.startswith("127.")
 
 

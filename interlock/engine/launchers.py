@@ -418,9 +418,11 @@ def _screen(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     if parsed is None:
         return None
     opts, i = parsed
-    action = opts.value("-X")
-    if action is not None or opts.has("-X"):
-        rest = words[i:]
+    if opts.has("-X"):
+        action, rest = opts.value("-X"), words[i:]
+        if action is None:  # `-X "$A"`: a command known at run time may stuff keys or exec
+            script = Script(RUNTIME_CODE, "screen", degraded=True)
+            return Unwrap("script", "screen", scripts=(script,), masks=DETACHED)
         if action == "stuff" and rest:
             value = lit(rest[0])
             text = TYPED if value is None else value.replace("^M", "\n").replace("\\r", "\n")

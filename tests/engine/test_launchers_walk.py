@@ -634,6 +634,8 @@ def test_tmux_if_shell_reads_its_test_as_shell_code_and_its_branches_as_tmux_com
     [
         ("script --quiet -c 'git gc'", _script_c("git gc", hidden=True)),
         ("script --log-out x log git gc", ("exec", "script", ["git", "gc"], False)),
+        # -c without its value at the end: script stops at the error and runs nothing
+        ("script -c 'git gc' -c", None),
     ],
 )
 def test_script_reads_a_long_option_as_one(text, expected):

@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from interlock.engine.unwrap import (
+    RUNTIME_CODE,
     STDIN_SHELLS,
     OptSpec,
     Script,
@@ -33,6 +34,7 @@ from interlock.engine.unwrap import (
     join_script,
     lit,
     parse_options,
+    program_name,
     script_from,
     template,
 )
@@ -83,7 +85,7 @@ def _other_shell(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
         elif value in flags and k + 1 < len(words):
             scripts += script_from(words[k + 1], f"{name} -c").scripts
         elif value.startswith("-") and not value.startswith("--") and value[-1:] == "c":
-            if k + 1 < len(words) and "c" in flags[0]:
+            if k + 1 < len(words):  # `-fc CODE`: each of these shells takes `-c`
                 scripts += script_from(words[k + 1], f"{name} -c").scripts
     if scripts:
         return Unwrap("script", f"{name} -c", scripts=tuple(scripts))
@@ -133,8 +135,8 @@ def _cmd(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
 
 
 def _busybox(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    if len(words) < 2 or (lit(words[1]) or "-").startswith("-"):
-        return None
+    if len(words) < 2 or (lit(words[1]) or "").startswith("-"):
+        return None  # `busybox --list`; an applet named at run time is an unknown command
     return exec_at(command_name(words[0]) or "busybox", words, 1)
 
 
@@ -155,36 +157,72 @@ def _wsl(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
 
 
 _SCRIPT_HIDES = "runs under `script` without -e, which exits 0 whatever the command returns"
+# util-linux and BSD script's options that take a value; `-t` takes one only attached
+# (util-linux `-t[FILE]`) or, on BSD, the next word unless it is an option (`-t TIME`)
+_SCRIPT = OptSpec(
+    "BcEFIOTmot",
+    (
+        "command",
+        "echo",
+        "log-in",
+        "log-out",
+        "log-io",
+        "log-timing",
+        "logging-format",
+        "output-limit",
+    ),
+    flags=("append", "return", "flush", "force", "quiet", "timing", "version", "help"),
+)
+
+
+def _script_options(words: tuple[Word, ...], k: int) -> tuple[list[tuple[str, Word | None]], int]:
+    """The options of the literal words[k] as getopt reads them (`-qec CMD`, `-cCMD`,
+    `--comm CMD`, `--command=CMD`), each with its value word, and the index after them."""
+    value = lit(words[k]) or ""
+    following = words[k + 1] if k + 1 < len(words) else None
+    if value.startswith("--"):
+        name, eq, attached = value[2:].partition("=")
+        name = "--" + _SCRIPT.resolve(name)
+        if eq:
+            return [(name, Word(attached, attached))], k + 1
+        if name[2:] in _SCRIPT.long and following is not None:
+            return [(name, following)], k + 2
+        return [(name, None)], k + 1
+    found: list[tuple[str, Word | None]] = []
+    for j, letter in enumerate(value[1:], start=1):
+        name, attached = "-" + letter, value[j + 1 :]
+        if letter not in _SCRIPT.short:
+            found.append((name, None))
+        elif attached:
+            return [*found, (name, Word(attached, attached))], k + 1
+        elif following is None or (name == "-t" and (lit(following) or "").startswith("-")):
+            return [*found, (name, None)], k + 1
+        else:
+            return [*found, (name, following)], k + 2
+    return found, k + 1
 
 
 def _script_util(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    """util-linux `script [-q] [-e] -c CMD [file]` (also `-qc`, `-qec`, `--command=CMD`),
-    BSD/macOS `script [-q] FILE CMD ARGS`. util-linux's script exits 0 whatever the command
-    returns unless `-e`/`--return` is given: then the status is hidden (BSD's passes it)."""
+    """util-linux `script [-q] [-e] -c CMD [file]` (also `-qc`, `-qec`, `-cCMD`,
+    `--command=CMD`), BSD/macOS `script [-q] FILE CMD ARGS`. util-linux's script exits 0
+    whatever the command returns unless `-e`/`--return` is given: then the status is hidden
+    (BSD's passes it)."""
     positionals: list[int] = []
     returns = False
     found: Unwrap | None = None
     k = 1
     while k < len(words) and len(positionals) < 2:  # BSD: FILE then the command's own words
         value = lit(words[k])
-        if value is None:
+        if value is None or value == "-" or not value.startswith("-"):
             positionals.append(k)
-        elif value == "--return" or re.match(r"^-[a-zA-Z]*e[a-zA-Z]*$", value):
-            returns = True
-            if value.endswith("c") and k + 1 < len(words):
-                found = script_from(words[k + 1], "script -c")
-                k += 1
-        elif value in ("--command", "-c") or re.match(r"^-[a-zA-Z]+c$", value):
-            found = script_from(words[k + 1], "script -c") if k + 1 < len(words) else None
             k += 1
-        elif value.startswith("--command="):
-            text = value.split("=", 1)[1]
-            found = Unwrap("script", "script -c", scripts=(Script(text, "script -c"),))
-        elif value in ("-t", "-T", "-I", "-O", "-B", "-E", "-m", "-o", "-F"):
-            k += 1
-        elif not value.startswith("-") or value == "-":
-            positionals.append(k)
-        k += 1
+            continue
+        options, k = _script_options(words, k)
+        for name, word in options:
+            if name in ("-e", "--return"):
+                returns = True
+            elif name in ("-c", "--command"):
+                found = None if word is None else script_from(word, "script -c")
     if found is not None:
         return found if returns else replace(found, masks=_SCRIPT_HIDES)
     if len(positionals) >= 2:
@@ -219,11 +257,13 @@ def _expect_scripts(code: str) -> list[Script]:
     for command in _tcl_commands(code):
         head, args = command[0], command[1:]
         while args and args[0].startswith("-") and head in ("spawn", "exec"):
-            skip = 2 if args[0] in ("-ignore", "-open", "-leaveopen") else 1
-            args = args[skip:] if args[0] != "--" else args[1:]
+            if args[0] == "--":
+                args = args[1:]
+                break
+            args = args[2 if args[0] in ("-ignore", "-open", "-leaveopen") else 1 :]
         if head in ("spawn", "exec") and args:
             scripts.append(Script(shlex.join(args), "expect"))
-            spawned_shell = spawned_shell or args[0].rsplit("/", 1)[-1] in ("sh", "bash", "zsh")
+            spawned_shell = spawned_shell or program_name(args[0]) in STDIN_SHELLS
         elif head == "system" and args:
             scripts.append(Script(" ".join(args), "expect"))
         elif head == "send" and args:
@@ -319,9 +359,7 @@ def _tmux_command(words: tuple[Word, ...]) -> list[Script]:
         opts, i = parsed
         scripts = [] if opts.has("-F") else list(script_from(words[i], "tmux").scripts)
         for branch in words[i + 1 :]:
-            value = lit(branch)
-            if value is not None:
-                scripts += _tmux_line(tuple(Word(p, p) for p in shlex.split(value)))
+            scripts += _tmux_branch(branch)
         return scripts
     if name not in _TMUX_RUNS:
         return []
@@ -337,6 +375,19 @@ def _tmux_command(words: tuple[Word, ...]) -> list[Script]:
         text = " ".join(shlex.quote(v) if (v := lit(w)) is not None else template(w) for w in rest)
         return [Script(text, "tmux", degraded=any(lit(w) is None for w in rest))]
     return list(join_script(words[i:], "tmux").scripts)
+
+
+def _tmux_branch(branch: Word) -> list[Script]:
+    """An if-shell branch: a tmux command line; unknown code when tmux cannot split it
+    (known only at run time, or an unbalanced quote)."""
+    value = lit(branch)
+    try:
+        parts = shlex.split(value) if value is not None else None
+    except ValueError:
+        parts = None
+    if parts is None:
+        return [Script(RUNTIME_CODE, "tmux", degraded=True)]
+    return _tmux_line(tuple(Word(p, p) for p in parts))
 
 
 def _tmux_line(words: tuple[Word, ...]) -> list[Script]:
@@ -367,9 +418,11 @@ def _screen(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     if parsed is None:
         return None
     opts, i = parsed
-    action = opts.value("-X")
-    if action is not None or opts.has("-X"):
-        rest = words[i:]
+    if opts.has("-X"):
+        action, rest = opts.value("-X"), words[i:]
+        if action is None:  # `-X "$A"`: a command known at run time may stuff keys or exec
+            script = Script(RUNTIME_CODE, "screen", degraded=True)
+            return Unwrap("script", "screen", scripts=(script,), masks=DETACHED)
         if action == "stuff" and rest:
             value = lit(rest[0])
             text = TYPED if value is None else value.replace("^M", "\n").replace("\\r", "\n")
@@ -386,10 +439,11 @@ def _screen(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
 # -- remote, reproducible and scheduled shells --------------------------------------------
 
 _SSH = OptSpec("BbcDEeFIiJLlmOopQRSWw")
+_AUTOSSH = OptSpec(_SSH.short + "M")  # autossh's own -M PORT, then ssh's options
 
 
 def _ssh(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
-    parsed = parse_options(words, 1, _SSH)
+    parsed = parse_options(words, 1, _AUTOSSH if command_name(words[0]) == "autossh" else _SSH)
     if parsed is None:
         return None
     opts, i = parsed
@@ -416,7 +470,11 @@ def _is_local(host: Word) -> bool:
     value = lit(host)
     if value is None:
         return False
-    name = value.rsplit("@", 1)[-1].split(":", 1)[0].lower()
+    name = value.removeprefix("ssh://").rpartition("@")[2].lower()
+    if name.startswith("["):  # ssh://[::1]:22
+        name = name[1:].partition("]")[0]
+    elif name.count(":") == 1:  # ssh://host:22 (an IPv6 address has several colons)
+        name = name.partition(":")[0]
     return name in ("localhost", "::1", "0.0.0.0", "ip6-localhost") or name.startswith("127.")
 
 

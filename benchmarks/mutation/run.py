@@ -307,7 +307,8 @@ def run(
     if rows:
         table(rows, recorded)
     if args.record and rows:
-        ledger.save_scores(SCORES, ledger.merge_scores(recorded, rows))
+        # read again: another run may have recorded its modules since this one started
+        ledger.save_scores(SCORES, ledger.merge_scores(ledger.load_scores(SCORES), rows))
         print(f"mutation: recorded in {SCORES.relative_to(ROOT)}")
     if args.check:
         for problem in failures:

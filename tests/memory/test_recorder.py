@@ -680,6 +680,9 @@ def test_the_files_of_a_directory_moved_away_are_recorded_as_deleted(running, gi
     running.wait_for("d/a.txt", b"a\n")
     (git_repo / "d").rename(tmp_path / "moved-away")
     running.wait_for("d/a.txt", None)
+    newest, before = running.versions("d/a.txt")[:2]
+    assert newest.oid is None  # recorded as deleted, though no event named the file
+    assert before.oid is not None and running.blob(before.oid) == b"a\n"
 
 
 @pytest.mark.parametrize("kind", ["deleted", "moved-from"])

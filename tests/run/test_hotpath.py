@@ -65,7 +65,7 @@ def probe(repo: Path, *args: str, deadline: float = 10.0) -> subprocess.Complete
 
 
 def test_a_warm_command_imports_only_the_wrapper_and_the_minimal_client(
-    daemons, git_repo, journal_view
+    daemons, git_repo, journal_view, poll
 ):
     daemons.start(git_repo)
     result = probe(git_repo, "-c", "echo ran")
@@ -74,6 +74,9 @@ def test_a_warm_command_imports_only_the_wrapper_and_the_minimal_client(
     assert ran == "ran"
     imported = set(imported_line.removeprefix("imported:").split(","))
     assert imported <= WARM_IMPORTS, imported - WARM_IMPORTS
+    # a quiet completion is handed to the daemon, which journals it a moment after the
+    # wrapper has exited
+    poll(lambda: journal_view(git_repo)[1][0].completion, what="the completion journaled")
     _, [attempt] = journal_view(git_repo)
     assert attempt.data["warm"] is True and attempt.completion is not None
 

@@ -713,13 +713,22 @@ def test_a_directory_gone_from_its_place_has_each_recorded_file_read_again(
 
 
 @pytest.mark.parametrize("size", [3 << 20, 9 << 20])  # in the batch's pack; streamed alone
-def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(git_repo, poll, size):
+def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(
+    git_repo, poll, size, caplog
+):
     """In this process, under a real RLIMIT_FSIZE (the EFBIG a full quota gives as ENOSPC;
     SIGXFSZ ignored, so the write fails instead of killing the process): the pack cannot be
     written, recording pauses and says why, the file is not counted as recorded (nor skipped),
-    and once the limit is lifted the retry records it and the warning goes."""
+    a retry that fails again keeps the pause (it never says it resumed), and once the limit is
+    lifted the retry records it and the warning goes."""
+    import logging
     import resource
     import signal
+
+    caplog.set_level(logging.INFO, logger="interlock.memory.recorder")
+
+    def said(text: str) -> int:
+        return sum(text in r.getMessage() for r in caplog.records)
 
     loc = discover(git_repo)
     loc.state_dir.mkdir(exist_ok=True)
@@ -739,6 +748,9 @@ def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(git_
                 what="the recorder to pause",
                 timeout=30,
             )
+            poll(lambda: said("recording paused") >= 2, what="a retry to fail", timeout=30)
+            assert "recording paused" in (recorder.stats.warning or "")
+            assert said("recording resumed") == 0
         finally:
             resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
             signal.signal(signal.SIGXFSZ, handler)

@@ -224,6 +224,9 @@ SLOW = [
     "npm run test $ARGS",
     "go test ./... -args -skip=X",
     "go test ./... --args -skip=X",
+    'go test "$PKG"',  # an unknown package, not an unknown flag
+    'bazel test "$TARGET"',
+    'bazel test //... --config="$C"',
     "go test ./... -count",
     "cargo b",
     "cargo t",
@@ -737,6 +740,10 @@ MASKED = [
     ('cargo nextest run -E "$X"', "validator.negative-selection"),
     ('dotnet test --filter "$X"', "validator.negative-selection"),
     ("bazel test //... --test_tag_filters=$X", "validator.narrowed"),
+    ('bazel test //... "--$OPT"', "validator.narrowed"),  # may be --test_tag_filters=-x
+    ('go test "-$F" ./...', "validator.negative-selection"),  # may be -skip=X
+    ('go test -s"$X" ./...', "validator.negative-selection"),
+    ('go test -run="$X" -skip=TestA ./...', "validator.negative-selection"),
     ("make MAKEFLAGS=$X test", "validator.ignore-failures"),
     ('make check MFLAGS="-$F"', "validator.ignore-failures"),
     ("jest --modulePathIgnorePatterns '<rootDir>/slow'", "validator.negative-selection"),

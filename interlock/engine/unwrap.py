@@ -243,8 +243,9 @@ def strip_version(package: str) -> str:
 
 def shell_script(words: tuple[Word, ...]) -> tuple[int, bool, bool, str] | None:
     """Read `bash [options] ...`: (index of the operand, errexit, pipefail, mode) where mode
-    is `c` (operand is the command string), `stdin` (script on stdin) or `file`."""
-    i, errexit, pipefail, c_mode, s_mode = 1, False, False, False, False
+    is `c` (operand is the command string), `stdin` (script on stdin) or `file`. None when
+    the shell runs no code at all: `-n` (`-o noexec`) reads the script and only checks it."""
+    i, errexit, pipefail, c_mode, s_mode, noexec = 1, False, False, False, False, False
     while i < len(words):
         v = words[i].literal()
         if v is None:
@@ -263,6 +264,8 @@ def shell_script(words: tuple[Word, ...]) -> tuple[int, bool, bool, str] | None:
             s_mode |= ch == "s"
             if ch == "e":
                 errexit = on
+            elif ch == "n":
+                noexec = on
             elif ch in "oO":
                 k += 1
                 option = words[i + k].literal() if i + k < len(words) else None
@@ -270,7 +273,11 @@ def shell_script(words: tuple[Word, ...]) -> tuple[int, bool, bool, str] | None:
                     pipefail = on
                 elif option == "errexit":
                     errexit = on
+                elif option == "noexec":
+                    noexec = on
         i += 1 + k
+    if noexec:
+        return None
     mode = "c" if c_mode else "stdin" if s_mode or i >= len(words) else "file"
     return i, errexit, pipefail, mode
 

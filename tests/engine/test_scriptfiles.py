@@ -74,6 +74,28 @@ def test_a_script_holding_nothing_harmful_is_allowed(dirty):
     assert judged(dirty, "./x.sh")["verdict"] == "allow"
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "bash -n x.sh",
+        "sh -n ./x.sh",
+        "bash -o noexec x.sh",
+        "bash -n < x.sh",
+        "cat x.sh | bash -n",
+        "bash -n -c \"$(cat x.sh)\"",
+        "find . -name '*.sh' | xargs bash -n",
+    ],
+)
+def test_a_shell_told_to_only_check_the_script_runs_none_of_it(dirty, command):
+    """`bash -n` reads the script for syntax errors and executes nothing."""
+    assert judged(dirty, command)["findings"] == []
+
+
+def test_noexec_turned_off_again_runs_the_script(dirty):
+    got = judged(dirty, "bash -n +n x.sh")
+    assert [f["rule"] for f in got["findings"]] == ["git.checkout-discard"]
+
+
 def test_a_clean_tree_makes_the_discard_in_the_script_harmless(git_repo):
     (git_repo / "x.sh").write_text(DISCARD)
     assert judged(git_repo, "bash x.sh")["verdict"] == "allow"

@@ -220,6 +220,12 @@ def test_a_package_version_is_stripped(package, name):
         ("bash $X -e", (1, False, False, "file")),
         ("bash + x", (1, False, False, "file")),
         ("bash -o", (3, False, False, "stdin")),
+        # -n (noexec): the shell reads its code and runs none of it
+        ("bash -n x.sh", None),
+        ("bash -en -c 'git gc'", None),
+        ("bash -o noexec x.sh", None),
+        ("bash -n +n x.sh", (3, False, False, "file")),
+        ("bash +o noexec -c cmd", (4, False, False, "c")),
     ],
 )
 def test_shell_flags_and_where_the_code_comes_from_are_read(text, expected):

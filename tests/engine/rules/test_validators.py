@@ -905,6 +905,8 @@ MASKED = [
     ("make -t all", "validator.no-run"),
     ("cargo test --no-run", "validator.no-run"),
     ("go test -c ./pkg", "validator.no-run"),
+    ("bash -n run_tests.sh", "validator.no-run"),  # checks the script's syntax only
+    ("sh -o noexec ./scripts/test.sh", "validator.no-run"),
     ("mvn test -DskipTests", "validator.no-run"),
     ("./gradlew test -x test", "validator.no-run"),
     ("./gradlew build --dry-run", "validator.no-run"),

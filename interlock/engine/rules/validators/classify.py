@@ -25,12 +25,14 @@ from interlock.engine.rules.validators.forced import forced_success
 from interlock.engine.rules.validators.regen import regenerating_flag, regenerating_variable
 from interlock.engine.rules.validators.runner import (
     IGNORE_FAILURES,
+    NO_RUN,
     REGENERATED,
     Inner,
     Seen,
     classify_name,
     is_test_file,
 )
+from interlock.engine.unwrap import shell_script
 from interlock.shell.model import Word
 
 _PYTHON = r"^(python|pypy)[0-9.]*(-dbg)?$|^py$"
@@ -175,11 +177,14 @@ def _python(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     return _module(module, rest, inv) if module else _python_file(rest, inv)
 
 
-def _shell_script(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
-    rest = parse_args(words, spec(short_value="o", stop_at_positional=True))
+def _shell_script(argv: tuple[Word, ...], inv: Invocation) -> Seen | None:
+    rest = parse_args(argv[1:], spec(short_value="o", stop_at_positional=True))
     if rest.has("-c") or not rest.rest or rest.rest[0].literal() is None:
         return None
-    return _script(rest.rest[0].literal() or "")
+    seen = _script(rest.rest[0].literal() or "")
+    if seen is not None and shell_script(argv) is None:
+        seen = seen.masked(NO_RUN, "-n reads the script without running it")
+    return seen
 
 
 def _script(path: str) -> Seen | None:
@@ -286,7 +291,7 @@ def _dispatch(argv: tuple[Word, ...], inv: Invocation) -> Seen | None:
     if re.match(_PYTHON, name):
         return _python(words, inv)
     if name in _SHELLS:
-        return _shell_script(words, inv)
+        return _shell_script(argv, inv)
     if name.endswith(".py"):
         return _python_file(argv, inv)
     if name == "php" and words:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import time
@@ -558,15 +559,52 @@ def test_blobs_are_anchored_while_the_recorder_runs_and_it_shows_signs_of_life(
         handle.stop()
 
 
-def test_a_corrupt_index_is_set_aside_and_the_recorder_says_so(git_repo, poll):
+def test_anchors_and_signs_of_life_come_once_an_interval_not_after_every_change(
+    git_repo, poll, monkeypatch
+):
+    """A steady stream of edits for 3.2 s with both intervals at 0.8 s: the recorder anchors
+    what it recorded and marks itself alive once an interval (a few times in all), not after
+    each recorded change, and goes on doing so to the end (its last sign of life is recent)."""
+    import interlock.memory.recorder as recorder_module
+
+    interval, length = 0.8, 3.2
+    monkeypatch.setattr(constants, "RECORDER_COMMIT_EVERY", interval)
+    monkeypatch.setattr(recorder_module, "_HEARTBEAT", interval)
+    handle = Running(git_repo, poll).start()
+    conn, _ = open_db(handle.loc)
+    alive: set[float] = set()
+    try:
+        start = time.time()
+        changes = 0
+        while time.time() - start < length:
+            changes += 1
+            (git_repo / "a.txt").write_text(f"{changes}\n")
+            handle.wait_for("a.txt", f"{changes}\n".encode())
+            [(last,)] = conn.execute("SELECT alive FROM sessions WHERE ended IS NULL")
+            alive.add(last)
+        elapsed = time.time() - start
+        most = elapsed / interval + 2  # one per interval, the first prune's anchor, rounding
+        assert handle.recorder.stats.commits <= most
+        assert len(alive) <= most
+        assert max(alive) >= start + elapsed - 2 * interval
+    finally:
+        conn.close()
+        handle.stop()
+
+
+def test_a_corrupt_index_is_set_aside_and_the_recorder_says_so(git_repo, poll, caplog):
     loc = discover(git_repo)
     loc.state_dir.mkdir()
     (loc.state_dir / constants.RECORDER_FILE).write_bytes(b"this is not sqlite" * 100)
+    caplog.set_level(logging.WARNING, logger="interlock.memory.recorder")
     handle = Running(git_repo, poll).start()
     try:
         assert "kept as" in (handle.recorder.stats.warning or "")
+        assert any("kept as" in r.getMessage() for r in caplog.records)  # in the daemon's log
         (git_repo / "a.txt").write_text("a\n")
         handle.wait_for("a.txt", b"a\n")
+        # recording goes on, and the notice stays in status: it is no pause that has ended
+        assert "kept as" in (handle.recorder.stats.warning or "")
     finally:
         handle.stop()
 
@@ -662,13 +700,13 @@ def test_a_file_closed_after_writing_is_read_at_once_and_an_edit_after_its_quiet
     recorder.start()
     try:
         assert recorder.ready.wait(10)
+        (git_repo / "open.txt").write_text("still writing\n")
+        recorder.note(b"open.txt", "modified", False)
         (git_repo / "closed.txt").write_text("done\n")
         recorder.note(b"closed.txt", "closed", False)
         poll(lambda: recorded_versions(loc, b"closed.txt"), what="the closed file", timeout=10)
-        (git_repo / "open.txt").write_text("still writing\n")
-        recorder.note(b"open.txt", "modified", False)
-        time.sleep(0.2)
-        # not read while it may still be written (at most 1 s later, however busy the file)
+        # the edit noted first is not read while it may still be written (at most 1 s later,
+        # however busy the file): the closed file went ahead of it
         assert recorded_versions(loc, b"open.txt") == []
     finally:
         recorder.stop()
@@ -714,21 +752,40 @@ def test_a_directory_gone_from_its_place_has_each_recorded_file_read_again(
 
 @pytest.mark.parametrize("size", [3 << 20, 9 << 20])  # in the batch's pack; streamed alone
 def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(
-    git_repo, poll, size, caplog
+    git_repo, poll, size, caplog, monkeypatch
 ):
     """In this process, under a real RLIMIT_FSIZE (the EFBIG a full quota gives as ENOSPC;
     SIGXFSZ ignored, so the write fails instead of killing the process): the pack cannot be
     written, recording pauses and says why, the file is not counted as recorded (nor skipped),
-    a retry that fails again keeps the pause (it never says it resumed), and once the limit is
-    lifted the retry records it and the warning goes."""
-    import logging
+    a retry that fails again keeps the pause (it never says it resumed, though the small
+    writes of its signs of life go through), and once the limit is lifted the retry records
+    it, says so and the warning goes; a later pause starts again from the first wait."""
+    import contextlib
     import resource
     import signal
 
+    import interlock.memory.recorder as recorder_module
+
+    monkeypatch.setattr(recorder_module, "_HEARTBEAT", 0.2)
     caplog.set_level(logging.INFO, logger="interlock.memory.recorder")
 
-    def said(text: str) -> int:
-        return sum(text in r.getMessage() for r in caplog.records)
+    def said(text: str) -> list[str]:
+        return [r.getMessage() for r in caplog.records if text in r.getMessage()]
+
+    @contextlib.contextmanager
+    def disk_full() -> Iterator[None]:
+        handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, hard))
+        try:
+            yield
+        finally:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+            signal.signal(signal.SIGXFSZ, handler)
+
+    def recorded(name: str, data: bytes) -> bool:
+        found = recorded_versions(loc, name.encode())
+        return bool(found) and gitmod.read_blob(gitmod.open_repo(loc), found[0].oid) == data
 
     loc = discover(git_repo)
     loc.state_dir.mkdir(exist_ok=True)
@@ -738,31 +795,34 @@ def test_a_write_the_disk_refuses_pauses_recording_until_it_can_write_again(
     try:
         assert recorder.ready.wait(10)
         (git_repo / "big.bin").write_bytes(data)
-        handler = signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
-        try:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, hard))
+        with disk_full():
             recorder.rescan("test")
             poll(
                 lambda: "recording paused" in (recorder.stats.warning or ""),
                 what="the recorder to pause",
                 timeout=30,
             )
-            poll(lambda: said("recording paused") >= 2, what="a retry to fail", timeout=30)
+            poll(lambda: len(said("recording paused")) >= 2, what="a retry to fail", timeout=30)
             assert "recording paused" in (recorder.stats.warning or "")
-            assert said("recording resumed") == 0
-        finally:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
-            signal.signal(signal.SIGXFSZ, handler)
+            assert said("recording resumed") == []
+            assert recorded_versions(loc, b"big.bin") == []
         assert "disk full" in (recorder.stats.warning or "")
         assert recorder.is_alive()
         poll(
-            lambda: recorder.stats.warning is None and recorded_versions(loc, b"big.bin"),
+            lambda: recorder.stats.warning is None and recorded("big.bin", data),
             what="the recorder to resume",
             timeout=60,
         )
-        [version] = recorded_versions(loc, b"big.bin")
-        assert gitmod.read_blob(gitmod.open_repo(loc), version.oid) == data
+        assert len(said("recording resumed")) == 1
+        # the next pause waits the first time again (1 s), not the doubled wait of the last
+        more = os.urandom(size)
+        (git_repo / "big2.bin").write_bytes(more)
+        before = len(said("recording paused"))
+        with disk_full():
+            recorder.rescan("test")
+            poll(lambda: len(said("recording paused")) > before, what="a new pause", timeout=30)
+        assert said("recording paused")[before].endswith("(retrying in 1 s)")
+        poll(lambda: recorded("big2.bin", more), what="the recorder to resume again", timeout=60)
     finally:
         recorder.stop()
 
@@ -786,10 +846,11 @@ def test_a_running_recorder_never_keeps_its_process_from_exiting(git_repo):
 
 
 def test_a_failure_that_is_no_write_failure_stops_the_recorder_rather_than_pausing_it(
-    git_repo, poll
+    git_repo, poll, caplog
 ):
     """A rescan whose `git status` fails while the recorder runs: not a full or read-only
     disk, so no retry can help; the recorder stops and says why."""
+    caplog.set_level(logging.ERROR, logger="interlock.memory.recorder")
     loc = discover(git_repo)
     loc.state_dir.mkdir(exist_ok=True)
     recorder = Recorder(loc)
@@ -800,5 +861,7 @@ def test_a_failure_that_is_no_write_failure_stops_the_recorder_rather_than_pausi
         recorder.rescan("test")
         poll(lambda: not recorder.is_alive(), what="the recorder to stop", timeout=30)
         assert (recorder.stats.warning or "").startswith("recorder stopped: ")
+        [logged] = [r for r in caplog.records if r.getMessage() == "recorder stopped"]
+        assert logged.exc_info is not None  # with its traceback, in the daemon's log
     finally:
         recorder.stop()

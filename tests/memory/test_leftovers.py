@@ -117,8 +117,10 @@ def test_the_daemon_start_clears_what_a_killed_snapshot_left(big_repo, git, daem
     # at once, or (when a front door's daemon started while the snapshot held the lock) at its
     # next housekeeping; the daemon's own recorder may be writing a pack of its own meanwhile
     poll(
-        lambda: not [n for n in _temps(big_repo) if f"-{daemon}-" not in n]
-        and _lock_record(big_repo) == "",
+        lambda: (
+            not [n for n in _temps(big_repo) if f"-{daemon}-" not in n]
+            and _lock_record(big_repo) == ""
+        ),
         what="the leftovers and the lock record to be cleared",
     )
     log = (big_repo / ".git/interlock" / constants.LOG_FILE).read_text()

@@ -352,3 +352,120 @@ def test_code_built_with_shell_expansions_is_read_with_the_expansions_unknown():
 def test_unparsable_python_that_could_act_is_unknown_and_harmless_python_2_is_not():
     assert [None] in actions("python", "print 'x'; exec x")
     assert actions("python", "import sys; print sys.argv[1]") == []
+
+
+# -- languages interlock does not read (inline/others.py) -----------------------------------
+def judged_rules(text: str) -> list[str]:
+    from interlock.engine.check import evaluate
+
+    result = evaluate(text, "/", mode="blocking", assume_dirty=True).result
+    return sorted({f.rule for f in result.findings})
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "julia -e 'rm(\"notes.md\")'",
+        "julia --project=. -e 'run(`git checkout -- .`)'",
+        'julia -E \'write("src/a.jl", "")\'',
+        "julia --eval='Base.Filesystem.rm(\"src\"; recursive=true)'",
+        'julia -e "$CODE"',
+        "tclsh <<< 'file delete notes.md'",
+        "tclsh <<'EOF'\nexec rm -rf src\nEOF",
+        "wish <<< 'set f [open notes.md w]'",
+        "emacs --batch --eval '(delete-file \"notes.md\")'",
+        "emacs --batch -l x.el --eval '(shell-command \"git clean -fdx\")'",
+        "emacs -Q --batch a.el --eval='(progn (erase-buffer) (save-buffer))'",
+        "groovy -e 'new File(\"notes.md\").delete()'",
+        "groovy -e '\"git reset --hard\".execute()'",
+        "scala -e 'new java.io.File(\"notes.md\").delete'",
+        "scala -e 'import sys.process._; \"rm -rf src\".!'",
+        "kotlin -e 'java.io.File(\"src\").deleteRecursively()'",
+        "kotlinc -e 'java.nio.file.Files.delete(java.nio.file.Path.of(\"a\"))'",
+        "guile -c '(delete-file \"notes.md\")'",
+        "guile <<< '(system \"rm -rf src\")'",
+        "racket -e '(delete-directory/files \"src\")'",
+        "racket -e '(system \"git stash clear\")'",
+        "sbcl --eval '(delete-file \"notes.md\")' --quit",
+        "sbcl --eval '(uiop:run-program \"rm -rf src\")'",
+        "clisp -x '(delete-file \"notes.md\")'",
+        "clojure -e '(clojure.java.io/delete-file \"notes.md\")'",
+        'bb -e \'(clojure.java.shell/sh "rm" "notes.md")\'',
+        'bb --eval \'(spit "src/a.clj" "")\'',
+        "elixir -e 'File.rm_rf!(\"src\")'",
+        'elixir --eval \'System.cmd("git", ["clean", "-fdx"])\'',
+        "erl -eval 'file:delete(\"notes.md\"), halt().' -noshell",
+        "erl -noshell -eval 'os:cmd(\"rm -rf src\"), halt().'",
+    ],
+)
+def test_code_that_can_touch_files_in_a_language_interlock_does_not_read_is_unknown(text):
+    assert "parse.unknown-code" in judged_rules(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "julia -e 'using Pkg; Pkg.test()'",
+        "julia --project=. -e 'using Pkg; Pkg.instantiate(); Pkg.test(coverage=true)'",
+        "julia -e 'include(\"test/runtests.jl\")'",  # the project's own code, as a script is
+        "julia -e 'println(open(\"x.txt\") do f; read(f, String); end)'",
+        "julia test/runtests.jl",
+        "julia -t 4 -e 'println(Threads.nthreads())'",
+        "tclsh <<< 'puts [expr 1+1]'",
+        "tclsh build.tcl",
+        "emacs --batch -l ert -l tests.el -f ert-run-tests-batch-and-exit",
+        'emacs -Q --batch --eval "(progn (require \'package) (package-initialize))"',
+        "groovy -e 'println 1'",
+        "scala -e 'println(1 + 1)'",
+        "guile -c '(display (+ 1 2))'",
+        "racket -e '(displayln 3)'",
+        "sbcl --non-interactive --eval '(print 1)'",
+        "clojure -e '(println (+ 1 2))'",
+        "elixir -e 'IO.puts System.version'",
+        "erl -noshell -eval 'io:format(\"~p~n\", [1]), halt().'",
+    ],
+)
+def test_code_that_names_no_way_to_touch_files_is_judged_harmless(text):
+    assert judged_rules(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "via", "code"),
+    [
+        ("julia -e 'x = 1'", "julia -e", "x = 1"),
+        ("julia --eval='x = 1'", "julia --eval", "x = 1"),
+        ("julia1.10 -e a -e b", "julia1.10 -e", "a\nb"),
+        ("emacs --batch -l x.el --eval '(x)'", "emacs --eval", "(x)"),
+        ("tclsh <<< 'puts 1'", "tclsh <<", "puts 1"),
+        ("tclsh - <<< 'puts 1'", "tclsh <<", "puts 1"),
+        ('julia -e "$X"', "julia -e", None),
+    ],
+)
+def test_the_code_of_an_unread_language_is_found_by_its_options(text, via, code):
+    from interlock.engine.inline.others import other_code
+
+    root = parse(text).root
+    assert isinstance(root, SimpleCommand)
+    stdin = next((r.target.literal() for r in root.redirects if r.op == "<<<" and r.target), None)
+    name = root.words[0].literal() or ""
+    found = other_code(name, root.words, stdin)
+    assert found is not None and (found.via, found.code) == (via, code)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "julia x.jl",
+        "tclsh x.tcl <<< 'puts 1'",  # reads the file, not stdin
+        "emacs x.el",
+        "groovy -e",  # no code after the option
+        "ocaml -e 'x'",  # not an interpreter listed here
+    ],
+)
+def test_an_unread_language_running_no_inline_code_is_not_inline_code(text):
+    from interlock.engine.inline.others import other_code
+
+    root = parse(text).root
+    assert isinstance(root, SimpleCommand)
+    stdin = next((r.target.literal() for r in root.redirects if r.op == "<<<" and r.target), None)
+    assert other_code(root.words[0].literal() or "", root.words, stdin) is None

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from interlock.engine.inline.others import other_code
 from interlock.engine.inline.textscan import regex_actions
 from interlock.engine.unwrap import command_name, template
 from interlock.shell.model import Word
@@ -72,7 +73,7 @@ def inline_code(words: tuple[Word, ...], stdin: str | None = None) -> InlineCode
         found = _flag_code(words, stdin, ("-e", "--expr"), "e")
         language = "r"
     else:
-        return None
+        return _other(name, words, stdin)
     if found is None:
         return None
     flag, code = found
@@ -84,6 +85,16 @@ def inline_code(words: tuple[Word, ...], stdin: str | None = None) -> InlineCode
 
 
 UNREADABLE = Word("<inline code interlock cannot read>", None)
+
+
+def _other(name: str, words: tuple[Word, ...], stdin: str | None) -> InlineCode | None:
+    """A language interlock does not read (others.py): its code is unknown code when it names
+    a way to touch files or run programs, and does nothing interlock judges otherwise."""
+    found = other_code(name, words, stdin)
+    if found is None:
+        return None
+    actions = (Action(argv=(UNREADABLE,)),) if found.unknown else ()
+    return InlineCode(found.language, found.via, found.code, actions)
 # Words that give Python code a way to touch files or run programs: code that does not parse
 # but mentions one of them cannot be read, so it is unknown code, not harmless.
 _CAPABLE = re.compile(

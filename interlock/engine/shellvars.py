@@ -41,6 +41,8 @@ _DECLARERS = frozenset(("export", "declare", "typeset", "local", "readonly"))
 _READERS = frozenset(("read", "mapfile", "readarray", "getopts", "let", "printf", "wait"))
 EMPTY_MAP: Mapping[str, str | None] = MappingProxyType({})
 # Names rules.fs reads as a temp dir's (`tmp`, `TMPDIR`, `build_temp_dir`), as identifiers.
+# What a variable holding a fresh temp dir (`Vars.temps`) is written as for the rules.
+_MKTEMP_MARK = "$(mktemp -d)"
 _TEMP_NAMED = re.compile(r"(?<![\w$])[A-Za-z_]*(?i:tmp|temp)\w*")
 
 
@@ -291,6 +293,13 @@ def expand_word(word: Word, v: Vars, split: bool = True) -> list[Word] | None:
         elif c == "$" and (found := _reference(text, i)) is not None:
             ref, end = found
             value = _lookup(ref, v)
+            if value is None and ref in v.temps and not ref.isdigit() and ref not in "@*#":
+                # `T=$(mktemp -d); rm -rf "$T"`: a fresh temp dir, whatever its name; rules
+                # read `$(mktemp ...)` as one (not `"$T"/..`, which leaves it)
+                out.append(_MKTEMP_MARK)
+                changed = True
+                i = end
+                continue
             if value is None:
                 if _not_temp_now(ref, v):
                     # `tmp=$(pwd)/src; rm -rf "$tmp"`: not a temp dir by its name any more;

@@ -203,3 +203,48 @@ def test_an_assignment_the_line_may_skip_leaves_the_target_unknown(git_repo):
     (git_repo / "notes.md").write_text("a person's notes\n")
     found = findings("F=README.md; test -e x && F=y; rm $F", str(git_repo), False)
     assert [f.rule for f in found] == ["fs.rm-unknown-targets"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'T=$(mktemp -d) && cp a.py "$T" && rm -rf "$T"',
+        'T=$(mktemp -d); rm -rf "$T"',
+        'T=$(mktemp -d -t x.XXX); rm -rf "$T"',
+        'T="$(mktemp -d /tmp/x.XXXX)"; rm -rf "$T/build"',
+        "T=`mktemp -d`; rm -rf $T/*",
+        'T=$(mktemp); rm -f "$T"',
+        'out=$(mktemp -d); for f in a b; do rm -rf "${out}/$f"; done',
+    ],
+)
+def test_a_variable_holding_a_fresh_temp_dir_is_one_whatever_its_name(git_repo, line):
+    """`T=$(mktemp -d) && ... && rm -rf "$T"` was refused: only names like `tmp` were read as
+    temp dirs, though the walker knew T held mktemp's output (Vars.temps)."""
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'T=$(mktemp -d); T=src; rm -rf "$T"',
+        'T=$(mktemp -d); rm -rf "$T"/..',
+        'T=$(mktemp -d); rm -rf "$T/../src"',
+        'T=$(mktemp -d); rm -rf "$T"/$X',
+        'T=$(mktemp -d); read T; rm -rf "$T"',
+        'T=$(mktemp -d); [ -e x ] && T=src; rm -rf "$T"',
+        'T=$(mktemp -d); eval "$X"; rm -rf "$T"',
+        'T=$(mktemp -d); T+=/../src; rm -rf "$T"',
+        "T=$(mktemp -d); bash -c 'rm -rf \"$T\"'",  # not exported: empty in the new shell
+    ],
+)
+def test_a_temp_dir_variable_that_may_hold_something_else_is_judged_as_that(git_repo, line):
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    found = findings(line, str(git_repo), assume_dirty=False)
+    assert any(f.kind == "discard" and f.lost for f in found), line
+
+
+def test_the_temp_dir_of_a_variable_is_shown_to_the_rules_as_mktemp():
+    assert texts('T=$(mktemp -d); rm -rf "$T"/x')[-1] == 'rm -rf "$(mktemp -d)"/x'
+    assert argvs('T=$(mktemp -d); T=a; rm -rf "$T"')[-1] == ["rm", "-rf", "a"]
+    assert texts('T=$(mktemp -d); echo "$1" "$@" "$#"')[-1] == 'echo "$1" "$@" "$#"'

@@ -63,7 +63,7 @@ _TEMP_VAR = (
     r"^\$(\{)?(\w*_)?(tmp|temp)(_?(dir|path|root|file|folder|d))?\d*"
     r"(?(1)((?P<op>:?[-=?])(?P<default>[^}]*))?\})(?!\w)"
 )
-_MKTEMP = r"^(\$\(|`)\s*mktemp\b[^)`]*(\)|`)$"
+_MKTEMP = r"^(\$\(|`)\s*mktemp\b[^)`]*(\)|`)(?P<rest>/.*)?$"
 # Block devices and memory: disks, partitions, floppies, RAID, device-mapper, loop, LVM
 # (/dev/VG/LV), by-id links, macOS disks. Other names under /dev (null, terminals, streams,
 # tmpfs, bash's /dev/tcp) are no disks; a misspelt /dev/nul is not one either.
@@ -162,8 +162,10 @@ def is_temp_path(path: str) -> bool:
     `/tmp/../home`, `$TMPDIR/$X` and relative paths are not.
     """
     text = path.replace('"', "").replace("'", "")
-    if re.match(_MKTEMP, text):
-        return True
+    fresh = re.match(_MKTEMP, text)
+    if fresh:  # `$(mktemp -d)`, `$(mktemp -d)/build`: inside a fresh temp dir
+        rest = fresh.group("rest") or ""
+        return ".." not in rest.split("/") and "$" not in rest and "`" not in rest
     var = re.match(_TEMP_VAR, text)
     if var:
         rest = text[var.end() :]

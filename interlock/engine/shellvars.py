@@ -40,10 +40,14 @@ _DECLARERS = frozenset(("export", "declare", "typeset", "local", "readonly"))
 # Builtins that assign the variables they name (or REPLY/MAPFILE/OPTARG).
 _READERS = frozenset(("read", "mapfile", "readarray", "getopts", "let", "printf", "wait"))
 EMPTY_MAP: Mapping[str, str | None] = MappingProxyType({})
-# Names rules.fs reads as a temp dir's (`tmp`, `TMPDIR`, `build_temp_dir`), as identifiers.
+EMPTY_ENV: Mapping[str, str] = MappingProxyType({})
 # What a variable holding a fresh temp dir (`Vars.temps`) is written as for the rules.
 _MKTEMP_MARK = "$(mktemp -d)"
-_TEMP_NAMED = re.compile(r"(?<![\w$])[A-Za-z_]*(?i:tmp|temp)\w*")
+# Environment variables the judge sees as the line's shell does: the client of a check sends
+# them along (daemon.hotwhere.CHECK_ENV), so set or unset, their value is known. Any other
+# variable from the environment is unknown, whatever its name says (`$tmp` may be unset, and
+# `rm -rf "$tmp"/*` then is `rm -rf /*`).
+SEEN_ENV = ("TMPDIR",)
 
 
 @dataclass(frozen=True)
@@ -59,10 +63,12 @@ class Vars:
       left in the text may be the outer shell's: nothing is resolved or recorded.
     temps: names among `values` whose unknown value is a temp dir (`T=$(mktemp -d)`).
     wild: the line may have assigned any variable by now (`eval "$X"`, `source f`, `$CMD`).
+    seen: environment variables whose value in the line's shell the judge knows (SEEN_ENV);
+      environ: those of them that are set, with their values (an unset one expands to
+      nothing). Once the line may have assigned one, `values` (or `wild`) says what it holds.
 
-    A variable named like a temp dir (`$tmp`, `$TMPDIR`) is read as one by its name (rules.fs)
-    only while the line has not assigned it: once it may have, what it holds is what was
-    assigned (`tmp=$(pwd)/src; rm -rf "$tmp"` removes src), and expand_word says so.
+    No variable is a temp dir by its name: `$TMPDIR` is what the environment holds, `$tmp`
+    unknown unless the line assigned it.
     """
 
     values: Mapping[str, str | None] = field(default_factory=lambda: EMPTY_MAP)
@@ -73,13 +79,27 @@ class Vars:
     blind: bool = False
     temps: frozenset[str] = frozenset()
     wild: bool = False
+    seen: frozenset[str] = frozenset()
+    environ: Mapping[str, str] = field(default_factory=lambda: EMPTY_ENV)
 
     @property
     def empty(self) -> bool:
-        return self.blind or (not self.values and self.params is None and not self.wild)
+        return self.blind or (
+            not self.values and self.params is None and not self.wild and not self.seen
+        )
 
     def value(self, name: str) -> str | None:
-        return None if name in _DYNAMIC else self.values.get(name)
+        if name in _DYNAMIC:
+            return None
+        if name in self.values or self.wild or name not in self.seen:
+            return self.values.get(name)
+        return self.environ.get(name, "")
+
+    def is_set(self, name: str) -> bool | None:
+        """Whether the variable is set (`${X-d}`), None when unknown."""
+        if self.value(name) is None:
+            return None
+        return name in self.values or name in self.environ
 
     def assign(
         self, name: str, value: str | None, export: bool = False, temp: bool = False
@@ -112,10 +132,10 @@ class Vars:
 
     def forget_assigned_in(self, text: str) -> Vars:
         """Forget each variable that `text` may assign (it names it other than as an
-        expansion: `F=`, `read F`, `(( F++ ))`): the known ones, and those named like a temp
-        dir (whose name no longer says what they hold)."""
-        named = {m.group(0) for m in re.finditer(_TEMP_NAMED, text)} - self.values.keys()
-        return self.forget([n for n in [*self.values, *named] if _may_assign(n, text)])
+        expansion: `F=`, `read F`, `(( F++ ))`): the known ones, those of the environment
+        included."""
+        named = self.seen - self.values.keys()
+        return self.forget([n for n in [*self.values, *sorted(named)] if _may_assign(n, text)])
 
 
 def _is_temp(text: str) -> bool:
@@ -129,6 +149,12 @@ def _may_assign(name: str, text: str) -> bool:
 
 
 BLIND = Vars(blind=True)
+
+
+def from_environment(environ: Mapping[str, str]) -> Vars:
+    """What a line knows before it runs: the environment variables the judge sees."""
+    known = {n: environ[n] for n in SEEN_ENV if n in environ}
+    return Vars(seen=frozenset(SEEN_ENV), environ=MappingProxyType(known))
 
 
 def merge(ends: Sequence[Vars]) -> Vars:
@@ -155,6 +181,8 @@ def merge(ends: Sequence[Vars]) -> Vars:
         MappingProxyType(functions),
         temps=temps,
         wild=wild,
+        seen=first.seen,
+        environ=first.environ,
     )
 
 
@@ -167,9 +195,13 @@ def for_new_shell(
         return outer
     values: dict[str, str | None] = {}
     temps: set[str] = set()
+    seen: frozenset[str] = frozenset()
     if inherit:
-        values = {n: outer.values[n] for n in outer.exported if n in outer.values}
+        # a variable of the environment stays exported when the line assigns it
+        carried = outer.exported | outer.environ.keys()
+        values = {n: outer.values[n] for n in carried if n in outer.values}
         temps = {n for n in outer.temps if n in values}
+        seen = frozenset() if outer.wild else outer.seen
     for word in assignments:
         match = _ASSIGNMENT.match(word.literal() or "")
         if match is not None:
@@ -182,7 +214,14 @@ def for_new_shell(
             else:
                 temps.discard(m.group(1))
     params = None if args is None else tuple(w.literal() for w in args[1:])
-    return Vars(MappingProxyType(values), frozenset(values), params, temps=frozenset(temps))
+    return Vars(
+        MappingProxyType(values),
+        frozenset(values),
+        params,
+        temps=frozenset(temps),
+        seen=seen,
+        environ=outer.environ if seen else EMPTY_ENV,
+    )
 
 
 # -- expanding words ----------------------------------------------------------------------
@@ -202,6 +241,24 @@ def _reference(text: str, i: int) -> tuple[str, int] | None:
     return (match.group(0), i + 1 + match.end()) if match else None
 
 
+def _expansion(text: str, i: int, v: Vars) -> tuple[str, str | list[str] | None, int] | None:
+    """The parameter expansion at text[i] (a `$`): the parameter, its value (None: unknown)
+    and where it ends; also `${NAME-WORD}` / `${NAME:-WORD}` with WORD plain text (the
+    parameter then is "": the value is not NAME's own)."""
+    found = _reference(text, i)
+    if found is not None:
+        return found[0], _lookup(found[0], v), found[1]
+    match = re.match(rf"\$\{{({_NAME})(:?)-([^}}$`'\"\\]*)\}}", text[i:])
+    if match is None:
+        return None
+    name, colon, default = match.groups()
+    end = i + match.end()
+    is_set, value = v.is_set(name), v.value(name)
+    if is_set is None or value is None:
+        return "", None, end
+    return "", default if not is_set or (colon and not value) else value, end
+
+
 def _lookup(ref: str, v: Vars) -> str | list[str] | None:
     """A known value: a string, or for `$@`/`$*` the list of parameters; None: unknown."""
     if ref in "@*":
@@ -216,17 +273,6 @@ def _lookup(ref: str, v: Vars) -> str | list[str] | None:
             return None if v.params is None or v.open or index == 0 else ""
         return v.params[index - 1]
     return v.value(ref)
-
-
-def _not_temp_now(ref: str, v: Vars) -> bool:
-    """A variable named like a temp dir that the line may have assigned something else."""
-    assigned = ref in v.values or v.wild
-    return (
-        assigned
-        and ref not in v.temps
-        and _TEMP_NAMED.fullmatch(ref) is not None
-        and (_is_temp("$" + ref))
-    )
 
 
 def _shown(value: str) -> str:
@@ -290,10 +336,9 @@ def expand_word(word: Word, v: Vars, split: bool = True) -> list[Word] | None:
             continue
         elif c == "$" and text.startswith("$'", i) and not quoted:
             return None  # ANSI-C quoting: left to the word's own reading
-        elif c == "$" and (found := _reference(text, i)) is not None:
-            ref, end = found
-            value = _lookup(ref, v)
-            if value is None and ref in v.temps and not ref.isdigit() and ref not in "@*#":
+        elif c == "$" and (found := _expansion(text, i, v)) is not None:
+            ref, value, end = found
+            if value is None and ref in v.temps:
                 # `T=$(mktemp -d); rm -rf "$T"`: a fresh temp dir, whatever its name; rules
                 # read `$(mktemp ...)` as one (not `"$T"/..`, which leaves it)
                 out.append(_MKTEMP_MARK)
@@ -301,11 +346,6 @@ def expand_word(word: Word, v: Vars, split: bool = True) -> list[Word] | None:
                 i = end
                 continue
             if value is None:
-                if _not_temp_now(ref, v):
-                    # `tmp=$(pwd)/src; rm -rf "$tmp"`: not a temp dir by its name any more;
-                    # `${tmp:+}` expands to nothing, and no rule reads a temp dir in it
-                    out.append("${" + ref + ":+}")
-                    changed = True
                 out.append(text[i:end])
                 i = end
                 continue

@@ -30,6 +30,7 @@ runs itself) is not read again, and files nest at most _FILE_DEPTH deep.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from types import MappingProxyType
 from typing import NamedTuple
@@ -116,7 +117,8 @@ def trace(
     files the line runs (None: the text alone)."""
     walker = _Walker(depth_cap, files)
     if result.root is not None:
-        walker.node(result.root, Scope(), _Env(degraded=result.status != "ok"))
+        scope = Scope(vars=shellvars.from_environment(os.environ))
+        walker.node(result.root, scope, _Env(degraded=result.status != "ok"))
     return Trace(
         walker.invocations, walker.steps, frozenset(walker.repeats), walker.origins, walker.runs
     )

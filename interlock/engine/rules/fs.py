@@ -6,8 +6,8 @@ Each target is reported exactly (`Targets.single`: a directory named to plain `r
 deleted), so the facts layer keeps only files that hold unsaved work - an untracked or
 modified file, a hand-made ignored one - and a run can tell its own files from a person's.
 `rmdir` (empty dirs only) and `mv X /dev/null` are not discards; overwriting is in
-`overwrite`, devices in `disk`. Targets named by a temp variable (`$TMPDIR/x`,
-`$(mktemp -d)`) are skipped; literal temp paths (/tmp/x) are reported with
+`overwrite`, devices in `disk`. Targets in a fresh temp dir (`$(mktemp -d)`, and a variable
+that holds one: engine.shellvars) are skipped; literal temp paths (/tmp/x) are reported with
 `Targets.temp_only` so the facts layer can still see a worktree living under /tmp.
 """
 
@@ -56,13 +56,6 @@ _RSYNC_VALUE = frozenset(
     "--max-size --min-size --bwlimit --out-format --info --debug".split()
 )
 _TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var/folders")
-# `$TMPDIR`, `${tmp_dir}`, `${TMPDIR:-DEFAULT}` (DEFAULT a temp path too: `${TMPDIR:-.}` is
-# the cwd when TMPDIR is unset), `${TMPDIR:?}`; not `${TMPDIR:+X}` (X when set) nor `${TMPDIR:1}`.
-_TEMP_VAR = (
-    "(?i)"
-    r"^\$(\{)?(\w*_)?(tmp|temp)(_?(dir|path|root|file|folder|d))?\d*"
-    r"(?(1)((?P<op>:?[-=?])(?P<default>[^}]*))?\})(?!\w)"
-)
 _MKTEMP = r"^(\$\(|`)\s*mktemp\b[^)`]*(\)|`)(?P<rest>/.*)?$"
 # Block devices and memory: disks, partitions, floppies, RAID, device-mapper, loop, LVM
 # (/dev/VG/LV), by-id links, macOS disks. Other names under /dev (null, terminals, streams,
@@ -110,7 +103,7 @@ RM_FILE = rule(
     "nowhere else",
     "mv FILE /tmp/FILE.bak (recoverable), or commit or stash it first",
     ("rm notes.txt", "rm -f src/app.py", "unlink draft.md", "rm -- -weird.txt"),
-    ("rm -f /tmp/out.log", 'rm -f "$TMPDIR/x"', "rmdir empty/", "rm .git/index.lock"),
+    ("rm -f /tmp/out.log", 'rm -f "$(mktemp)"', "rmdir empty/", "rm .git/index.lock"),
     judged="in a repository only a file with unsaved work counts (an unmodified tracked file, "
     "ignored build output, a temp file or a missing one is free to delete); by text alone "
     "every named file does",
@@ -123,7 +116,7 @@ RM_UNKNOWN = rule(
     "may hold work that exists nowhere else",
     "list the targets first (e.g. `ls *.py`, drop `| xargs rm`), then delete named files one by one",
     ("rm *.py", "git ls-files | xargs rm", "find src -type f -exec rm {} +", 'rm "$FILE"'),
-    ("rm -f /tmp/out.log", 'rm -rf "$TMPDIR/cache"'),
+    ("rm -f /tmp/out.log", 'rm -rf "$(mktemp -d)/cache"'),
 )
 FIND_DELETE = rule(
     "fs.find-delete",
@@ -158,20 +151,15 @@ RSYNC_RULE = rule(
 def is_temp_path(path: str) -> bool:
     """Whether `path` (a literal, or a word's source text) is inside a temp dir.
 
-    `/tmp`, `/tmp/x`, `/var/tmp/x`, `$TMPDIR/x`, `"$tmp_dir"`, `$(mktemp -d)` are;
-    `/tmp/../home`, `$TMPDIR/$X` and relative paths are not.
+    `/tmp`, `/tmp/x`, `/var/tmp/x`, `$(mktemp -d)`, `$(mktemp -d)/x` are; `/tmp/../home`,
+    `$(mktemp -d)/$X` and relative paths are not, nor is any variable by its name (`$TMPDIR`
+    may be unset: the walker puts in what the environment holds, engine.shellvars).
     """
     text = path.replace('"', "").replace("'", "")
     fresh = re.match(_MKTEMP, text)
     if fresh:  # `$(mktemp -d)`, `$(mktemp -d)/build`: inside a fresh temp dir
         rest = fresh.group("rest") or ""
         return ".." not in rest.split("/") and "$" not in rest and "`" not in rest
-    var = re.match(_TEMP_VAR, text)
-    if var:
-        rest = text[var.end() :]
-        if (var.group("op") or "?")[-1] != "?" and not is_temp_path(var.group("default")):
-            return False
-        return ".." not in rest.split("/") and "$" not in rest
     if not text.startswith("/") or "$" in text or "`" in text:
         return False
     norm = posixpath.normpath(text)

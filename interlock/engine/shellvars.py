@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from interlock.shell.lex import scan_word
-from interlock.shell.model import Redirect, Word
+from interlock.shell.model import Node, Redirect, Word
 
 # Names bash sets itself, or that change under the line's feet: never resolved.
 _DYNAMIC = frozenset(
@@ -41,6 +41,7 @@ _DECLARERS = frozenset(("export", "declare", "typeset", "local", "readonly"))
 _READERS = frozenset(("read", "mapfile", "readarray", "getopts", "let", "printf", "wait"))
 EMPTY_MAP: Mapping[str, str | None] = MappingProxyType({})
 EMPTY_ENV: Mapping[str, str] = MappingProxyType({})
+EMPTY_CARRIED: Mapping[str, tuple[Node, ...]] = MappingProxyType({})
 # What a variable holding a fresh temp dir (`Vars.temps`) is written as for the rules.
 _MKTEMP_MARK = "$(mktemp -d)"
 # Environment variables the judge sees as the line's shell does: the client of a check sends
@@ -63,6 +64,9 @@ class Vars:
       left in the text may be the outer shell's: nothing is resolved or recorded.
     temps: names among `values` whose unknown value is a temp dir (`T=$(mktemp -d)`).
     wild: the line may have assigned any variable by now (`eval "$X"`, `source f`, `$CMD`).
+    carried: by name, the commands whose output the variable may hold (`P=$(pgrep x)`,
+      `for p in $(pgrep x)`, `pgrep x | while read p`): its value is unknown, but a rule can
+      judge what it may be (rules.daemonkill: pids of interlock's daemon).
     seen: environment variables whose value in the line's shell the judge knows (SEEN_ENV);
       environ: those of them that are set, with their values (an unset one expands to
       nothing). Once the line may have assigned one, `values` (or `wild`) says what it holds.
@@ -81,6 +85,7 @@ class Vars:
     wild: bool = False
     seen: frozenset[str] = frozenset()
     environ: Mapping[str, str] = field(default_factory=lambda: EMPTY_ENV)
+    carried: Mapping[str, tuple[Node, ...]] = field(default_factory=lambda: EMPTY_CARRIED)
 
     @property
     def empty(self) -> bool:
@@ -102,16 +107,41 @@ class Vars:
         return name in self.values or name in self.environ
 
     def assign(
-        self, name: str, value: str | None, export: bool = False, temp: bool = False
+        self,
+        name: str,
+        value: str | None,
+        export: bool = False,
+        temp: bool = False,
+        carried: tuple[Node, ...] = (),
     ) -> Vars:
-        """`temp`: the value, unknown, is a temp dir (`$(mktemp -d)`, `"$TMPDIR/x"`)."""
+        """`temp`: the value, unknown, is a temp dir (`$(mktemp -d)`, `"$TMPDIR/x"`);
+        `carried`: the commands whose output it holds (see the class)."""
         if self.blind:
             return self
         values = dict(self.values)
         values[name] = value
         exported = self.exported | {name} if export else self.exported
         temps = self.temps | {name} if temp and value is None else self.temps - {name}
-        return replace(self, values=MappingProxyType(values), exported=exported, temps=temps)
+        held = dict(self.carried)
+        held.pop(name, None)
+        if carried and value is None:
+            held[name] = carried
+        return replace(
+            self,
+            values=MappingProxyType(values),
+            exported=exported,
+            temps=temps,
+            carried=MappingProxyType(held),
+        )
+
+    def carry(self, names: Iterable[str], nodes: tuple[Node, ...]) -> Vars:
+        """The named variables (unknown now) may also hold what `nodes` print."""
+        if self.blind or not nodes:
+            return self
+        held = dict(self.carried)
+        for name in names:
+            held[name] = _union(held.get(name, ()), nodes)
+        return replace(self, carried=MappingProxyType(held))
 
     def forget(self, names: Iterable[str] | None = None) -> Vars:
         """Every variable (names None: any name may have been assigned) or the named ones
@@ -136,6 +166,21 @@ class Vars:
         included."""
         named = self.seen - self.values.keys()
         return self.forget([n for n in [*self.values, *sorted(named)] if _may_assign(n, text)])
+
+
+def _union(*groups: tuple[Node, ...]) -> tuple[Node, ...]:
+    seen: dict[int, Node] = {}
+    for group in groups:
+        for node in group:
+            seen.setdefault(id(node), node)
+    return tuple(seen.values())
+
+
+def carried_by(word: Word, v: Vars) -> tuple[Node, ...]:
+    """The commands whose output `word` may hold: its own substitutions, and what the
+    variables it expands carry (`Q=$P`)."""
+    names = re.findall(rf"\$\{{?({_NAME})", word.text)
+    return _union(word.substitutions, word.carried, *(v.carried.get(n, ()) for n in names))
 
 
 def _is_temp(text: str) -> bool:
@@ -173,6 +218,10 @@ def merge(ends: Sequence[Vars]) -> Vars:
     functions = {k: v for e in ends for k, v in e.functions.items()}
     temps = frozenset.intersection(*(e.temps for e in ends))
     wild = any(e.wild for e in ends)
+    carried: dict[str, tuple[Node, ...]] = {}
+    for e in ends:
+        for name, nodes in e.carried.items():
+            carried[name] = _union(carried.get(name, ()), nodes)
     return Vars(
         MappingProxyType(values),
         exported,
@@ -183,6 +232,7 @@ def merge(ends: Sequence[Vars]) -> Vars:
         wild=wild,
         seen=first.seen,
         environ=first.environ,
+        carried=MappingProxyType(carried),
     )
 
 
@@ -196,19 +246,26 @@ def for_new_shell(
     values: dict[str, str | None] = {}
     temps: set[str] = set()
     seen: frozenset[str] = frozenset()
+    carried: dict[str, tuple[Node, ...]] = {}
     if inherit:
         # a variable of the environment stays exported when the line assigns it
-        carried = outer.exported | outer.environ.keys()
-        values = {n: outer.values[n] for n in carried if n in outer.values}
+        passed = outer.exported | outer.environ.keys()
+        values = {n: outer.values[n] for n in passed if n in outer.values}
         temps = {n for n in outer.temps if n in values}
         seen = frozenset() if outer.wild else outer.seen
+        # a name the line assigned without exporting it may have been exported before
+        carried = dict(outer.carried)
     for word in assignments:
         match = _ASSIGNMENT.match(word.literal() or "")
         if match is not None:
             values[match.group(1)] = None if match.group(2) else match.group(3)
             temps.discard(match.group(1))
+            if not match.group(2):
+                carried.pop(match.group(1), None)
         elif (m := re.match(rf"^({_NAME})(\+?)=(.*)$", word.text, re.S)) is not None:
             values[m.group(1)] = None
+            if held := carried_by(word, outer):
+                carried[m.group(1)] = _union(carried.get(m.group(1), ()), held)
             if not m.group(2) and _is_temp(m.group(3)):
                 temps.add(m.group(1))
             else:
@@ -221,6 +278,7 @@ def for_new_shell(
         temps=frozenset(temps),
         seen=seen,
         environ=outer.environ if seen else EMPTY_ENV,
+        carried=MappingProxyType(carried),
     )
 
 
@@ -313,7 +371,18 @@ def _split_whole(value: str | list[str]) -> list[Word]:
 def expand_word(word: Word, v: Vars, split: bool = True) -> list[Word] | None:
     """The words `word` becomes with the known variables put in, or None to keep it as it is
     (nothing known in it, or a form not followed: `$(...)`, `${X:-y}`, an unquoted value that
-    would split inside a larger word). split=False reads it as an assignment's value."""
+    would split inside a larger word). split=False reads it as an assignment's value. A
+    variable of unknown value that carries commands (`"${pids[@]}"`) gives them to the words
+    (Word.carried)."""
+    got = _expanded(word, v, split)
+    names = re.findall(rf"\$\{{?[#!]?({_NAME})", word.text)
+    held = _union(*(v.carried.get(n, ()) for n in names if v.value(n) is None))
+    if not held:
+        return got
+    return [replace(w, carried=_union(w.carried, held)) for w in (got or [word])]
+
+
+def _expanded(word: Word, v: Vars, split: bool) -> list[Word] | None:
     text = word.text
     if word.literal() is not None or "$" not in text or "$(" in text or "`" in text:
         return None
@@ -426,7 +495,7 @@ def assigned(words: Sequence[Word], v: Vars, export: bool = False) -> Vars:
             if found is not None and "=" in word.text:
                 plain = re.match(rf"^{_NAME}=(.*)$", word.text, re.S)
                 temp = plain is not None and _is_temp(plain.group(1))
-                v = v.assign(found.group(1), None, export, temp)
+                v = v.assign(found.group(1), None, export, temp, carried_by(word, v))
             continue
         name, append, text_value = match.groups()
         before = v.value(name)
@@ -481,6 +550,16 @@ def after_command(name: str | None, argv: Sequence[Word], v: Vars) -> Vars:
     if name in v.functions:
         return v.forget_assigned_in(v.functions[name])
     return v
+
+
+def after_reading(name: str | None, argv: Sequence[Word], v: Vars, fed: tuple[Node, ...]) -> Vars:
+    """`read p` (mapfile, readarray) fed by `fed` (engine.walk): the names it reads into may
+    hold what those commands print (`pgrep x | while read p; do kill $p; done`)."""
+    if name not in ("read", "mapfile", "readarray") or not fed:
+        return v
+    names = [w.literal() or "" for w in argv[1:]]
+    default = "REPLY" if name == "read" else "MAPFILE"
+    return v.carry([n for n in names if re.fullmatch(_NAME, n)] or [default], fed)
 
 
 def forget_in_word(word: Word, v: Vars) -> Vars:

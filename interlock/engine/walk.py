@@ -101,6 +101,8 @@ class _Env(NamedTuple):
     file: _InFile | None = None  # the script file these commands are read from
     origin: Origin | None = None
     fed: tuple[tuple[int, str], ...] = ()  # the files `<` on the simple command opens, by fd
+    # what stdin may carry: the commands piped in (`pgrep x | while read p`), `< <(pgrep x)`
+    stdin: tuple[Node, ...] = ()
 
 
 def walk(
@@ -142,6 +144,16 @@ def _stdin_text(redirects: tuple[Redirect, ...]) -> str | None:
     return text
 
 
+def _stdin_nodes(redirects: tuple[Redirect, ...]) -> tuple[Node, ...]:
+    """The commands whose output a redirection feeds to stdin: `< <(pgrep x)`,
+    `<<< "$(pgrep x)"`, a heredoc's `$(...)`."""
+    nodes: list[Node] = []
+    for r in redirects:
+        if r.fd in (None, 0) and r.op in ("<", "<<<", "<<", "<<-"):
+            nodes += r.substitutions + (r.target.substitutions if r.target else ())
+    return tuple(nodes)
+
+
 def _fed_files(redirects: tuple[Redirect, ...]) -> tuple[tuple[int, str], ...]:
     """The literal files `< FILE` / `3< FILE` open for the command, by descriptor (a later
     redirection of the same descriptor replaces an earlier one)."""
@@ -174,7 +186,9 @@ class _Walker:
         if isinstance(node, Pipeline):
             inner = env._replace(pipe=id(node)) if len(node.commands) > 1 else env
             last: Success = ()
-            for command in node.commands:  # each element runs in a subshell
+            for k, command in enumerate(node.commands):  # each element runs in a subshell
+                if k:
+                    inner = inner._replace(stdin=(Pipeline(node.commands[:k]),))
                 last = self.node(command, scope.copy(), inner)
             return () if node.negated else last
         if isinstance(node, CommandList):
@@ -270,6 +284,8 @@ class _Walker:
         self.words(node.words, scope, env)
         self.redirects(node.redirects, scope, env)
         inner = env._replace(redirects=env.redirects + node.redirects) if node.redirects else env
+        if fed := _stdin_nodes(node.redirects):
+            inner = inner._replace(stdin=fed)
         kind = node.kind
         success: Success = ()
         if kind == "function" and node.name:
@@ -309,6 +325,9 @@ class _Walker:
         name = shellvars.loop_variable(node.text) if node.kind in ("for", "select") else None
         values = shellvars.loop_values(name, node.words, scope.vars) if node.kind == "for" else None
         scope.vars = scope.vars.forget_assigned_in(node.text)
+        if name is not None:  # `for p in $(pgrep x)`: p holds what the pgrep prints
+            held = [shellvars.carried_by(w, scope.vars) for w in node.words]
+            scope.vars = scope.vars.carry([name], tuple(n for nodes in held for n in nodes))
         if name is None or not values or not shellvars.uses(name, node.text):
             guarded = node.kind == "while" and len(node.parts) == 2
             self.branches([node.parts], scope, env, may_skip=True, guarded=guarded)
@@ -481,6 +500,8 @@ class _Walker:
             set_options(inv, scope)
             if not same:
                 scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)
+                fed = _stdin_nodes(inv.redirects) or env.stdin
+                scope.vars = shellvars.after_reading(inv.name, inv.argv, scope.vars, fed)
         return step
 
     def inline(self, code: InlineCode, scope: Scope, env: _Env) -> list[Step]:

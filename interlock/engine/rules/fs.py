@@ -367,24 +367,52 @@ def find_start_paths(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
 
 
 def find_deletes(expression: list[Word]) -> bool:
-    """Whether a find expression contains the -delete action (not as an argument)."""
+    """Whether a find expression contains the -delete action (not as an argument), or may:
+    a word known only at run time where a primary stands (`find . -name x $A`) may be
+    `-delete` or `-exec rm {} +`; a value (`-name "$PAT"`) is only a value."""
     i = 0
     while i < len(expression):
         lit = expression[i].literal()
-        if lit == "-delete":
+        if lit == "-delete" or lit is None:
             return True
         if lit in _FIND_EXEC:
             while i < len(expression) and expression[i].literal() not in (";", "+"):
                 i += 1
-        elif lit in _FIND_ARG:
+        elif lit in _FIND_ARG or lit.startswith("-newer"):
             i += 1
+        elif lit == "-fprintf":
+            i += 2
+        i += 1
+    return False
+
+
+def _may_split(word: Word) -> bool:
+    """An expansion outside double quotes: the word may become several (`$A` may be
+    `-exec rm {} +`)."""
+    quoted, i, text = False, 0, word.text
+    while i < len(text):
+        c = text[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == '"':
+            quoted = not quoted
+        elif c == "'" and not quoted:
+            i = text.find("'", i + 1)
+            if i < 0:
+                return True
+        elif c in "$`" and not quoted:
+            return True
         i += 1
     return False
 
 
 def _find(inv: Invocation) -> list[Finding]:
     starts, expression = find_start_paths(inv.argv[1:])
-    if not find_deletes(expression):
+    # `find . $A -print`: after the first start path, an unquoted word known only at run
+    # time may open the expression with `-delete` (find takes it for a start path)
+    opens = any(w.literal() is None and _may_split(w) for w in starts[1:])
+    if not (find_deletes(expression) or opens):
         return []
     if starts_from_file([w.literal() for w in expression]):  # `-files0-from LIST`
         return [make_finding(FIND_DELETE, inv, Targets("files", unknown=True))]

@@ -712,3 +712,43 @@ def test_a_function_that_stays_leaves_the_directory_known(git_repo: Path) -> Non
     (git_repo / "src" / "app.py").write_text("print('work in progress')\n")
     assert judged("f() { echo hi; }; f; rm -f app.py", git_repo) == []  # no app.py here
     assert judged("f() { (cd src); }; f; rm -f app.py", git_repo) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . $A -print",  # $A may be `-delete` or `-exec rm {} +`
+        "find . -name x $A",
+        'find . -name x "$A"',  # one word, but it may be -delete
+        "find src -type f \\( -name x -o $A \\)",
+        "find . ! $A",
+        "A=-delete; find . $A",
+        "find . -maxdepth 1 $ACTION",
+        "find . -newermt yesterday $A",
+        "find . -fprintf out %p $A",
+        "find . x$A",
+    ],
+)
+def test_a_find_with_a_run_time_word_where_a_primary_stands_may_delete(command: str) -> None:
+    """`find . $A -print` was allowed: an unknown word of the expression may be -delete."""
+    assert "fs.find-delete" in {f.rule for f in analyse(command).findings}, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'find . -name "$PAT" -print',
+        "find . -name $PAT",
+        'find "$DIR" -name x',
+        "find $DIR -name '*.py'",  # the first start path: read as one
+        'find . "$DIR" -print',  # a quoted start path is one word
+        'find . -newermt "$DATE" -print',
+        "find . -maxdepth $D -name x",
+        'find . -fprintf "$OUT" "%p" -name x',
+        "find . -exec grep -l \"$P\" {} +",
+        "A=-print; find . $A",
+        "find . -path '*$x*'",
+    ],
+)
+def test_a_run_time_word_in_a_value_or_a_path_is_no_deletion(command: str) -> None:
+    assert "fs.find-delete" not in {f.rule for f in analyse(command).findings}, command

@@ -5,6 +5,7 @@ commands surely exited 0 so far (engine.walk builds one Scope per shell).
 
 from __future__ import annotations
 
+import itertools
 import posixpath
 from dataclasses import dataclass, field
 
@@ -15,6 +16,7 @@ from interlock.shell.model import CommandList, Compound, Node, SimpleCommand, Wo
 # The invocations that surely exited 0 when a node did (an `&&` chain: all of them; a
 # pipeline: its last command).
 Success = tuple[Invocation, ...]
+_SHELLS = itertools.count(1)  # numbers the subshells a walk enters (Scope.shell)
 _MAX_ALTS = 6  # alternative directories kept before the rest are read as unknown (None)
 
 
@@ -26,6 +28,7 @@ class Scope:
     stack: `pushd`'s directory stack: each entry is where it started, with its alternatives.
     done: the invocations that surely exited 0 so far on this path.
     vars: the shell variables the line assigned (engine.shellvars).
+    shell: which shell process it is (a copy for a subshell is another one).
     """
 
     cwd: str | None = ""
@@ -34,13 +37,17 @@ class Scope:
     done: Success = ()
     errexit: bool = False
     vars: Vars = field(default_factory=Vars)
+    shell: int = 0
 
     def copy(self) -> Scope:
-        return Scope(self.cwd, list(self.stack), self.alts, self.done, self.errexit, self.vars)
+        shell = next(_SHELLS)
+        return Scope(
+            self.cwd, list(self.stack), self.alts, self.done, self.errexit, self.vars, shell
+        )
 
     def at(self, cwd: str | None, alts: tuple[str | None, ...]) -> Scope:
         """A copy in another directory (a wrapper's `-C DIR`, a branch)."""
-        return Scope(cwd, list(self.stack), alts, self.done, self.errexit, self.vars)
+        return Scope(cwd, list(self.stack), alts, self.done, self.errexit, self.vars, self.shell)
 
     def set_alts(self, alts: tuple[str | None, ...]) -> None:
         unique = tuple(a for a in dict.fromkeys(alts) if a != self.cwd or a is None)

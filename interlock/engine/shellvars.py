@@ -16,6 +16,7 @@ when no wrapper stands between (`sudo` and `env -i` clear the environment), expo
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -42,6 +43,7 @@ _READERS = frozenset(("read", "mapfile", "readarray", "getopts", "let", "printf"
 EMPTY_MAP: Mapping[str, str | None] = MappingProxyType({})
 EMPTY_ENV: Mapping[str, str] = MappingProxyType({})
 EMPTY_CARRIED: Mapping[str, tuple[Node, ...]] = MappingProxyType({})
+_ASSIGNMENTS = itertools.count(1)  # numbers Vars.fresh
 # What a variable holding a fresh temp dir (`Vars.temps`) is written as for the rules.
 _MKTEMP_MARK = "$(mktemp -d)"
 # Environment variables the judge sees as the line's shell does: the client of a check sends
@@ -62,7 +64,9 @@ class Vars:
     functions: functions defined on the line, by name, with their text (a call may assign).
     blind: inside code built from words with unknown parts (`bash -c "$X; ..."`), where a `$`
       left in the text may be the outer shell's: nothing is resolved or recorded.
-    temps: names among `values` whose unknown value is a temp dir (`T=$(mktemp -d)`).
+    temps: names among `values` whose unknown value is a temp dir (`T=$(mktemp -d)`);
+      fresh: by name, which assignment made it one (a number), so that a trap can tell the
+      same temp dir from one assigned again (trap_prelude).
     wild: the line may have assigned any variable by now (`eval "$X"`, `source f`, `$CMD`).
     carried: by name, the commands whose output the variable may hold (`P=$(pgrep x)`,
       `for p in $(pgrep x)`, `pgrep x | while read p`): its value is unknown, but a rule can
@@ -86,6 +90,7 @@ class Vars:
     seen: frozenset[str] = frozenset()
     environ: Mapping[str, str] = field(default_factory=lambda: EMPTY_ENV)
     carried: Mapping[str, tuple[Node, ...]] = field(default_factory=lambda: EMPTY_CARRIED)
+    fresh: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def empty(self) -> bool:
@@ -126,12 +131,16 @@ class Vars:
         held.pop(name, None)
         if carried and value is None:
             held[name] = carried
+        fresh = dict(self.fresh)
+        if name in temps:
+            fresh[name] = next(_ASSIGNMENTS)
         return replace(
             self,
             values=MappingProxyType(values),
             exported=exported,
             temps=temps,
             carried=MappingProxyType(held),
+            fresh=MappingProxyType(fresh),
         )
 
     def carry(self, names: Iterable[str], nodes: tuple[Node, ...]) -> Vars:
@@ -217,6 +226,11 @@ def merge(ends: Sequence[Vars]) -> Vars:
     exported = frozenset().union(*(e.exported for e in ends))
     functions = {k: v for e in ends for k, v in e.functions.items()}
     temps = frozenset.intersection(*(e.temps for e in ends))
+    fresh = {
+        n: s
+        for n in temps
+        if (s := first.fresh.get(n)) is not None and all(e.fresh.get(n) == s for e in ends)
+    }
     wild = any(e.wild for e in ends)
     carried: dict[str, tuple[Node, ...]] = {}
     for e in ends:
@@ -233,6 +247,7 @@ def merge(ends: Sequence[Vars]) -> Vars:
         seen=first.seen,
         environ=first.environ,
         carried=MappingProxyType(carried),
+        fresh=MappingProxyType(fresh),
     )
 
 
@@ -560,6 +575,25 @@ def after_reading(name: str | None, argv: Sequence[Word], v: Vars, fed: tuple[No
     names = [w.literal() or "" for w in argv[1:]]
     default = "REPLY" if name == "read" else "MAPFILE"
     return v.carry([n for n in names if re.fullmatch(_NAME, n)] or [default], fed)
+
+
+def trap_prelude(body: str, at_trap: Vars, at_end: Vars) -> str:
+    """Assignments to read a trap's body with (it runs later, in this shell, with the
+    variables as they are then): a variable that holds the same fresh temp dir from the
+    trap to the end of the line is one (`T=$(mktemp -d)`); an environment variable the line
+    may have assigned is unknown (`N=$(:)`), not what the environment held."""
+    lines = []
+    for name in sorted(set(at_end.values) | at_end.seen):
+        if not uses(name, body):
+            continue
+        stamp = at_trap.fresh.get(name)
+        if name in at_trap.temps and name in at_end.temps and stamp == at_end.fresh.get(name):
+            lines.append(f"{name}=$(mktemp -d)")
+        elif name in at_end.seen and (
+            name in at_end.values or name in at_trap.values or at_end.wild or at_trap.wild
+        ):
+            lines.append(f"{name}=$(:)")
+    return "".join(line + "; " for line in lines)
 
 
 def forget_in_word(word: Word, v: Vars) -> Vars:

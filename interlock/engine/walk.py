@@ -118,11 +118,21 @@ def trace(
     """walk() plus the Step of every simple command, for exitflow; `files` reads the script
     files the line runs (None: the text alone)."""
     walker = _Walker(depth_cap, files)
+    traps: dict[int, str] = {}
     if result.root is not None:
         scope = Scope(vars=shellvars.from_environment(os.environ))
         walker.node(result.root, scope, _Env(degraded=result.status != "ok"))
+        for inv, shell, at_trap in walker.traps:
+            text = " ".join(w.literal() or w.text for w in inv.argv[1:])
+            if shell == scope.shell:  # it runs at the end of this shell (a subshell's: unknown)
+                traps[id(inv)] = shellvars.trap_prelude(text, at_trap, scope.vars)
     return Trace(
-        walker.invocations, walker.steps, frozenset(walker.repeats), walker.origins, walker.runs
+        walker.invocations,
+        walker.steps,
+        frozenset(walker.repeats),
+        walker.origins,
+        walker.runs,
+        traps,
     )
 
 
@@ -177,6 +187,7 @@ class _Walker:
         self.origins: dict[int, Origin] = {}
         self.runs: dict[int, str] = {}
         self.moving: set[str] = set()  # functions whose body may change the directory
+        self.traps: list[tuple[Invocation, int, shellvars.Vars]] = []  # with the shell and vars
 
     # -- structure ---------------------------------------------------------------------------
     def node(self, node: Node, scope: Scope, env: _Env) -> Success:
@@ -498,6 +509,8 @@ class _Walker:
             if words and words[0].literal() in self.moving:  # `f() { cd src; }; f; rm x`
                 scope.cwd, scope.alts = None, ()
             set_options(inv, scope)
+            if inv.name == "trap":
+                self.traps.append((inv, scope.shell, scope.vars))
             if not same:
                 scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)
                 fed = _stdin_nodes(inv.redirects) or env.stdin

@@ -325,3 +325,49 @@ def test_the_environment_the_walker_reads_is_sent_to_the_daemon_with_each_check(
     from interlock.engine.shellvars import SEEN_ENV
 
     assert set(SEEN_ENV) <= set(CHECK_ENV)
+
+
+def test_a_trap_removing_the_fresh_temp_dir_of_its_variable_loses_nothing(git_repo):
+    """`T=$(mktemp -d); trap 'rm -rf "$T"' EXIT` was refused: the trap's body was read with
+    no variable known, `$T` unknown."""
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    for line in (
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT; cp README.md \"$T\"",
+        "T=$(mktemp -d) && trap 'rm -rf \"$T\"' EXIT INT TERM && cp README.md $T",
+        "T=$(mktemp -d); [ -e x ] && trap 'rm -rf \"$T\"' EXIT; echo",
+        "T=$(mktemp -d); { trap -- 'rm -rf \"$T\"' EXIT; }",
+    ):
+        assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT; T=src",  # reassigned before it runs
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT; [ -e x ] && T=src",
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT; eval \"$X\"",
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT; read T",
+        "T=$(mktemp -d); (trap 'rm -rf \"$T\"' EXIT; T=src)",  # the subshell's own end
+        "T=$(mktemp -d); f() { trap 'rm -rf \"$T\"' EXIT; T=src; }; f",
+        "trap 'rm -rf \"$T\"' EXIT; T=$(mktemp -d)",  # may run before T is set
+        "T=$(mktemp -d); trap 'T=src; rm -rf \"$T\"' EXIT",
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"/..' EXIT",
+        "TMPDIR=src; trap 'rm -rf \"$TMPDIR\"' EXIT",  # not the environment's TMPDIR any more
+        "trap 'rm -rf \"$TMPDIR\"' EXIT; TMPDIR=src",
+        "trap 'rm -rf \"$TMPDIR\"' EXIT; eval \"$X\"",
+    ],
+)
+def test_a_trap_is_read_with_what_its_variables_may_hold_when_it_runs(
+    git_repo, line, monkeypatch
+):
+    monkeypatch.setenv("TMPDIR", "/tmp/scratch")
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    found = findings(line, str(git_repo), assume_dirty=False)
+    assert any(f.kind == "discard" and f.lost for f in found), line
+
+
+def test_a_trap_sees_the_environment_the_line_left_alone(git_repo, monkeypatch):
+    monkeypatch.setenv("TMPDIR", "/tmp/scratch")
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    for line in ("trap 'rm -rf \"$TMPDIR/x\"' EXIT", "F=a; trap 'rm -rf \"$TMPDIR\"/*' EXIT"):
+        assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line

@@ -77,6 +77,8 @@ _FIND_ARG = frozenset(
     "-fprint -fprint0 -fls -context -regextype -files0-from -D".split()
 )
 _FIND_EXEC = frozenset("-exec -execdir -ok -okdir".split())
+# What quotes or a backslash keep from splitting: `\x`, `"..."`, `'...'`.
+_QUOTED = re.compile(r"""\\.|"(?:\\.|[^"\\])*"|'[^']*'""", re.S)
 
 RM_RECURSIVE = rule(
     "fs.rm-recursive",
@@ -387,24 +389,10 @@ def find_deletes(expression: list[Word]) -> bool:
 
 
 def _may_split(word: Word) -> bool:
-    """An expansion outside double quotes: the word may become several (`$A` may be
+    """An expansion outside quotes: the word may become several (`$A` may be
     `-exec rm {} +`)."""
-    quoted, i, text = False, 0, word.text
-    while i < len(text):
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == '"':
-            quoted = not quoted
-        elif c == "'" and not quoted:
-            i = text.find("'", i + 1)
-            if i < 0:
-                return True
-        elif c in "$`" and not quoted:
-            return True
-        i += 1
-    return False
+    bare = _QUOTED.sub("", word.text)
+    return "$" in bare or "`" in bare
 
 
 def _find(inv: Invocation) -> list[Finding]:

@@ -727,6 +727,9 @@ def test_a_function_that_stays_leaves_the_directory_known(git_repo: Path) -> Non
         "find . -newermt yesterday $A",
         "find . -fprintf out %p $A",
         "find . x$A",
+        'find . "$A"$B',  # $B is outside the quotes
+        "find . '$A'`pick`",
+        'find . "\\"$A\\""$B',
     ],
 )
 def test_a_find_with_a_run_time_word_where_a_primary_stands_may_delete(command: str) -> None:
@@ -748,6 +751,8 @@ def test_a_find_with_a_run_time_word_where_a_primary_stands_may_delete(command: 
         "find . -exec grep -l \"$P\" {} +",
         "A=-print; find . $A",
         "find . -path '*$x*'",
+        'find . "$A" "${B}/x" -print',  # quoted start paths are one word each
+        'find . "\\"$A"',
     ],
 )
 def test_a_run_time_word_in_a_value_or_a_path_is_no_deletion(command: str) -> None:

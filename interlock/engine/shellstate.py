@@ -5,7 +5,6 @@ commands surely exited 0 so far (engine.walk builds one Scope per shell).
 
 from __future__ import annotations
 
-import itertools
 import posixpath
 from dataclasses import dataclass, field
 
@@ -16,7 +15,6 @@ from interlock.shell.model import CommandList, Compound, Node, SimpleCommand, Wo
 # The invocations that surely exited 0 when a node did (an `&&` chain: all of them; a
 # pipeline: its last command).
 Success = tuple[Invocation, ...]
-_SHELLS = itertools.count(1)  # numbers the subshells a walk enters (Scope.shell)
 _MAX_ALTS = 6  # alternative directories kept before the rest are read as unknown (None)
 
 
@@ -37,10 +35,10 @@ class Scope:
     done: Success = ()
     errexit: bool = False
     vars: Vars = field(default_factory=Vars)
-    shell: int = 0
+    shell: object = field(default_factory=object)
 
     def copy(self) -> Scope:
-        shell = next(_SHELLS)
+        shell = object()
         return Scope(
             self.cwd, list(self.stack), self.alts, self.done, self.errexit, self.vars, shell
         )

@@ -124,7 +124,7 @@ def trace(
         walker.node(result.root, scope, _Env(degraded=result.status != "ok"))
         for inv, shell, at_trap in walker.traps:
             text = " ".join(w.literal() or w.text for w in inv.argv[1:])
-            if shell == scope.shell:  # it runs at the end of this shell (a subshell's: unknown)
+            if shell is scope.shell:  # it runs at the end of this shell (a subshell's: unknown)
                 traps[id(inv)] = shellvars.trap_prelude(text, at_trap, scope.vars)
     return Trace(
         walker.invocations,
@@ -187,7 +187,7 @@ class _Walker:
         self.origins: dict[int, Origin] = {}
         self.runs: dict[int, str] = {}
         self.moving: set[str] = set()  # functions whose body may change the directory
-        self.traps: list[tuple[Invocation, int, shellvars.Vars]] = []  # with the shell and vars
+        self.traps: list[tuple[Invocation, object, shellvars.Vars]] = []  # with shell and vars
 
     # -- structure ---------------------------------------------------------------------------
     def node(self, node: Node, scope: Scope, env: _Env) -> Success:

@@ -390,6 +390,8 @@ def expand_word(word: Word, v: Vars, split: bool = True) -> list[Word] | None:
     variable of unknown value that carries commands (`"${pids[@]}"`) gives them to the words
     (Word.carried)."""
     got = _expanded(word, v, split)
+    if not v.carried or "$" not in word.text:
+        return got
     names = re.findall(rf"\$\{{?[#!]?({_NAME})", word.text)
     held = _union(*(v.carried.get(n, ()) for n in names if v.value(n) is None))
     if not held:

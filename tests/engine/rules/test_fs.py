@@ -748,6 +748,7 @@ def test_a_find_with_a_run_time_word_where_a_primary_stands_may_delete(command: 
         'find . -newermt "$DATE" -print',
         "find . -maxdepth $D -name x",
         'find . -fprintf "$OUT" "%p" -name x',
+        'find . -fprintf out "$FMT" -print',  # -fprintf takes two values
         "find . -exec grep -l \"$P\" {} +",
         "A=-print; find . $A",
         "find . -path '*$x*'",

@@ -123,7 +123,7 @@ def trace(
         scope = Scope(vars=shellvars.from_environment(os.environ))
         walker.node(result.root, scope, _Env(degraded=result.status != "ok"))
         for inv, shell, at_trap in walker.traps:
-            text = " ".join(w.literal() or w.text for w in inv.argv[1:])
+            text = " ".join(w.literal() or "" for w in inv.argv)
             if shell is scope.shell:  # it runs at the end of this shell (a subshell's: unknown)
                 traps[id(inv)] = shellvars.trap_prelude(text, at_trap, scope.vars)
     return Trace(

@@ -288,6 +288,9 @@ def test_the_daemons_pids_by_any_grep_or_list_are_refused(command: str) -> None:
         PS + "grep interlock" + AWK + ' | while read -r pid; do kill "$pid"; done',
         "while read p; do kill $p; done < <(pgrep -f interlock)",
         "read p < <(pgrep -f interlock); kill $p",
+        "while read p; do kill $p; done 0< <(pgrep -f interlock)",
+        "while read p; do kill $p; done <<EOF\n$(pgrep -f interlock)\nEOF",
+        "while read p; do kill $p; done <<-EOF\n\t$(pgrep -f interlock)\n\tEOF",
         'read p <<< "$(pgrep -f interlock)"; kill $p',
         'mapfile -t pids < <(pgrep -f interlock); kill "${pids[@]}"',
         "pgrep -f interlock | xargs kill",
@@ -314,6 +317,8 @@ def test_the_daemons_pids_carried_by_a_variable_are_refused(command: str) -> Non
         "cat pids.txt | while read p; do kill $p; done",
         "P=$(pgrep -f interlock); echo $P",
         "pgrep -f interlock | while read p; do echo $p; done; kill $PID",
+        "while read p; do kill $p; done 3< <(pgrep -f interlock)",  # not stdin
+        "while read p; do kill $p; done < pids.txt 2> >(grep -f interlock)",
     ],
 )
 def test_a_variable_of_other_pids_is_no_daemon_kill(command: str) -> None:

@@ -101,7 +101,8 @@ class _Env(NamedTuple):
     file: _InFile | None = None  # the script file these commands are read from
     origin: Origin | None = None
     fed: tuple[tuple[int, str], ...] = ()  # the files `<` on the simple command opens, by fd
-    # what stdin may carry: the commands piped in (`pgrep x | while read p`), `< <(pgrep x)`
+    # what stdin may carry: the commands piped in (`pgrep x | while read p`); a redirection
+    # (`done < <(pgrep x)`) is read from the command's own redirects, which hold the enclosing
     stdin: tuple[Node, ...] = ()
 
 
@@ -295,8 +296,6 @@ class _Walker:
         self.words(node.words, scope, env)
         self.redirects(node.redirects, scope, env)
         inner = env._replace(redirects=env.redirects + node.redirects) if node.redirects else env
-        if fed := _stdin_nodes(node.redirects):
-            inner = inner._replace(stdin=fed)
         kind = node.kind
         success: Success = ()
         if kind == "function" and node.name:

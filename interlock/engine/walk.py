@@ -101,9 +101,11 @@ class _Env(NamedTuple):
     file: _InFile | None = None  # the script file these commands are read from
     origin: Origin | None = None
     fed: tuple[tuple[int, str], ...] = ()  # the files `<` on the simple command opens, by fd
-    # what stdin may carry: the commands piped in (`pgrep x | while read p`); a redirection
-    # (`done < <(pgrep x)`) is read from the command's own redirects, which hold the enclosing
+    # what stdin may carry besides what is piped in (`piped`: `pgrep x | while read p`): what
+    # the variables of the earlier commands carry (`echo "$P" | ...`), or a redirection's
+    # (`done < <(pgrep x)`, `<<< "$P"`: the redirects of a command hold the enclosing ones)
     stdin: tuple[Node, ...] = ()
+    piped: Pipeline | None = None
 
 
 def walk(
@@ -155,14 +157,31 @@ def _stdin_text(redirects: tuple[Redirect, ...]) -> str | None:
     return text
 
 
-def _stdin_nodes(redirects: tuple[Redirect, ...]) -> tuple[Node, ...]:
+def _stdin_nodes(redirects: tuple[Redirect, ...], v: shellvars.Vars) -> tuple[Node, ...] | None:
     """The commands whose output a redirection feeds to stdin: `< <(pgrep x)`,
-    `<<< "$(pgrep x)"`, a heredoc's `$(...)`."""
-    nodes: list[Node] = []
+    `<<< "$(pgrep x)"`, `<<< "$P"` (what P carries), a heredoc's `$(...)` or `$P`; None when
+    no redirection feeds it."""
+    nodes: list[Node] | None = None
     for r in redirects:
         if r.fd in (None, 0) and r.op in ("<", "<<<", "<<", "<<-"):
-            nodes += r.substitutions + (r.target.substitutions if r.target else ())
-    return tuple(nodes)
+            nodes = [*(nodes or []), *r.substitutions]
+            if r.target is not None:
+                nodes += shellvars.carried_by(r.target, v)
+            if r.heredoc:
+                nodes += shellvars.carried_by(Word(r.heredoc, None), v)
+    return None if nodes is None else tuple(nodes)
+
+
+def _carried_out(commands: tuple[Node, ...], v: shellvars.Vars) -> tuple[Node, ...]:
+    """What the variables the first `commands` of a pipeline expand carry, which their output
+    may hold (`echo "$P" | xargs kill`)."""
+    held = [
+        shellvars.carried_by(w, v)
+        for c in commands
+        if isinstance(c, SimpleCommand)
+        for w in c.words
+    ]
+    return tuple(n for nodes in held for n in nodes)
 
 
 def _fed_files(redirects: tuple[Redirect, ...]) -> tuple[tuple[int, str], ...]:
@@ -200,7 +219,9 @@ class _Walker:
             last: Success = ()
             for k, command in enumerate(node.commands):  # each element runs in a subshell
                 if k:
-                    inner = inner._replace(stdin=(Pipeline(node.commands[:k]),))
+                    fed = node.commands[:k]
+                    stdin = _carried_out(fed, scope.vars)
+                    inner = inner._replace(stdin=stdin, piped=Pipeline(fed))
                 last = self.node(command, scope.copy(), inner)
             return () if node.negated else last
         if isinstance(node, CommandList):
@@ -411,6 +432,7 @@ class _Walker:
             own_redirects=env.own,
             arg_search=env.arg_search,
             arg_file=env.arg_file,
+            stdin=env.stdin,
         )
         self.invocations.append(inv)
         if env.origin is not None:
@@ -438,6 +460,8 @@ class _Walker:
             redirects=env.redirects + redirects,
             own=len(redirects),
         )
+        if (redirected := _stdin_nodes(env.redirects, scope.vars)) is not None:
+            env = env._replace(stdin=redirected, piped=None)  # not the pipe
         if not words:  # assignments or redirections only: rules still want to see them
             inv = self.emit((), env, scope.cwd, env.degraded, scope)
             self.steps[key] = Step(invocation=inv, success=(inv,))
@@ -512,7 +536,7 @@ class _Walker:
                 self.traps.append((inv, scope.shell, scope.vars))
             if not same:
                 scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)
-                fed = _stdin_nodes(inv.redirects) or env.stdin
+                fed = env.stdin + ((env.piped,) if env.piped is not None else ())
                 scope.vars = shellvars.after_reading(inv.name, inv.argv, scope.vars, fed)
         return step
 

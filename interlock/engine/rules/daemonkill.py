@@ -192,6 +192,8 @@ def kill_reaches(inv: Invocation) -> bool:
     """`kill` of every process (`-1`), or of pids computed by a command that finds the
     daemon (`$(cat .git/interlock/daemon.pid)`, `$(pgrep -f interlock)`)."""
     argv = inv.argv[1:]
+    if inv.extra_args and any(_prints_daemon_pid(n) for n in inv.stdin):
+        return True  # `echo "$P" | xargs kill`, `xargs kill <<< "$(pgrep x)"`
     i = 0
     if argv and argv[0].literal() in ("-s", "-n", "--signal"):
         i = 2

@@ -295,6 +295,14 @@ def test_the_daemons_pids_by_any_grep_or_list_are_refused(command: str) -> None:
         'mapfile -t pids < <(pgrep -f interlock); kill "${pids[@]}"',
         "pgrep -f interlock | xargs kill",
         "pgrep -f interlock | xargs -n1 kill -9",
+        'P=$(pgrep -f interlock); echo "$P" | xargs kill',
+        "P=$(pgrep -f interlock); printf '%s\\n' $P | xargs -n1 kill -9",
+        'P=$(pgrep -f interlock); echo "$P" | while read p; do kill $p; done',
+        'P=$(pgrep -f interlock); xargs kill <<< "$P"',
+        'xargs kill <<< "$(pgrep -f interlock)"',
+        'P=$(pgrep -f interlock); read p <<< "$P"; kill $p',
+        "P=$(pgrep -f interlock); xargs kill <<EOF\n$P\nEOF",
+        "P=$(pgrep -f interlock); kill $(echo $P)",
     ],
 )
 def test_the_daemons_pids_carried_by_a_variable_are_refused(command: str) -> None:
@@ -318,6 +326,10 @@ def test_the_daemons_pids_carried_by_a_variable_are_refused(command: str) -> Non
         "P=$(pgrep -f interlock); echo $P",
         "pgrep -f interlock | while read p; do echo $p; done; kill $PID",
         "while read p; do kill $p; done 3< <(pgrep -f interlock)",  # not stdin
+        "pgrep python | while read p; do kill $p; done < pids.txt",  # stdin is the file
+        'P=$(pgrep node); echo "$P" | xargs kill',
+        'echo "$P" | xargs kill',
+        "P=$(pgrep -f interlock); echo $P | wc -l; echo 1 | xargs kill",
         "while read p; do kill $p; done < pids.txt 2> >(grep -f interlock)",
     ],
 )

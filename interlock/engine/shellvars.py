@@ -2,9 +2,14 @@
 one is known: `F=notes.md; rm $F`, `DISK=/dev/sda; dd of=$DISK`, `for f in a b; do rm $f;
 done`, `sh -c 'rm "$1"' _ notes.md`.
 
-Only what the line itself assigns, as a literal, is known (`Vars.values`); a variable from the
-environment, or one whose value is built at run time, stays unknown, and so does every word
-that expands it (rules read such words as unknown targets, never as safe ones). A value is
+Only what the line itself assigns, as a literal, is known (`Vars.values`), and the environment
+variables the judge is sent (SEEN_ENV: `$TMPDIR` as the checking shell holds it, unset or
+empty expanding to nothing); any other variable from the environment, or one whose value is
+built at run time, stays unknown, and so does every word that expands it (rules read such
+words as unknown targets, never as safe ones), whatever its name. Of an unknown value two
+things are kept: that it is a fresh temp dir (`T=$(mktemp -d)`: `Vars.temps`, shown to the
+rules as `$(mktemp -d)`), and which commands' output it may hold (`P=$(pgrep x)`:
+`Vars.carried`, handed to the words as `Word.carried`). A value is
 only trusted when nothing the walker does not follow may have changed it since: a command
 that may assign variables in ways we do not read (`read`, `source`, an `eval` of unknown text,
 a call of a function defined on the line, a command whose name is unknown, `${X:=v}`,

@@ -246,6 +246,8 @@ def analyse(
         origin = walked.origins.get(id(inv))
         own = rules.check_invocation(inv, invocations[:k])
         for code in hidden.hidden_code(inv, line):
+            if code.text is not None and walked.traps.get(id(inv)) and code.origin == hidden.TRAP:
+                code = replace(code, text=walked.traps[id(inv)] + code.text)
             found, degraded = _judge_hidden(
                 code, inv, declared_validators, depth, line, tasks, files
             )

@@ -228,6 +228,9 @@ def _script_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     return [HiddenCode(_as_command(language, text), origin, inv.cwd)]
 
 
+TRAP = "a trap"  # the origin of a trap's body (engine.analysis reads it with the line's vars)
+
+
 def _trap_code(inv: Invocation) -> list[HiddenCode]:
     args = list(inv.argv[1:])
     if args and args[0].literal() == "--":
@@ -237,7 +240,7 @@ def _trap_code(inv: Invocation) -> list[HiddenCode]:
     body = args[0].literal()
     if body is None:
         return [HiddenCode(None, f"the trap body {args[0].text}, only known at run time", inv.cwd)]
-    return [HiddenCode(body, "a trap", inv.cwd)] if body.strip() else []
+    return [HiddenCode(body, TRAP, inv.cwd)] if body.strip() else []
 
 
 _STARTUP = re.compile(

@@ -12,7 +12,7 @@ from functools import cached_property
 
 from interlock.engine.findexpr import Search
 from interlock.engine.unwrap import program_name
-from interlock.shell.model import Redirect, SimpleCommand, Word
+from interlock.shell.model import Node, Redirect, SimpleCommand, Word
 
 _TILDE_PATH = re.compile(r"^~[A-Za-z0-9._-]*/[^$`'\"\\*?\[\]]*$")
 
@@ -50,6 +50,9 @@ class Invocation:
       `cat f | sort > f` reads the file it truncates.
     own_redirects: how many of `redirects` (the last ones) are written on the command itself;
       the others come from an enclosing `{ ...; } > f` or `bash -c '...' > f`.
+    stdin: commands whose output its stdin may carry, besides a pipe (engine.linecontext reads
+      the commands piped in): `< <(...)`, `<<< "$P"` and `echo "$P" |` (what P carries:
+      engine.shellvars); for the pids `xargs kill` is fed.
     """
 
     argv: tuple[Word, ...]
@@ -67,6 +70,7 @@ class Invocation:
     succeeded: tuple[Invocation, ...] = field(default=(), compare=False, repr=False)
     pipe: int = field(default=0, compare=False)
     own_redirects: int = field(default=0, compare=False)
+    stdin: tuple[Node, ...] = field(default=(), compare=False, repr=False)
 
     @cached_property
     def name(self) -> str | None:

@@ -26,6 +26,7 @@ class Scope:
     stack: `pushd`'s directory stack: each entry is where it started, with its alternatives.
     done: the invocations that surely exited 0 so far on this path.
     vars: the shell variables the line assigned (engine.shellvars).
+    shell: which shell process it is (a copy for a subshell is another one).
     """
 
     cwd: str | None = ""
@@ -34,13 +35,17 @@ class Scope:
     done: Success = ()
     errexit: bool = False
     vars: Vars = field(default_factory=Vars)
+    shell: object = field(default_factory=object)
 
     def copy(self) -> Scope:
-        return Scope(self.cwd, list(self.stack), self.alts, self.done, self.errexit, self.vars)
+        shell = object()
+        return Scope(
+            self.cwd, list(self.stack), self.alts, self.done, self.errexit, self.vars, shell
+        )
 
     def at(self, cwd: str | None, alts: tuple[str | None, ...]) -> Scope:
         """A copy in another directory (a wrapper's `-C DIR`, a branch)."""
-        return Scope(cwd, list(self.stack), alts, self.done, self.errexit, self.vars)
+        return Scope(cwd, list(self.stack), alts, self.done, self.errexit, self.vars, self.shell)
 
     def set_alts(self, alts: tuple[str | None, ...]) -> None:
         unique = tuple(a for a in dict.fromkeys(alts) if a != self.cwd or a is None)

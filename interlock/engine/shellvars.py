@@ -2,9 +2,14 @@
 one is known: `F=notes.md; rm $F`, `DISK=/dev/sda; dd of=$DISK`, `for f in a b; do rm $f;
 done`, `sh -c 'rm "$1"' _ notes.md`.
 
-Only what the line itself assigns, as a literal, is known (`Vars.values`); a variable from the
-environment, or one whose value is built at run time, stays unknown, and so does every word
-that expands it (rules read such words as unknown targets, never as safe ones). A value is
+Only what the line itself assigns, as a literal, is known (`Vars.values`), and the environment
+variables the judge is sent (SEEN_ENV: `$TMPDIR` as the checking shell holds it, unset or
+empty expanding to nothing); any other variable from the environment, or one whose value is
+built at run time, stays unknown, and so does every word that expands it (rules read such
+words as unknown targets, never as safe ones), whatever its name. Of an unknown value two
+things are kept: that it is a fresh temp dir (`T=$(mktemp -d)`: `Vars.temps`, shown to the
+rules as `$(mktemp -d)`), and which commands' output it may hold (`P=$(pgrep x)`:
+`Vars.carried`, handed to the words as `Word.carried`). A value is
 only trusted when nothing the walker does not follow may have changed it since: a command
 that may assign variables in ways we do not read (`read`, `source`, an `eval` of unknown text,
 a call of a function defined on the line, a command whose name is unknown, `${X:=v}`,
@@ -16,13 +21,14 @@ when no wrapper stands between (`sudo` and `env -i` clear the environment), expo
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from interlock.shell.lex import scan_word
-from interlock.shell.model import Redirect, Word
+from interlock.shell.model import Node, Redirect, Word
 
 # Names bash sets itself, or that change under the line's feet: never resolved.
 _DYNAMIC = frozenset(
@@ -40,8 +46,16 @@ _DECLARERS = frozenset(("export", "declare", "typeset", "local", "readonly"))
 # Builtins that assign the variables they name (or REPLY/MAPFILE/OPTARG).
 _READERS = frozenset(("read", "mapfile", "readarray", "getopts", "let", "printf", "wait"))
 EMPTY_MAP: Mapping[str, str | None] = MappingProxyType({})
-# Names rules.fs reads as a temp dir's (`tmp`, `TMPDIR`, `build_temp_dir`), as identifiers.
-_TEMP_NAMED = re.compile(r"(?<![\w$])[A-Za-z_]*(?i:tmp|temp)\w*")
+EMPTY_ENV: Mapping[str, str] = MappingProxyType({})
+EMPTY_CARRIED: Mapping[str, tuple[Node, ...]] = MappingProxyType({})
+_ASSIGNMENTS = itertools.count(1)  # numbers Vars.fresh
+# What a variable holding a fresh temp dir (`Vars.temps`) is written as for the rules.
+_MKTEMP_MARK = "$(mktemp -d)"
+# Environment variables the judge sees as the line's shell does: the client of a check sends
+# them along (daemon.hotwhere.CHECK_ENV), so set or unset, their value is known. Any other
+# variable from the environment is unknown, whatever its name says (`$tmp` may be unset, and
+# `rm -rf "$tmp"/*` then is `rm -rf /*`).
+SEEN_ENV = ("TMPDIR",)
 
 
 @dataclass(frozen=True)
@@ -55,12 +69,19 @@ class Vars:
     functions: functions defined on the line, by name, with their text (a call may assign).
     blind: inside code built from words with unknown parts (`bash -c "$X; ..."`), where a `$`
       left in the text may be the outer shell's: nothing is resolved or recorded.
-    temps: names among `values` whose unknown value is a temp dir (`T=$(mktemp -d)`).
+    temps: names among `values` whose unknown value is a temp dir (`T=$(mktemp -d)`);
+      fresh: by name, which assignment made it one (a number), so that a trap can tell the
+      same temp dir from one assigned again (trap_prelude).
     wild: the line may have assigned any variable by now (`eval "$X"`, `source f`, `$CMD`).
+    carried: by name, the commands whose output the variable may hold (`P=$(pgrep x)`,
+      `for p in $(pgrep x)`, `pgrep x | while read p`): its value is unknown, but a rule can
+      judge what it may be (rules.daemonkill: pids of interlock's daemon).
+    seen: environment variables whose value in the line's shell the judge knows (SEEN_ENV);
+      environ: those of them that are set, with their values (an unset one expands to
+      nothing). Once the line may have assigned one, `values` (or `wild`) says what it holds.
 
-    A variable named like a temp dir (`$tmp`, `$TMPDIR`) is read as one by its name (rules.fs)
-    only while the line has not assigned it: once it may have, what it holds is what was
-    assigned (`tmp=$(pwd)/src; rm -rf "$tmp"` removes src), and expand_word says so.
+    No variable is a temp dir by its name: `$TMPDIR` is what the environment holds, `$tmp`
+    unknown unless the line assigned it.
     """
 
     values: Mapping[str, str | None] = field(default_factory=lambda: EMPTY_MAP)
@@ -71,25 +92,70 @@ class Vars:
     blind: bool = False
     temps: frozenset[str] = frozenset()
     wild: bool = False
+    seen: frozenset[str] = frozenset()
+    environ: Mapping[str, str] = field(default_factory=lambda: EMPTY_ENV)
+    carried: Mapping[str, tuple[Node, ...]] = field(default_factory=lambda: EMPTY_CARRIED)
+    fresh: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     @property
     def empty(self) -> bool:
-        return self.blind or (not self.values and self.params is None and not self.wild)
+        return self.blind or (
+            not self.values and self.params is None and not self.wild and not self.seen
+        )
 
     def value(self, name: str) -> str | None:
-        return None if name in _DYNAMIC else self.values.get(name)
+        if name in _DYNAMIC:
+            return None
+        if name in self.values or self.wild or name not in self.seen:
+            return self.values.get(name)
+        return self.environ.get(name, "")
+
+    def is_set(self, name: str) -> bool | None:
+        """Whether the variable is set (`${X-d}`), None when unknown."""
+        if self.value(name) is None:
+            return None
+        return name in self.values or name in self.environ
 
     def assign(
-        self, name: str, value: str | None, export: bool = False, temp: bool = False
+        self,
+        name: str,
+        value: str | None,
+        export: bool = False,
+        temp: bool = False,
+        carried: tuple[Node, ...] = (),
     ) -> Vars:
-        """`temp`: the value, unknown, is a temp dir (`$(mktemp -d)`, `"$TMPDIR/x"`)."""
+        """`temp`: the value, unknown, is a temp dir (`$(mktemp -d)`, `"$TMPDIR/x"`);
+        `carried`: the commands whose output it holds (see the class)."""
         if self.blind:
             return self
         values = dict(self.values)
         values[name] = value
         exported = self.exported | {name} if export else self.exported
         temps = self.temps | {name} if temp and value is None else self.temps - {name}
-        return replace(self, values=MappingProxyType(values), exported=exported, temps=temps)
+        held = dict(self.carried)
+        held.pop(name, None)
+        if carried and value is None:
+            held[name] = carried
+        fresh = dict(self.fresh)
+        if name in temps:
+            fresh[name] = next(_ASSIGNMENTS)
+        return replace(
+            self,
+            values=MappingProxyType(values),
+            exported=exported,
+            temps=temps,
+            carried=MappingProxyType(held),
+            fresh=MappingProxyType(fresh),
+        )
+
+    def carry(self, names: Iterable[str], nodes: tuple[Node, ...]) -> Vars:
+        """The named variables (unknown now) may also hold what `nodes` print."""
+        if self.blind or not nodes:
+            return self
+        held = dict(self.carried)
+        for name in names:
+            held[name] = _union(held.get(name, ()), nodes)
+        return replace(self, carried=MappingProxyType(held))
 
     def forget(self, names: Iterable[str] | None = None) -> Vars:
         """Every variable (names None: any name may have been assigned) or the named ones
@@ -110,10 +176,25 @@ class Vars:
 
     def forget_assigned_in(self, text: str) -> Vars:
         """Forget each variable that `text` may assign (it names it other than as an
-        expansion: `F=`, `read F`, `(( F++ ))`): the known ones, and those named like a temp
-        dir (whose name no longer says what they hold)."""
-        named = {m.group(0) for m in re.finditer(_TEMP_NAMED, text)} - self.values.keys()
-        return self.forget([n for n in [*self.values, *named] if _may_assign(n, text)])
+        expansion: `F=`, `read F`, `(( F++ ))`): the known ones, those of the environment
+        included."""
+        named = self.seen - self.values.keys()
+        return self.forget([n for n in [*self.values, *sorted(named)] if _may_assign(n, text)])
+
+
+def _union(*groups: tuple[Node, ...]) -> tuple[Node, ...]:
+    seen: dict[int, Node] = {}
+    for group in groups:
+        for node in group:
+            seen.setdefault(id(node), node)
+    return tuple(seen.values())
+
+
+def carried_by(word: Word, v: Vars) -> tuple[Node, ...]:
+    """The commands whose output `word` may hold: its own substitutions, and what the
+    variables it expands carry (`Q=$P`)."""
+    names = re.findall(rf"\$\{{?({_NAME})", word.text)
+    return _union(word.substitutions, word.carried, *(v.carried.get(n, ()) for n in names))
 
 
 def _is_temp(text: str) -> bool:
@@ -127,6 +208,12 @@ def _may_assign(name: str, text: str) -> bool:
 
 
 BLIND = Vars(blind=True)
+
+
+def from_environment(environ: Mapping[str, str]) -> Vars:
+    """What a line knows before it runs: the environment variables the judge sees."""
+    known = {n: environ[n] for n in SEEN_ENV if n in environ}
+    return Vars(seen=frozenset(SEEN_ENV), environ=MappingProxyType(known))
 
 
 def merge(ends: Sequence[Vars]) -> Vars:
@@ -144,7 +231,16 @@ def merge(ends: Sequence[Vars]) -> Vars:
     exported = frozenset().union(*(e.exported for e in ends))
     functions = {k: v for e in ends for k, v in e.functions.items()}
     temps = frozenset.intersection(*(e.temps for e in ends))
+    fresh = {
+        n: s
+        for n in temps
+        if (s := first.fresh.get(n)) is not None and all(e.fresh.get(n) == s for e in ends)
+    }
     wild = any(e.wild for e in ends)
+    carried: dict[str, tuple[Node, ...]] = {}
+    for e in ends:
+        for name, nodes in e.carried.items():
+            carried[name] = _union(carried.get(name, ()), nodes)
     return Vars(
         MappingProxyType(values),
         exported,
@@ -153,6 +249,10 @@ def merge(ends: Sequence[Vars]) -> Vars:
         MappingProxyType(functions),
         temps=temps,
         wild=wild,
+        seen=first.seen,
+        environ=first.environ,
+        carried=MappingProxyType(carried),
+        fresh=MappingProxyType(fresh),
     )
 
 
@@ -165,22 +265,41 @@ def for_new_shell(
         return outer
     values: dict[str, str | None] = {}
     temps: set[str] = set()
+    seen: frozenset[str] = frozenset()
+    carried: dict[str, tuple[Node, ...]] = {}
     if inherit:
-        values = {n: outer.values[n] for n in outer.exported if n in outer.values}
+        # a variable of the environment stays exported when the line assigns it
+        passed = outer.exported | outer.environ.keys()
+        values = {n: outer.values[n] for n in passed if n in outer.values}
         temps = {n for n in outer.temps if n in values}
+        seen = frozenset() if outer.wild else outer.seen
+        # a name the line assigned without exporting it may have been exported before
+        carried = dict(outer.carried)
     for word in assignments:
         match = _ASSIGNMENT.match(word.literal() or "")
         if match is not None:
             values[match.group(1)] = None if match.group(2) else match.group(3)
             temps.discard(match.group(1))
+            if not match.group(2):
+                carried.pop(match.group(1), None)
         elif (m := re.match(rf"^({_NAME})(\+?)=(.*)$", word.text, re.S)) is not None:
             values[m.group(1)] = None
+            if held := carried_by(word, outer):
+                carried[m.group(1)] = _union(carried.get(m.group(1), ()), held)
             if not m.group(2) and _is_temp(m.group(3)):
                 temps.add(m.group(1))
             else:
                 temps.discard(m.group(1))
     params = None if args is None else tuple(w.literal() for w in args[1:])
-    return Vars(MappingProxyType(values), frozenset(values), params, temps=frozenset(temps))
+    return Vars(
+        MappingProxyType(values),
+        frozenset(values),
+        params,
+        temps=frozenset(temps),
+        seen=seen,
+        environ=outer.environ if seen else EMPTY_ENV,
+        carried=MappingProxyType(carried),
+    )
 
 
 # -- expanding words ----------------------------------------------------------------------
@@ -200,6 +319,24 @@ def _reference(text: str, i: int) -> tuple[str, int] | None:
     return (match.group(0), i + 1 + match.end()) if match else None
 
 
+def _expansion(text: str, i: int, v: Vars) -> tuple[str, str | list[str] | None, int] | None:
+    """The parameter expansion at text[i] (a `$`): the parameter, its value (None: unknown)
+    and where it ends; also `${NAME-WORD}` / `${NAME:-WORD}` with WORD plain text (the
+    parameter then is "": the value is not NAME's own)."""
+    found = _reference(text, i)
+    if found is not None:
+        return found[0], _lookup(found[0], v), found[1]
+    match = re.match(rf"\$\{{({_NAME})(:?)-([^}}$`'\"\\]*)\}}", text[i:])
+    if match is None:
+        return None
+    name, colon, default = match.groups()
+    end = i + match.end()
+    is_set, value = v.is_set(name), v.value(name)
+    if is_set is None or value is None:
+        return "", None, end
+    return "", default if not is_set or (colon and not value) else value, end
+
+
 def _lookup(ref: str, v: Vars) -> str | list[str] | None:
     """A known value: a string, or for `$@`/`$*` the list of parameters; None: unknown."""
     if ref in "@*":
@@ -214,17 +351,6 @@ def _lookup(ref: str, v: Vars) -> str | list[str] | None:
             return None if v.params is None or v.open or index == 0 else ""
         return v.params[index - 1]
     return v.value(ref)
-
-
-def _not_temp_now(ref: str, v: Vars) -> bool:
-    """A variable named like a temp dir that the line may have assigned something else."""
-    assigned = ref in v.values or v.wild
-    return (
-        assigned
-        and ref not in v.temps
-        and _TEMP_NAMED.fullmatch(ref) is not None
-        and (_is_temp("$" + ref))
-    )
 
 
 def _shown(value: str) -> str:
@@ -265,7 +391,20 @@ def _split_whole(value: str | list[str]) -> list[Word]:
 def expand_word(word: Word, v: Vars, split: bool = True) -> list[Word] | None:
     """The words `word` becomes with the known variables put in, or None to keep it as it is
     (nothing known in it, or a form not followed: `$(...)`, `${X:-y}`, an unquoted value that
-    would split inside a larger word). split=False reads it as an assignment's value."""
+    would split inside a larger word). split=False reads it as an assignment's value. A
+    variable of unknown value that carries commands (`"${pids[@]}"`) gives them to the words
+    (Word.carried)."""
+    got = _expanded(word, v, split)
+    if not v.carried or "$" not in word.text:
+        return got
+    names = re.findall(rf"\$\{{?[#!]?({_NAME})", word.text)
+    held = _union(*(v.carried.get(n, ()) for n in names if v.value(n) is None))
+    if not held:
+        return got
+    return [replace(w, carried=_union(w.carried, held)) for w in (got or [word])]
+
+
+def _expanded(word: Word, v: Vars, split: bool) -> list[Word] | None:
     text = word.text
     if word.literal() is not None or "$" not in text or "$(" in text or "`" in text:
         return None
@@ -288,15 +427,16 @@ def expand_word(word: Word, v: Vars, split: bool = True) -> list[Word] | None:
             continue
         elif c == "$" and text.startswith("$'", i) and not quoted:
             return None  # ANSI-C quoting: left to the word's own reading
-        elif c == "$" and (found := _reference(text, i)) is not None:
-            ref, end = found
-            value = _lookup(ref, v)
+        elif c == "$" and (found := _expansion(text, i, v)) is not None:
+            ref, value, end = found
+            if value is None and ref in v.temps:
+                # `T=$(mktemp -d); rm -rf "$T"`: a fresh temp dir, whatever its name; rules
+                # read `$(mktemp ...)` as one (not `"$T"/..`, which leaves it)
+                out.append(_MKTEMP_MARK)
+                changed = True
+                i = end
+                continue
             if value is None:
-                if _not_temp_now(ref, v):
-                    # `tmp=$(pwd)/src; rm -rf "$tmp"`: not a temp dir by its name any more;
-                    # `${tmp:+}` expands to nothing, and no rule reads a temp dir in it
-                    out.append("${" + ref + ":+}")
-                    changed = True
                 out.append(text[i:end])
                 i = end
                 continue
@@ -377,7 +517,7 @@ def assigned(words: Sequence[Word], v: Vars, export: bool = False) -> Vars:
             if found is not None and "=" in word.text:
                 plain = re.match(rf"^{_NAME}=(.*)$", word.text, re.S)
                 temp = plain is not None and _is_temp(plain.group(1))
-                v = v.assign(found.group(1), None, export, temp)
+                v = v.assign(found.group(1), None, export, temp, carried_by(word, v))
             continue
         name, append, text_value = match.groups()
         before = v.value(name)
@@ -432,6 +572,35 @@ def after_command(name: str | None, argv: Sequence[Word], v: Vars) -> Vars:
     if name in v.functions:
         return v.forget_assigned_in(v.functions[name])
     return v
+
+
+def after_reading(name: str | None, argv: Sequence[Word], v: Vars, fed: tuple[Node, ...]) -> Vars:
+    """`read p` (mapfile, readarray) fed by `fed` (engine.walk): the names it reads into may
+    hold what those commands print (`pgrep x | while read p; do kill $p; done`)."""
+    if name not in ("read", "mapfile", "readarray") or not fed:
+        return v
+    names = [w.literal() or "" for w in argv[1:]]
+    default = "REPLY" if name == "read" else "MAPFILE"
+    return v.carry([n for n in names if re.fullmatch(_NAME, n)] or [default], fed)
+
+
+def trap_prelude(body: str, at_trap: Vars, at_end: Vars) -> str:
+    """Assignments to read a trap's body with (it runs later, in this shell, with the
+    variables as they are then): a variable that holds the same fresh temp dir from the
+    trap to the end of the line is one (`T=$(mktemp -d)`); an environment variable the line
+    may have assigned is unknown (`N=$(:)`), not what the environment held."""
+    lines = []
+    for name in sorted(set(at_end.values) | at_end.seen):
+        if not uses(name, body):
+            continue
+        stamp = at_trap.fresh.get(name)
+        if name in at_trap.temps and name in at_end.temps and stamp == at_end.fresh.get(name):
+            lines.append(f"{name}=$(mktemp -d)")
+        elif name in at_end.seen and (
+            name in at_end.values or name in at_trap.values or at_end.wild or at_trap.wild
+        ):
+            lines.append(f"{name}=$(:)")
+    return "".join(line + "; " for line in lines)
 
 
 def forget_in_word(word: Word, v: Vars) -> Vars:

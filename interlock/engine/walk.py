@@ -30,6 +30,7 @@ runs itself) is not read again, and files nest at most _FILE_DEPTH deep.
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from types import MappingProxyType
 from typing import NamedTuple
@@ -100,6 +101,11 @@ class _Env(NamedTuple):
     file: _InFile | None = None  # the script file these commands are read from
     origin: Origin | None = None
     fed: tuple[tuple[int, str], ...] = ()  # the files `<` on the simple command opens, by fd
+    # what stdin may carry besides what is piped in (`piped`: `pgrep x | while read p`): what
+    # the variables of the earlier commands carry (`echo "$P" | ...`), or a redirection's
+    # (`done < <(pgrep x)`, `<<< "$P"`: the redirects of a command hold the enclosing ones)
+    stdin: tuple[Node, ...] = ()
+    piped: Pipeline | None = None
 
 
 def walk(
@@ -115,10 +121,21 @@ def trace(
     """walk() plus the Step of every simple command, for exitflow; `files` reads the script
     files the line runs (None: the text alone)."""
     walker = _Walker(depth_cap, files)
+    traps: dict[int, str] = {}
     if result.root is not None:
-        walker.node(result.root, Scope(), _Env(degraded=result.status != "ok"))
+        scope = Scope(vars=shellvars.from_environment(os.environ))
+        walker.node(result.root, scope, _Env(degraded=result.status != "ok"))
+        for inv, shell, at_trap in walker.traps:
+            text = " ".join(w.literal() or "" for w in inv.argv)
+            if shell is scope.shell:  # it runs at the end of this shell (a subshell's: unknown)
+                traps[id(inv)] = shellvars.trap_prelude(text, at_trap, scope.vars)
     return Trace(
-        walker.invocations, walker.steps, frozenset(walker.repeats), walker.origins, walker.runs
+        walker.invocations,
+        walker.steps,
+        frozenset(walker.repeats),
+        walker.origins,
+        walker.runs,
+        traps,
     )
 
 
@@ -138,6 +155,33 @@ def _stdin_text(redirects: tuple[Redirect, ...]) -> str | None:
             value = r.target.literal()
             text = (value if value is not None else r.target.text) + "\n"
     return text
+
+
+def _stdin_nodes(redirects: tuple[Redirect, ...], v: shellvars.Vars) -> tuple[Node, ...] | None:
+    """The commands whose output a redirection feeds to stdin: `< <(pgrep x)`,
+    `<<< "$(pgrep x)"`, `<<< "$P"` (what P carries), a heredoc's `$(...)` or `$P`; None when
+    no redirection feeds it."""
+    nodes: list[Node] | None = None
+    for r in redirects:
+        if r.fd in (None, 0) and r.op in ("<", "<<<", "<<", "<<-"):
+            nodes = [*(nodes or []), *r.substitutions]
+            if r.target is not None:
+                nodes += shellvars.carried_by(r.target, v)
+            if r.heredoc:
+                nodes += shellvars.carried_by(Word(r.heredoc, None), v)
+    return None if nodes is None else tuple(nodes)
+
+
+def _carried_out(commands: tuple[Node, ...], v: shellvars.Vars) -> tuple[Node, ...]:
+    """What the variables the first `commands` of a pipeline expand carry, which their output
+    may hold (`echo "$P" | xargs kill`)."""
+    held = [
+        shellvars.carried_by(w, v)
+        for c in commands
+        if isinstance(c, SimpleCommand)
+        for w in c.words
+    ]
+    return tuple(n for nodes in held for n in nodes)
 
 
 def _fed_files(redirects: tuple[Redirect, ...]) -> tuple[tuple[int, str], ...]:
@@ -163,6 +207,7 @@ class _Walker:
         self.origins: dict[int, Origin] = {}
         self.runs: dict[int, str] = {}
         self.moving: set[str] = set()  # functions whose body may change the directory
+        self.traps: list[tuple[Invocation, object, shellvars.Vars]] = []  # with shell and vars
 
     # -- structure ---------------------------------------------------------------------------
     def node(self, node: Node, scope: Scope, env: _Env) -> Success:
@@ -172,7 +217,11 @@ class _Walker:
         if isinstance(node, Pipeline):
             inner = env._replace(pipe=id(node)) if len(node.commands) > 1 else env
             last: Success = ()
-            for command in node.commands:  # each element runs in a subshell
+            for k, command in enumerate(node.commands):  # each element runs in a subshell
+                if k:
+                    fed = node.commands[:k]
+                    stdin = _carried_out(fed, scope.vars)
+                    inner = inner._replace(stdin=stdin, piped=Pipeline(fed))
                 last = self.node(command, scope.copy(), inner)
             return () if node.negated else last
         if isinstance(node, CommandList):
@@ -307,6 +356,9 @@ class _Walker:
         name = shellvars.loop_variable(node.text) if node.kind in ("for", "select") else None
         values = shellvars.loop_values(name, node.words, scope.vars) if node.kind == "for" else None
         scope.vars = scope.vars.forget_assigned_in(node.text)
+        if name is not None:  # `for p in $(pgrep x)`: p holds what the pgrep prints
+            held = [shellvars.carried_by(w, scope.vars) for w in node.words]
+            scope.vars = scope.vars.carry([name], tuple(n for nodes in held for n in nodes))
         if name is None or not values or not shellvars.uses(name, node.text):
             guarded = node.kind == "while" and len(node.parts) == 2
             self.branches([node.parts], scope, env, may_skip=True, guarded=guarded)
@@ -380,6 +432,7 @@ class _Walker:
             own_redirects=env.own,
             arg_search=env.arg_search,
             arg_file=env.arg_file,
+            stdin=env.stdin,
         )
         self.invocations.append(inv)
         if env.origin is not None:
@@ -407,6 +460,8 @@ class _Walker:
             redirects=env.redirects + redirects,
             own=len(redirects),
         )
+        if (redirected := _stdin_nodes(env.redirects, scope.vars)) is not None:
+            env = env._replace(stdin=redirected, piped=None)  # not the pipe
         if not words:  # assignments or redirections only: rules still want to see them
             inv = self.emit((), env, scope.cwd, env.degraded, scope)
             self.steps[key] = Step(invocation=inv, success=(inv,))
@@ -477,8 +532,12 @@ class _Walker:
             if words and words[0].literal() in self.moving:  # `f() { cd src; }; f; rm x`
                 scope.cwd, scope.alts = None, ()
             set_options(inv, scope)
+            if inv.name == "trap":
+                self.traps.append((inv, scope.shell, scope.vars))
             if not same:
                 scope.vars = shellvars.after_command(inv.name, inv.argv, scope.vars)
+                fed = env.stdin + ((env.piped,) if env.piped is not None else ())
+                scope.vars = shellvars.after_reading(inv.name, inv.argv, scope.vars, fed)
         return step
 
     def inline(self, code: InlineCode, scope: Scope, env: _Env) -> list[Step]:

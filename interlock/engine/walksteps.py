@@ -57,3 +57,6 @@ class Trace:
     repeats: frozenset[int] = frozenset()  # ids of invocations from a loop's earlier passes
     origins: dict[int, Origin] = field(default_factory=dict)  # by id: read from script files
     runs: dict[int, str] = field(default_factory=dict)  # by id: the script file it runs
+    # by id of a `trap` in the line's own shell: assignments its body is read after, for the
+    # variables as they are when it runs (shellvars.trap_prelude)
+    traps: dict[int, str] = field(default_factory=dict)

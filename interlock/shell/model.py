@@ -21,13 +21,16 @@ class Word:
     is a parameter, command, arithmetic or process expansion, a tilde (`~/x`: never resolved to
     $HOME) or a brace expansion (`{a,b}`). `has_glob` is True for unquoted `*`, `?`, `[...]`
     and extglob groups. `substitutions` holds the parsed `$(...)`, backtick and `<(...)`
-    bodies found in the word, so the walker can visit them.
+    bodies found in the word, so the walker can visit them. `carried`: commands whose output a
+    variable in the word may hold (`P=$(pgrep x); kill $P`: the pgrep), put there by the
+    walker (engine.shellvars); they do not run here.
     """
 
     text: str
     value: str | None
     has_glob: bool = False
     substitutions: tuple[Node, ...] = ()
+    carried: tuple[Node, ...] = field(default=(), compare=False)
 
     def literal(self) -> str | None:
         return self.value

@@ -500,3 +500,19 @@ def test_a_daemon_started_by_hand_becomes_the_trusted_command_line(daemons, git_
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_daemon_reads_tmpdir_as_the_checking_shell_holds_it(
+    daemons, dirty_repo, monkeypatch, tmp_path_factory
+):
+    """`rm -rf "$TMPDIR"/*` is `rm -rf /*` in a shell without TMPDIR: the daemon judges it
+    with the client's environment (CHECK_ENV), not its own."""
+    scratch = tmp_path_factory.mktemp("scratch")
+    monkeypatch.setenv("TMPDIR", str(scratch))  # the daemon's own
+    daemons.start(dirty_repo)
+    monkeypatch.delenv("TMPDIR")
+    args = ("check", "--mode", "blocking", 'rm -rf "$TMPDIR"/*')
+    unset = launcher(dirty_repo, *args)
+    assert unset.returncode == 126 and "fs.rm-recursive" in unset.stderr, unset.stderr
+    assert launcher(dirty_repo, *args, env={"TMPDIR": str(scratch)}).returncode == 0
+    assert inline(dirty_repo, *args).returncode == 126

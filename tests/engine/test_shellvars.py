@@ -145,10 +145,18 @@ def test_a_variable_named_like_a_temp_dir_is_judged_by_its_value():
         "export tmp=$(mktemp -d); tmp+=/../../src bash -c 'rm -rf \"$tmp\"'",
         "export tmp=$(mktemp -d); tmp+=/../.. bash -c 'cd \"$tmp\" && rm -rf src'",
         'if [ -e x ]; then eval "$X"; fi; rm -rf "$TMPDIR/src"',  # one branch may assign
+        'rm -rf "$tmp"',  # from the environment: unknown, whatever its name
+        'export tmp; rm -rf "$tmp"',  # exporting assigns nothing
+        "read TMPDIR < f; rm -rf \"$TMPDIR\"",
+        'TMPDIR=$(pwd); bash -c "rm -rf \\$TMPDIR/src"',  # still exported
+        'eval "$X"; bash -c "rm -rf \\$TMPDIR/src"',
     ],
 )
-def test_a_variable_named_like_a_temp_dir_the_line_assigns_holds_what_it_was_given(git_repo, line):
+def test_a_variable_named_like_a_temp_dir_the_line_assigns_holds_what_it_was_given(
+    git_repo, line, monkeypatch
+):
     """`tmp=$(pwd)/src; rm -rf "$tmp"` was allowed: `$tmp` read as a temp dir by its name."""
+    monkeypatch.setenv("TMPDIR", "/tmp/scratch")
     (git_repo / "src" / "app.py").write_text("unsaved\n")
     found = findings(line, str(git_repo), assume_dirty=False)
     assert any(f.kind == "discard" and f.lost for f in found), line
@@ -157,7 +165,6 @@ def test_a_variable_named_like_a_temp_dir_the_line_assigns_holds_what_it_was_giv
 @pytest.mark.parametrize(
     "line",
     [
-        'rm -rf "$tmp"',  # from the environment: a temp dir by its name, as before
         'tmp=$(mktemp -d); rm -rf "$tmp"',
         'tmp=$(mktemp -d) && cd "$tmp" && rm -rf *',
         'tmp="$TMPDIR/x"; rm -rf "$tmp"',
@@ -166,10 +173,13 @@ def test_a_variable_named_like_a_temp_dir_the_line_assigns_holds_what_it_was_giv
         'rm -rf "${TMPDIR:-/tmp}/build"',
         "tmp=$(mktemp -d) bash -c 'rm -rf \"$tmp\"'",
         "export tmp=$(mktemp -d); bash -c 'cd \"$tmp\" && rm -rf src'",
-        'export tmp; rm -rf "$tmp"',  # exporting assigns nothing
+        'rm -rf "$TMPDIR"/*',  # TMPDIR as the environment holds it
+        "bash -c 'rm -rf \"$TMPDIR\"/*'",
+        'rm -rf "${TMPDIR:-/tmp}"/*',
     ],
 )
-def test_a_temp_dir_assigned_as_one_stays_one(git_repo, line):
+def test_a_temp_dir_assigned_as_one_stays_one(git_repo, line, monkeypatch):
+    monkeypatch.setenv("TMPDIR", "/tmp/scratch")
     (git_repo / "src" / "app.py").write_text("unsaved\n")
     assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line
 
@@ -203,3 +213,161 @@ def test_an_assignment_the_line_may_skip_leaves_the_target_unknown(git_repo):
     (git_repo / "notes.md").write_text("a person's notes\n")
     found = findings("F=README.md; test -e x && F=y; rm $F", str(git_repo), False)
     assert [f.rule for f in found] == ["fs.rm-unknown-targets"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'T=$(mktemp -d) && cp a.py "$T" && rm -rf "$T"',
+        'T=$(mktemp -d); rm -rf "$T"',
+        'T=$(mktemp -d -t x.XXX); rm -rf "$T"',
+        'T="$(mktemp -d /tmp/x.XXXX)"; rm -rf "$T/build"',
+        "T=`mktemp -d`; rm -rf $T/*",
+        'T=$(mktemp); rm -f "$T"',
+        'out=$(mktemp -d); for f in a b; do rm -rf "${out}/$f"; done',
+    ],
+)
+def test_a_variable_holding_a_fresh_temp_dir_is_one_whatever_its_name(git_repo, line):
+    """`T=$(mktemp -d) && ... && rm -rf "$T"` was refused: only names like `tmp` were read as
+    temp dirs, though the walker knew T held mktemp's output (Vars.temps)."""
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'T=$(mktemp -d); T=src; rm -rf "$T"',
+        'T=$(mktemp -d); rm -rf "$T"/..',
+        'T=$(mktemp -d); rm -rf "$T/../src"',
+        'T=$(mktemp -d); rm -rf "$T"/$X',
+        'T=$(mktemp -d); read T; rm -rf "$T"',
+        'T=$(mktemp -d); [ -e x ] && T=src; rm -rf "$T"',
+        'T=$(mktemp -d); eval "$X"; rm -rf "$T"',
+        'T=$(mktemp -d); T+=/../src; rm -rf "$T"',
+        "T=$(mktemp -d); bash -c 'rm -rf \"$T\"'",  # not exported: empty in the new shell
+    ],
+)
+def test_a_temp_dir_variable_that_may_hold_something_else_is_judged_as_that(git_repo, line):
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    found = findings(line, str(git_repo), assume_dirty=False)
+    assert any(f.kind == "discard" and f.lost for f in found), line
+
+
+def test_the_temp_dir_of_a_variable_is_shown_to_the_rules_as_mktemp():
+    assert texts('T=$(mktemp -d); rm -rf "$T"/x')[-1] == 'rm -rf "$(mktemp -d)"/x'
+    assert argvs('T=$(mktemp -d); T=a; rm -rf "$T"')[-1] == ["rm", "-rf", "a"]
+    assert texts('T=$(mktemp -d); echo "$1" "$@" "$#"')[-1] == 'echo "$1" "$@" "$#"'
+
+
+@pytest.mark.parametrize("tmpdir", [None, "", "SRC"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        'rm -rf "$TMPDIR"/*',
+        'rm -rf "${TMPDIR}/"*',
+        "rm -rf $TMPDIR/../src",
+        "find $TMPDIR/ -delete",
+        "bash -c 'rm -rf \"$TMPDIR\"/*'",
+        'rm -rf "${TMPDIR-src}"',  # unset: src
+    ],
+)
+def test_tmpdir_is_what_the_environment_holds_unset_empty_or_not_a_temp_dir(
+    git_repo, line, tmpdir, monkeypatch
+):
+    """`rm -rf "$TMPDIR"/*` was allowed, TMPDIR read as a temp dir by its name: unset (as it
+    is on most Linux systems), it is `rm -rf /*`."""
+    if tmpdir is None:
+        monkeypatch.delenv("TMPDIR", raising=False)
+    else:
+        monkeypatch.setenv("TMPDIR", str(git_repo / "src") if tmpdir == "SRC" else tmpdir)
+    if tmpdir == "" and "TMPDIR-" in line:
+        line = line.replace("TMPDIR-", "TMPDIR:-")
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    found = findings(line, str(git_repo), assume_dirty=False)
+    assert any(f.kind == "discard" and f.severity == "block" for f in found), line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'rm -rf "$TMPDIR/build"',
+        'rm -rf "$TMPDIR"/*',
+        'rm -rf "${TMPDIR:-/tmp}"/foo',
+        'rm -rf "${TMPDIR-/tmp}"/foo',
+        'X="$TMPDIR/x"; rm -rf "$X"',
+        'cd "$TMPDIR" && rm -rf *',
+    ],
+)
+def test_tmpdir_set_to_a_temp_dir_is_one(git_repo, line, monkeypatch):
+    monkeypatch.setenv("TMPDIR", "/tmp/x")
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line
+
+
+def test_an_unset_tmpdir_takes_the_default_and_an_unknown_one_stays_unknown(monkeypatch):
+    monkeypatch.delenv("TMPDIR", raising=False)
+    assert argvs('rm -rf "${TMPDIR:-/tmp}"/foo')[-1] == ["rm", "-rf", "/tmp/foo"]
+    assert argvs('rm -rf "$TMPDIR/x"')[-1] == ["rm", "-rf", "/x"]
+    assert argvs('TMPDIR=; rm -rf "${TMPDIR-/tmp}"/foo')[-1] == ["rm", "-rf", "/foo"]
+    assert argvs('TMPDIR=; rm -rf "${TMPDIR:-/tmp}"/foo')[-1] == ["rm", "-rf", "/tmp/foo"]
+    assert argvs('rm -rf "${tmp:-/tmp}"/foo')[-1] == ["rm", "-rf", None]
+    assert argvs('eval "$X"; rm -rf "$TMPDIR/x"')[-1] == ["rm", "-rf", None]
+    monkeypatch.setenv("TMPDIR", "/tmp/x")
+    assert argvs('rm -rf "${TMPDIR:-/tmp}"/foo')[-1] == ["rm", "-rf", "/tmp/x/foo"]
+    assert argvs('rm -rf "${TMPDIR-/tmp}"')[-1] == ["rm", "-rf", "/tmp/x"]
+    assert argvs("env -i bash -c 'rm -rf $TMPDIR'")[-1] == ["rm", "-rf", None]
+    assert argvs("TMPDIR=a; bash -c 'rm -rf $TMPDIR'")[-1] == ["rm", "-rf", "a"]
+
+
+def test_the_environment_the_walker_reads_is_sent_to_the_daemon_with_each_check():
+    from interlock.daemon.hotwhere import CHECK_ENV
+    from interlock.engine.shellvars import SEEN_ENV
+
+    assert set(SEEN_ENV) <= set(CHECK_ENV)
+
+
+def test_a_trap_removing_the_fresh_temp_dir_of_its_variable_loses_nothing(git_repo):
+    """`T=$(mktemp -d); trap 'rm -rf "$T"' EXIT` was refused: the trap's body was read with
+    no variable known, `$T` unknown."""
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    for line in (
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT; cp README.md \"$T\"",
+        "T=$(mktemp -d) && trap 'rm -rf \"$T\"' EXIT INT TERM && cp README.md $T",
+        "T=$(mktemp -d); [ -e x ] && trap 'rm -rf \"$T\"' EXIT; echo",
+        "T=$(mktemp -d); { trap -- 'rm -rf \"$T\"' EXIT; }",
+    ):
+        assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT; T=src",  # reassigned before it runs
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT; [ -e x ] && T=src",
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT; eval \"$X\"",
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"' EXIT; read T",
+        "T=$(mktemp -d); (trap 'rm -rf \"$T\"' EXIT; T=src)",  # the subshell's own end
+        "T=$(mktemp -d); f() { trap 'rm -rf \"$T\"' EXIT; T=src; }; f",
+        "trap 'rm -rf \"$T\"' EXIT; T=$(mktemp -d)",  # may run before T is set
+        "T=$(mktemp -d); trap 'T=src; rm -rf \"$T\"' EXIT",
+        "T=$(mktemp -d); trap 'rm -rf \"$T\"/..' EXIT",
+        "TMPDIR=src; trap 'rm -rf \"$TMPDIR\"' EXIT",  # not the environment's TMPDIR any more
+        "trap 'rm -rf \"$TMPDIR\"' EXIT; TMPDIR=src",
+        "trap 'rm -rf \"$TMPDIR\"' EXIT; eval \"$X\"",
+    ],
+)
+def test_a_trap_is_read_with_what_its_variables_may_hold_when_it_runs(
+    git_repo, line, monkeypatch
+):
+    monkeypatch.setenv("TMPDIR", "/tmp/scratch")
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    found = findings(line, str(git_repo), assume_dirty=False)
+    assert any(f.kind == "discard" and f.lost for f in found), line
+
+
+def test_a_trap_sees_the_environment_the_line_left_alone(git_repo, monkeypatch):
+    monkeypatch.setenv("TMPDIR", "/tmp/scratch")
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    for line in ("trap 'rm -rf \"$TMPDIR/x\"' EXIT", "F=a; trap 'rm -rf \"$TMPDIR\"/*' EXIT"):
+        assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line

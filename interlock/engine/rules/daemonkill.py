@@ -5,7 +5,9 @@ The daemon is a Python process: its name (`comm`) is the interpreter's (`python3
 `pkill python`, `pkill -f interlock`, `pkill -f 'daemon run'`, `killall python3`,
 `killall -r 'py.*'` all reach it, as do signals to every process (`kill -9 -1`), to every
 process of the user (`pkill -u me`, `killall -u me`, `killall5`), and pids that name it
-(`kill $(cat .git/interlock/daemon.pid)`, `kill $(pgrep -f interlock)`).
+(`kill $(cat .git/interlock/daemon.pid)`, `kill $(pgrep -f interlock)`), also through a
+variable (`P=$(pgrep -f interlock); kill $P`, `for p in $(pgrep ...)`, `pgrep ... | while
+read p`: the commands a variable's value comes from, Word.carried).
 Patterns are matched as the tools do: a regular expression searched in the name, or with
 `-f` in the whole command line; `-x` must match all of it; `-i` ignores case.
 """
@@ -190,6 +192,8 @@ def kill_reaches(inv: Invocation) -> bool:
     """`kill` of every process (`-1`), or of pids computed by a command that finds the
     daemon (`$(cat .git/interlock/daemon.pid)`, `$(pgrep -f interlock)`)."""
     argv = inv.argv[1:]
+    if inv.extra_args and any(_prints_daemon_pid(n) for n in inv.stdin):
+        return True  # `echo "$P" | xargs kill`, `xargs kill <<< "$(pgrep x)"`
     i = 0
     if argv and argv[0].literal() in ("-s", "-n", "--signal"):
         i = 2
@@ -198,8 +202,8 @@ def kill_reaches(inv: Invocation) -> bool:
     for word in argv[i:]:
         if word.literal() in _EVERYONE:
             return True
-        if any(_prints_daemon_pid(n) for n in word.substitutions):
-            return True
+        if any(_prints_daemon_pid(n) for n in word.substitutions + word.carried):
+            return True  # `kill $(pgrep x)`, `P=$(pgrep x); kill $P` (engine.shellvars)
     return False
 
 

@@ -6,8 +6,8 @@ Each target is reported exactly (`Targets.single`: a directory named to plain `r
 deleted), so the facts layer keeps only files that hold unsaved work - an untracked or
 modified file, a hand-made ignored one - and a run can tell its own files from a person's.
 `rmdir` (empty dirs only) and `mv X /dev/null` are not discards; overwriting is in
-`overwrite`, devices in `disk`. Targets named by a temp variable (`$TMPDIR/x`,
-`$(mktemp -d)`) are skipped; literal temp paths (/tmp/x) are reported with
+`overwrite`, devices in `disk`. Targets in a fresh temp dir (`$(mktemp -d)`, and a variable
+that holds one: engine.shellvars) are skipped; literal temp paths (/tmp/x) are reported with
 `Targets.temp_only` so the facts layer can still see a worktree living under /tmp.
 """
 
@@ -56,14 +56,7 @@ _RSYNC_VALUE = frozenset(
     "--max-size --min-size --bwlimit --out-format --info --debug".split()
 )
 _TEMP_ROOTS = ("/tmp", "/var/tmp", "/dev/shm", "/private/tmp", "/private/var/folders")
-# `$TMPDIR`, `${tmp_dir}`, `${TMPDIR:-DEFAULT}` (DEFAULT a temp path too: `${TMPDIR:-.}` is
-# the cwd when TMPDIR is unset), `${TMPDIR:?}`; not `${TMPDIR:+X}` (X when set) nor `${TMPDIR:1}`.
-_TEMP_VAR = (
-    "(?i)"
-    r"^\$(\{)?(\w*_)?(tmp|temp)(_?(dir|path|root|file|folder|d))?\d*"
-    r"(?(1)((?P<op>:?[-=?])(?P<default>[^}]*))?\})(?!\w)"
-)
-_MKTEMP = r"^(\$\(|`)\s*mktemp\b[^)`]*(\)|`)$"
+_MKTEMP = r"^(\$\(|`)\s*mktemp\b[^)`]*(\)|`)(?P<rest>/.*)?$"
 # Block devices and memory: disks, partitions, floppies, RAID, device-mapper, loop, LVM
 # (/dev/VG/LV), by-id links, macOS disks. Other names under /dev (null, terminals, streams,
 # tmpfs, bash's /dev/tcp) are no disks; a misspelt /dev/nul is not one either.
@@ -84,6 +77,8 @@ _FIND_ARG = frozenset(
     "-fprint -fprint0 -fls -context -regextype -files0-from -D".split()
 )
 _FIND_EXEC = frozenset("-exec -execdir -ok -okdir".split())
+# What quotes or a backslash keep from splitting: `\x`, `"..."`, `'...'`.
+_QUOTED = re.compile(r"""\\.|"(?:\\.|[^"\\])*"|'[^']*'""", re.S)
 
 RM_RECURSIVE = rule(
     "fs.rm-recursive",
@@ -110,7 +105,7 @@ RM_FILE = rule(
     "nowhere else",
     "mv FILE /tmp/FILE.bak (recoverable), or commit or stash it first",
     ("rm notes.txt", "rm -f src/app.py", "unlink draft.md", "rm -- -weird.txt"),
-    ("rm -f /tmp/out.log", 'rm -f "$TMPDIR/x"', "rmdir empty/", "rm .git/index.lock"),
+    ("rm -f /tmp/out.log", 'rm -f "$(mktemp)"', "rmdir empty/", "rm .git/index.lock"),
     judged="in a repository only a file with unsaved work counts (an unmodified tracked file, "
     "ignored build output, a temp file or a missing one is free to delete); by text alone "
     "every named file does",
@@ -123,7 +118,7 @@ RM_UNKNOWN = rule(
     "may hold work that exists nowhere else",
     "list the targets first (e.g. `ls *.py`, drop `| xargs rm`), then delete named files one by one",
     ("rm *.py", "git ls-files | xargs rm", "find src -type f -exec rm {} +", 'rm "$FILE"'),
-    ("rm -f /tmp/out.log", 'rm -rf "$TMPDIR/cache"'),
+    ("rm -f /tmp/out.log", 'rm -rf "$(mktemp -d)/cache"'),
 )
 FIND_DELETE = rule(
     "fs.find-delete",
@@ -158,18 +153,15 @@ RSYNC_RULE = rule(
 def is_temp_path(path: str) -> bool:
     """Whether `path` (a literal, or a word's source text) is inside a temp dir.
 
-    `/tmp`, `/tmp/x`, `/var/tmp/x`, `$TMPDIR/x`, `"$tmp_dir"`, `$(mktemp -d)` are;
-    `/tmp/../home`, `$TMPDIR/$X` and relative paths are not.
+    `/tmp`, `/tmp/x`, `/var/tmp/x`, `$(mktemp -d)`, `$(mktemp -d)/x` are; `/tmp/../home`,
+    `$(mktemp -d)/$X` and relative paths are not, nor is any variable by its name (`$TMPDIR`
+    may be unset: the walker puts in what the environment holds, engine.shellvars).
     """
     text = path.replace('"', "").replace("'", "")
-    if re.match(_MKTEMP, text):
-        return True
-    var = re.match(_TEMP_VAR, text)
-    if var:
-        rest = text[var.end() :]
-        if (var.group("op") or "?")[-1] != "?" and not is_temp_path(var.group("default")):
-            return False
-        return ".." not in rest.split("/") and "$" not in rest
+    fresh = re.match(_MKTEMP, text)
+    if fresh:  # `$(mktemp -d)`, `$(mktemp -d)/build`: inside a fresh temp dir
+        rest = fresh.group("rest") or ""
+        return ".." not in rest.split("/") and "$" not in rest and "`" not in rest
     if not text.startswith("/") or "$" in text or "`" in text:
         return False
     norm = posixpath.normpath(text)
@@ -377,24 +369,38 @@ def find_start_paths(words: tuple[Word, ...]) -> tuple[list[Word], list[Word]]:
 
 
 def find_deletes(expression: list[Word]) -> bool:
-    """Whether a find expression contains the -delete action (not as an argument)."""
+    """Whether a find expression contains the -delete action (not as an argument), or may:
+    a word known only at run time where a primary stands (`find . -name x $A`) may be
+    `-delete` or `-exec rm {} +`; a value (`-name "$PAT"`) is only a value."""
     i = 0
     while i < len(expression):
         lit = expression[i].literal()
-        if lit == "-delete":
+        if lit == "-delete" or lit is None:
             return True
         if lit in _FIND_EXEC:
             while i < len(expression) and expression[i].literal() not in (";", "+"):
                 i += 1
-        elif lit in _FIND_ARG:
+        elif lit in _FIND_ARG or lit.startswith("-newer"):
             i += 1
+        elif lit == "-fprintf":
+            i += 2
         i += 1
     return False
 
 
+def _may_split(word: Word) -> bool:
+    """An expansion outside quotes: the word may become several (`$A` may be
+    `-exec rm {} +`)."""
+    bare = _QUOTED.sub("", word.text)
+    return "$" in bare or "`" in bare
+
+
 def _find(inv: Invocation) -> list[Finding]:
     starts, expression = find_start_paths(inv.argv[1:])
-    if not find_deletes(expression):
+    # `find . $A -print`: after the first start path, an unquoted word known only at run
+    # time may open the expression with `-delete` (find takes it for a start path)
+    opens = any(w.literal() is None and _may_split(w) for w in starts[1:])
+    if not (find_deletes(expression) or opens):
         return []
     if starts_from_file([w.literal() for w in expression]):  # `-files0-from LIST`
         return [make_finding(FIND_DELETE, inv, Targets("files", unknown=True))]

@@ -267,3 +267,72 @@ def test_the_daemons_pids_by_any_grep_or_list_are_refused(command: str) -> None:
     result = evaluate(command, "/", mode="blocking", assume_dirty=True).result
     assert result.verdict == "block", command
     assert "selfdisable.kill-daemon" in {f.rule for f in result.findings}
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'P=$(pgrep -f "interlock daemon"); kill -9 $P',
+        'P=$(pgrep -f "interlock daemon") && kill -9 "$P"',
+        "P=`pgrep python`; Q=$P; kill ${Q}",
+        "P=$(cat .git/interlock/daemon.pid); kill -TERM -- $P",
+        'P=$(pgrep -f interlock); [ -n "$X" ] && P=1; kill $P',  # may still hold the pids
+        'P=$(pgrep -f interlock); eval "$X"; kill $P',
+        'export P=$(pgrep -f interlock); bash -c "kill \\$P"',
+        "P=$(pgrep -f interlock) bash -c 'kill $P'",
+        "P=$(pgrep -f interlock); bash -c 'kill $P'",  # P may be exported from before
+        "for p in $(pgrep -f interlock); do kill -9 $p; done",
+        'P=$(pgrep -f interlock); for p in $P; do kill "$p"; done',
+        "pgrep python | while read p; do kill $p; done",
+        "pgrep python | while read; do kill $REPLY; done",
+        PS + "grep interlock" + AWK + ' | while read -r pid; do kill "$pid"; done',
+        "while read p; do kill $p; done < <(pgrep -f interlock)",
+        "read p < <(pgrep -f interlock); kill $p",
+        "while read p; do kill $p; done 0< <(pgrep -f interlock)",
+        "while read p; do kill $p; done <<EOF\n$(pgrep -f interlock)\nEOF",
+        "while read p; do kill $p; done <<-EOF\n\t$(pgrep -f interlock)\n\tEOF",
+        'read p <<< "$(pgrep -f interlock)"; kill $p',
+        'mapfile -t pids < <(pgrep -f interlock); kill "${pids[@]}"',
+        "pgrep -f interlock | xargs kill",
+        "pgrep -f interlock | xargs -n1 kill -9",
+        'P=$(pgrep -f interlock); echo "$P" | xargs kill',
+        "P=$(pgrep -f interlock); printf '%s\\n' $P | xargs -n1 kill -9",
+        'P=$(pgrep -f interlock); echo "$P" | while read p; do kill $p; done',
+        'P=$(pgrep -f interlock); xargs kill <<< "$P"',
+        'xargs kill <<< "$(pgrep -f interlock)"',
+        'P=$(pgrep -f interlock); read p <<< "$P"; kill $p',
+        "P=$(pgrep -f interlock); xargs kill <<EOF\n$P\nEOF",
+        "P=$(pgrep -f interlock); kill $(echo $P)",
+    ],
+)
+def test_the_daemons_pids_carried_by_a_variable_are_refused(command: str) -> None:
+    """`P=$(pgrep -f "interlock daemon"); kill -9 $P` was allowed: only a `$(...)` written in
+    kill's own words was read."""
+    result = evaluate(command, "/", mode="blocking", assume_dirty=True).result
+    assert "selfdisable.kill-daemon" in {f.rule for f in result.findings}, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "sleep 5 & P=$!; kill $P",
+        "kill $PID",
+        "P=$(pgrep node); kill $P",
+        "for p in $(pgrep node); do kill $p; done",
+        "pgrep node | while read p; do kill $p; done",
+        "P=$(pgrep -f interlock); P=$(pgrep node); kill $P",  # reassigned
+        "P=$(pgrep -f interlock); P=1234; kill $P",
+        "cat pids.txt | while read p; do kill $p; done",
+        "P=$(pgrep -f interlock); echo $P",
+        "pgrep -f interlock | while read p; do echo $p; done; kill $PID",
+        "while read p; do kill $p; done 3< <(pgrep -f interlock)",  # not stdin
+        "pgrep python | while read p; do kill $p; done < pids.txt",  # stdin is the file
+        'P=$(pgrep node); echo "$P" | xargs kill',
+        'echo "$P" | xargs kill',
+        "P=$(pgrep -f interlock); echo $P | wc -l; echo 1 | xargs kill",
+        "while read p; do kill $p; done < pids.txt 2> >(grep -f interlock)",
+    ],
+)
+def test_a_variable_of_other_pids_is_no_daemon_kill(command: str) -> None:
+    result = evaluate(command, "/", mode="blocking", assume_dirty=True).result
+    assert "selfdisable.kill-daemon" not in {f.rule for f in result.findings}, command

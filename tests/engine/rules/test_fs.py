@@ -38,7 +38,7 @@ def test_literal_temp_targets_are_reported_as_temp_only_for_the_facts_layer(inv)
     assert finding.targets is not None and finding.targets.temp_only
     (mixed,) = rules.check_invocation(inv("rm -rf /tmp/x src"))
     assert mixed.targets is not None and not mixed.targets.temp_only
-    assert rules.check_invocation(inv('rm -rf "$TMPDIR/x"')) == []
+    assert rules.check_invocation(inv('rm -rf "$(mktemp -d)/x"')) == []
 
 
 BLOCKED = [
@@ -115,11 +115,8 @@ ALLOWED = [
     "rm -rf /tmp/build-cache",
     "rm -rf /var/tmp/x /tmp/y",
     "rm -rf /tmp",
-    'rm -rf "$TMPDIR/cache"',
-    "rm -rf ${TMPDIR:-/tmp}/x",
-    'rm -rf "$tmpdir"',
-    "rm -rf $tmp_dir",
     "rm -rf $(mktemp -d)",
+    'rm -rf "$(mktemp -d)/cache"',
     "rm --help",
     "rmdir empty/",
     "unlink --help",
@@ -229,24 +226,21 @@ def test_rm_finding_keeps_the_invocation_cwd(discards) -> None:
         ("/var/tmp/a/b", True),
         ("/dev/shm/x", True),
         ("/private/tmp/x", True),
-        ("$TMPDIR/x", True),
-        ('"$TMPDIR"/x', True),
-        ("${TMPDIR}/x", True),
-        ("${TMPDIR:-/tmp}/x", True),
-        ("${TMPDIR:=/var/tmp}/x", True),
-        ("${TMPDIR-/tmp}", True),
-        ("${TMPDIR:?}/x", True),
-        ("${TMPDIR:-.}", False),  # the cwd when TMPDIR is unset
-        ("${TMPDIR:-src}/x", False),
-        ("${TMPDIR:-}/x", False),  # /x
-        ("${TMPDIR:-$HOME}", False),
-        ("${TMPDIR:+src}", False),  # src when TMPDIR is set
-        ("${TMPDIR:1}", False),  # a substring: tmp/... relative to the cwd
-        ("$tmpdir", True),
-        ("$TMP_DIR", True),
-        ("$BUILD_TMP", True),
+        # no variable is a temp dir by its name: the walker puts in TMPDIR's value
+        ("$TMPDIR/x", False),  # /x when TMPDIR is unset
+        ('"$TMPDIR"/*', False),  # /*
+        ("${TMPDIR:-/tmp}/x", False),
+        ("$tmpdir", False),
+        ("$TMP_DIR", False),
         ("$(mktemp -d)", True),
         ("`mktemp -d`", True),
+        ('"$(mktemp -d -t x.XXX)"/build', True),
+        ("$(mktemp -d)/a/b", True),
+        ("$(mktemp -d)/..", False),
+        ("$(mktemp -d)/a/../../src", False),
+        ("$(mktemp -d)/$X", False),
+        ("$(mktemp -d)/`pick`", False),
+        ("$(mktemp -d)x", False),
         ("/tmp", True),
         ("/tmp/../etc", False),
         ("tmp/x", False),
@@ -660,9 +654,17 @@ def test_shred_targets_are_unknown_when_any_is_known_only_at_run_time() -> None:
     assert discard_targets('shred "$X"').unknown
 
 
-@pytest.mark.parametrize("command", ['find "$TMPDIR" -name x -delete', "find $tmp_dir -delete"])
-def test_find_delete_under_temp_variables_only_is_no_discard(command: str) -> None:
-    assert [f for f in analyse(command).findings if f.kind == "discard"] == []
+@pytest.mark.parametrize(
+    "command", ['find "$TMPDIR" -name x -delete', 'T=$(mktemp -d); find "$T" -delete']
+)
+def test_find_delete_under_temp_dirs_only_is_no_discard(command: str, monkeypatch) -> None:
+    monkeypatch.setenv("TMPDIR", "/tmp/scratch")
+    assert [f for f in static(analyse(command).findings) if f.kind == "discard"] == []
+
+
+@pytest.mark.parametrize("command", ['find "$tmp_dir" -delete', 'rm -rf "$tmpdir"'])
+def test_a_variable_from_the_environment_is_no_temp_dir_by_its_name(command: str) -> None:
+    assert [f.rule for f in analyse(command).findings if f.kind == "discard"]
 
 
 @pytest.mark.parametrize(
@@ -710,3 +712,49 @@ def test_a_function_that_stays_leaves_the_directory_known(git_repo: Path) -> Non
     (git_repo / "src" / "app.py").write_text("print('work in progress')\n")
     assert judged("f() { echo hi; }; f; rm -f app.py", git_repo) == []  # no app.py here
     assert judged("f() { (cd src); }; f; rm -f app.py", git_repo) == []
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "find . $A -print",  # $A may be `-delete` or `-exec rm {} +`
+        "find . -name x $A",
+        'find . -name x "$A"',  # one word, but it may be -delete
+        "find src -type f \\( -name x -o $A \\)",
+        "find . ! $A",
+        "A=-delete; find . $A",
+        "find . -maxdepth 1 $ACTION",
+        "find . -newermt yesterday $A",
+        "find . -fprintf out %p $A",
+        "find . x$A",
+        'find . "$A"$B',  # $B is outside the quotes
+        "find . '$A'`pick`",
+        'find . "\\"$A\\""$B',
+    ],
+)
+def test_a_find_with_a_run_time_word_where_a_primary_stands_may_delete(command: str) -> None:
+    """`find . $A -print` was allowed: an unknown word of the expression may be -delete."""
+    assert "fs.find-delete" in {f.rule for f in analyse(command).findings}, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'find . -name "$PAT" -print',
+        "find . -name $PAT",
+        'find "$DIR" -name x',
+        "find $DIR -name '*.py'",  # the first start path: read as one
+        'find . "$DIR" -print',  # a quoted start path is one word
+        'find . -newermt "$DATE" -print',
+        "find . -maxdepth $D -name x",
+        'find . -fprintf "$OUT" "%p" -name x',
+        'find . -fprintf out "$FMT" -print',  # -fprintf takes two values
+        "find . -exec grep -l \"$P\" {} +",
+        "A=-print; find . $A",
+        "find . -path '*$x*'",
+        'find . "$A" "${B}/x" -print',  # quoted start paths are one word each
+        'find . "\\"$A"',
+    ],
+)
+def test_a_run_time_word_in_a_value_or_a_path_is_no_deletion(command: str) -> None:
+    assert "fs.find-delete" not in {f.rule for f in analyse(command).findings}, command

@@ -171,7 +171,7 @@ ALLOWED_BY_TEXT = [
     "echo 1 > /dev/tcp/localhost/80",
     "echo x > /tmp/out",
     ": > /tmp/scratch.log",
-    ': > "$TMPDIR/x"',
+    ': > "$(mktemp -d)/x"',
     'echo x > "$OUT"',  # a path known only at run time, written like a new file
     "sort words.txt > sorted.txt",
     "sort -o sorted.txt words.txt",

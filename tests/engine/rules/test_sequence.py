@@ -395,7 +395,8 @@ def test_a_cd_into_a_directory_known_only_at_run_time_is_judged_as_unknown(dirty
     assert verdict('cd "$d" && rm -rf /tmp/x', repo, assume_dirty=False) == "allow"
 
 
-def test_a_cd_into_a_temp_dir_named_at_run_time_stays_in_a_temp_dir(dirty):
+def test_a_cd_into_a_temp_dir_named_at_run_time_stays_in_a_temp_dir(dirty, monkeypatch):
+    monkeypatch.setenv("TMPDIR", "/tmp/scratch")  # what the line's shell holds
     repo = str(dirty)
     for command in (
         'cd "$(mktemp -d)" && rm -rf src',
@@ -406,6 +407,8 @@ def test_a_cd_into_a_temp_dir_named_at_run_time_stays_in_a_temp_dir(dirty):
     assert verdict('cd "$TMPDIR/$X" && rm -rf src', repo, assume_dirty=False) == "block"
     assert verdict('cd "$TMPDIR" && rm -rf ../../home/x', repo, assume_dirty=False) == "block"
     assert verdict('cd "$TMPDIR"; rm -rf src', repo, assume_dirty=False) == "block"  # may fail
+    monkeypatch.delenv("TMPDIR")  # `cd ""` stays where it is
+    assert verdict('cd "$TMPDIR" && rm -rf src', repo, assume_dirty=False) == "block"
 
 
 def test_a_copy_covers_the_file_it_copied_in_the_tree(dirty):

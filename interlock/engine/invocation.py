@@ -50,6 +50,9 @@ class Invocation:
       `cat f | sort > f` reads the file it truncates.
     own_redirects: how many of `redirects` (the last ones) are written on the command itself;
       the others come from an enclosing `{ ...; } > f` or `bash -c '...' > f`.
+    clears_env: it starts with an emptied environment (`env -i`, `env -`, also behind an
+      enclosing `env -i bash -c '...'`): every variable the run was given is unset for it,
+      INTERLOCK_* among them; only `assignments` reach it.
     """
 
     argv: tuple[Word, ...]
@@ -67,6 +70,7 @@ class Invocation:
     succeeded: tuple[Invocation, ...] = field(default=(), compare=False, repr=False)
     pipe: int = field(default=0, compare=False)
     own_redirects: int = field(default=0, compare=False)
+    clears_env: bool = False
 
     @cached_property
     def name(self) -> str | None:

@@ -100,6 +100,7 @@ class _Env(NamedTuple):
     file: _InFile | None = None  # the script file these commands are read from
     origin: Origin | None = None
     fed: tuple[tuple[int, str], ...] = ()  # the files `<` on the simple command opens, by fd
+    clears_env: bool = False  # an enclosing `env -i` emptied the environment
 
 
 def walk(
@@ -380,6 +381,7 @@ class _Walker:
             own_redirects=env.own,
             arg_search=env.arg_search,
             arg_file=env.arg_file,
+            clears_env=env.clears_env,
         )
         self.invocations.append(inv)
         if env.origin is not None:
@@ -437,6 +439,7 @@ class _Walker:
                 arg_roots=found.arg_roots if found.extra_args else env.arg_roots,
                 arg_search=found.arg_search if found.extra_args else env.arg_search,
                 arg_file=env.arg_file or found.arg_file,
+                clears_env=env.clears_env or found.clears_env,
             )
             if found.kind == "script":
                 same_shell = all(s.same_shell for s in found.scripts) and cwd == scope.cwd

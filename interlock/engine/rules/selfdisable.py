@@ -373,7 +373,42 @@ def _env_findings(inv: Invocation) -> list[Finding]:
         names = [o.removeprefix("--unset=").removeprefix("-u").partition("=")[0] for o in operands]
         if any(re.match(_ENV_NAME, n) for n in names):
             found.append(_find("selfdisable.env-override", inv))
+    if inv.name in _SETTERS and any(_unknown_name(w) for w in inv.argv[1:]):
+        found.append(_override(inv, _UNKNOWN_NAME.format(inv.name), _NAME_IT))
+    if inv.clears_env:
+        found.append(_override(inv, _CLEARED, _KEEP_ENV))
     return found
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_UNKNOWN_NAME = (
+    '`{}` names a variable known only at run time (`export "$N"=1`, `export $(cat .env)`): '
+    "it may set or unset an INTERLOCK_* variable, which relaxes the guard; unknown is not safe "
+    f"({_PERSON})"
+)
+_CLEARED = (
+    "the environment is emptied for it (`env -i`, `env -`): every INTERLOCK_* variable the run "
+    "was given is unset, as `env -u INTERLOCK_RUN` unsets one, so interlock's hooks and "
+    f"wrapper no longer know they are inside the run ({_PERSON})"
+)
+
+_NAME_IT = 'write the variable\'s name out (`export NAME="$VALUE"`)'
+_KEEP_ENV = "keep the environment; drop only what you mean to with `env -u NAME` (not INTERLOCK_*)"
+
+
+def _override(inv: Invocation, reason: str, instead: str) -> Finding:
+    info = catalog()["selfdisable.env-override"]
+    return make_finding(info, inv, reason=reason, instead=instead)
+
+
+def _unknown_name(word: Word) -> bool:
+    """A setter's operand whose variable name is known only at run time (`"$N"=1`, `$N`,
+    `$(cat .env)`, `X{A,B}=1`); an option (`-x`) or a written name (`PATH="$PWD:$PATH"`)
+    is not."""
+    if word.literal() is not None:
+        return False
+    name = word.text.partition("=")[0].replace('"', "").replace("'", "")
+    return not _IDENTIFIER.match(name) and not name.startswith("-")
 
 
 _PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")

@@ -453,8 +453,6 @@ def test_self_disable_by_any_writer_or_form_is_found(command: str, rule_id: str)
         "env --unset=HUSKY_SKIP_HOOKS git commit -m x",
         "env -u SKIP git commit -m x",
         "HUSKY=0 env -u HUSKY git commit -m x",
-        "HUSKY=0 env -i git commit -m x",
-        "HUSKY_SKIP_HOOKS=1 env - git commit -m x",
         "HUSKY= git commit -m x",
         "HUSKY=0 HUSKY= git commit -m x",
         "SKIP= git commit -m x",

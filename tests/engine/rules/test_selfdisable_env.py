@@ -1,0 +1,132 @@
+"""Self-disable through the environment: emptying it (`env -i`) and setting a variable whose
+name is known only at run time (`export "$N"=1`) reach INTERLOCK_* as `env -u` and
+`export INTERLOCK_MODE=off` do (issue: `env -u INTERLOCK_RUN git status` was refused while
+`env -i git status` was allowed)."""
+
+from __future__ import annotations
+
+import pytest
+
+from interlock.engine.check import evaluate
+from interlock.engine.walk import walk
+from interlock.shell.parse import parse
+
+
+def judged(command: str) -> tuple[str, set[str]]:
+    result = evaluate(command, "/", mode="blocking", assume_dirty=True).result
+    return result.verdict, {f.rule for f in result.findings}
+
+
+def override_reasons(command: str) -> list[str]:
+    result = evaluate(command, "/", mode="blocking", assume_dirty=True).result
+    return [f.reason for f in result.findings if f.rule == "selfdisable.env-override"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "env -u INTERLOCK_RUN git status",
+        "env -i git status",
+        "env - git status",
+        "env --ignore-environment git status",
+        "env -i PATH=/usr/bin bash -c 'ls'",
+        'env -i PATH="$PATH" bash -c "git commit -m x"',
+        "env -i HOME=/tmp make test",
+        "sudo env -i git status",
+        "env -C sub -i ls",
+    ],
+)
+def test_emptying_the_environment_is_an_override_like_unsetting_one_variable(
+    command: str,
+) -> None:
+    verdict, found = judged(command)
+    assert verdict == "block", command
+    assert "selfdisable.env-override" in found, command
+
+
+def test_the_emptied_environment_reaches_the_commands_of_a_shell_it_starts() -> None:
+    by_name = {i.name: i.clears_env for i in walk(parse("env -i bash -c 'ls; git status'"))}
+    assert by_name == {"ls": True, "git": True}
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["env git status", "env PATH=/usr/bin git status", "env -u HOME git status", "git status"],
+)
+def test_a_kept_environment_is_not_emptied(command: str) -> None:
+    assert all(not i.clears_env for i in walk(parse(command))), command
+    assert judged(command) == ("allow", set()), command
+
+
+def test_the_emptied_environment_finding_says_what_it_unsets_and_what_to_do() -> None:
+    result = evaluate("env -i git status", "/", mode="blocking", assume_dirty=True).result
+    (finding,) = [f for f in result.findings if f.rule == "selfdisable.env-override"]
+    assert "env -i" in finding.reason and "INTERLOCK_*" in finding.reason
+    assert "env -u NAME" in finding.instead
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'export "$N"=1; make test',
+        'export "$N"=1',
+        "export $N",
+        "export $(cat .env | xargs)",
+        'unset "$V"',
+        'declare -x "$N"=off',
+        'typeset -x "$N"',
+        'readonly "$N"=1',
+        'local "$N"=1',
+        'export -n "$N"',
+        "export INTERLO{CK_MODE,}=off",
+        "export ${P}_MODE=off",
+        "export A=1 `echo B`=2",
+        'export -n PATH "$X"=1',
+    ],
+)
+def test_a_setter_naming_a_variable_known_only_at_run_time_is_an_override(command: str) -> None:
+    verdict, found = judged(command)
+    assert verdict == "block", command
+    assert "selfdisable.env-override" in found, command
+    assert any("known only at run time" in r for r in override_reasons(command)), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'export PATH="$PWD/bin:$PATH"',
+        'export "PATH=$PWD:$PATH"',
+        "export 'X'=$HOME",
+        "export _X1=$(date)",
+        'local x="$1"',
+        "export -p",
+        'N=FOO; export "$N"=1',
+        'echo "$N"=1',
+        'printenv "$N"',
+    ],
+)
+def test_a_setter_with_written_names_is_not_an_override(command: str) -> None:
+    assert judged(command) == ("allow", set()), command
+
+
+def test_the_unknown_name_finding_names_the_setter_and_what_to_do() -> None:
+    result = evaluate('declare "$N"=1', "/", mode="blocking", assume_dirty=True).result
+    (finding,) = [f for f in result.findings if f.rule == "selfdisable.env-override"]
+    assert finding.reason.startswith("`declare` names a variable known only at run time")
+    assert "export NAME=" in finding.instead
+
+
+def test_a_name_the_line_assigned_earlier_is_judged_as_written() -> None:
+    assert judged('N=INTERLOCK_MODE; export "$N"=off')[0] == "block"
+    reasons = override_reasons('N=INTERLOCK_MODE; export "$N"=off')
+    assert reasons and not any("known only at run time" in r for r in reasons)
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["HUSKY=0 env -i git commit -m x", "HUSKY_SKIP_HOOKS=1 env - git commit -m x"],
+)
+def test_an_emptied_environment_drops_a_hook_skip_variable_but_is_an_override(command: str) -> None:
+    """The variable set before `env -i` does not reach git (no hook-skip finding); emptying
+    the environment unsets INTERLOCK_* for git's hooks (these were allowed before)."""
+    assert judged(command) == ("block", {"selfdisable.env-override"}), command

@@ -245,7 +245,7 @@ def analyse(
     for k, inv in enumerate(invocations):
         origin = walked.origins.get(id(inv))
         own = rules.check_invocation(inv, invocations[:k])
-        for code in hidden.hidden_code(inv, line):
+        for code in hidden.hidden_code(inv, line, files):
             found, degraded = _judge_hidden(
                 code, inv, declared_validators, depth, line, tasks, files
             )

@@ -157,6 +157,13 @@ class ScriptFiles:
                 return found
         return None
 
+    def present(self, cwd: str | None, name: str) -> bool:
+        """Whether anything is on disk where `read(cwd, name, "here")` looks (True when
+        where it looks is unknown: it may be)."""
+        if cwd is None and not name.startswith("/"):
+            return True
+        return os.path.lexists(os.path.join(self.start, cwd or "", name))
+
     def _load(self, shown: str, path: str) -> ScriptFile | None:
         path = os.path.normpath(path)
         if path not in self._cache:

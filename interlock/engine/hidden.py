@@ -16,7 +16,9 @@ whose text is only known at run time as unknown code. The sources:
   `make` reading a makefile written on the line; a program copied under another name
   (`cp /usr/bin/git ./g && ./g reset --hard`); a shell alias defined on the line;
 - self-disable that only the line shows: INTERLOCK_* written into a shell startup file,
-  `[tool.interlock]` into pyproject.toml, the daemon's pids piped into `xargs kill`.
+  `[tool.interlock]` into pyproject.toml, the daemon's pids piped into `xargs kill`;
+  and that only the tree shows: an install whose package is interlock (`pip install -e DIR`
+  where DIR's pyproject.toml names interlock; rules.uninstalls reads it).
 What the line defines is in linecontext.py.
 """
 
@@ -42,6 +44,7 @@ from interlock.engine.linecontext import (
     words_text,
     written,
 )
+from interlock.engine.rules import uninstalls
 from interlock.engine.rules.args import known_path, parse_args, spec
 from interlock.engine.rules.common import join_cwd
 from interlock.engine.rules.daemonkill import pids_reach_daemon
@@ -52,6 +55,7 @@ from interlock.engine.rules.git.config import (
     is_program_key,
     program_code,
 )
+from interlock.engine.rules.selfdisable import package_manager
 from interlock.engine.scriptfiles import ScriptFiles
 from interlock.engine.unwrap import STDIN_SHELLS as SHELLS
 from interlock.engine.unwrap import shell_script, template
@@ -325,6 +329,15 @@ def _startup_text(
     return [HiddenCode(None, origin, cwd)]
 
 
+def _install_code(inv: Invocation, files: ScriptFiles | None) -> list[HiddenCode]:
+    """An install that replaces interlock's package (rules.uninstalls.replaces_interlock)."""
+    program, args = package_manager(inv)
+    reason = uninstalls.replaces_interlock(program, args, inv.cwd, files)
+    if reason is None:
+        return []
+    return [HiddenCode(None, reason, inv.cwd, "selfdisable.interlock-off")]
+
+
 def _piped_kill(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     """`pgrep -f interlock | xargs kill`: the pids piped in are the daemon's."""
     feeders = [f for f in line.feeders(inv) if isinstance(f, SimpleCommand)]
@@ -345,6 +358,7 @@ def hidden_code(
     found = _env_code(inv, line, files) if (inv.assignments or inv.name in SETTERS) else []
     if inv.redirects or inv.name == "tee":
         found += _own_writes(inv, line)
+    found += _install_code(inv, files)
     name = inv.name
     if name == "kill" and inv.extra_args:
         found += _piped_kill(inv, line)

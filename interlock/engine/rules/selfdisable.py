@@ -83,9 +83,12 @@ rule(
 rule(
     "selfdisable.interlock-off",
     "self-disable",
-    "interlock off / uninstall / allow / approve from inside the run, or its package removed",
-    f"the run would turn off or overrule its own guard ({_PERSON}); removing interlock's "
-    "package (`pip uninstall interlock`, pipx, uv, poetry, conda) removes every door at once",
+    "interlock off / uninstall / allow / approve from inside the run, or its package or "
+    "programs removed or replaced",
+    f"the run would turn off or overrule its own guard ({_PERSON}); removing or replacing "
+    "interlock's package (`pip uninstall interlock`, `pip install interlock==0.1`, an install "
+    "of a tree whose project is interlock; pipx, uv, poetry, conda) or its programs "
+    "(`bin/interlock`, `bin/interlock-sh`, its virtualenv) changes every door at once",
     "do what the finding asks instead; a person can approve it outside the run",
     (
         "interlock off",
@@ -93,12 +96,16 @@ rule(
         "interlock allow",
         "interlock hooks uninstall",
         "pip uninstall -y interlock",
+        "rm ~/.local/bin/interlock",
+        "ln -sf /bin/true ~/.local/bin/interlock-sh",
     ),
     (
         "interlock check 'git status'",
         "interlock explain git.reset-hard",
         "interlock status",
         "pip uninstall -y requests",
+        "pip install requests",
+        "cat ~/.local/bin/interlock",
     ),
 )
 rule(
@@ -526,14 +533,19 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
     return []
 
 
-def _uninstall_findings(inv: Invocation) -> list[Finding]:
-    """A package manager removing interlock's package (`pip uninstall -y interlock`, also as
-    `python3 -m pip uninstall interlock`): interlock off for every door at once."""
+def package_manager(inv: Invocation) -> tuple[str | None, tuple[Word, ...]]:
+    """The program and its arguments, `python3 -m pip ...` read as `pip ...`."""
     program, args = inv.name, inv.argv[1:]
     if program is not None and _PYTHON.match(program):
         program, i = _python_module_of(inv)
         args = inv.argv[i:]
-    if uninstalls.removes_interlock(program, args):
+    return program, args
+
+
+def _uninstall_findings(inv: Invocation) -> list[Finding]:
+    """A package manager removing interlock's package (`pip uninstall -y interlock`, also as
+    `python3 -m pip uninstall interlock`): interlock off for every door at once."""
+    if uninstalls.removes_interlock(*package_manager(inv)):
         return [_find("selfdisable.interlock-off", inv)]
     return []
 

@@ -50,7 +50,8 @@ class Invocation:
       `cat f | sort > f` reads the file it truncates.
     own_redirects: how many of `redirects` (the last ones) are written on the command itself;
       the others come from an enclosing `{ ...; } > f` or `bash -c '...' > f`.
-    clears_env: it starts with an emptied environment (`env -i`, `env -`, also behind an
+    clears_env: it starts with an emptied environment (`env -i`, `env -`, `exec -c`,
+      `setpriv --reset-env`, a login shell's `sudo -i`, `su -`, `runuser -l`; also behind an
       enclosing `env -i bash -c '...'`): every variable the run was given is unset for it,
       INTERLOCK_* among them; only `assignments` reach it.
     """

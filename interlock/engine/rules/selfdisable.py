@@ -382,9 +382,20 @@ def _env_findings(inv: Invocation) -> list[Finding]:
             found.append(_find("selfdisable.env-override", inv))
     if inv.name in _SETTERS and any(_unknown_name(w) for w in inv.argv[1:]):
         found.append(_override(inv, _UNKNOWN_NAME.format(inv.name), _NAME_IT))
-    if inv.clears_env:
+    if inv.clears_env and _reads_interlock_env(inv):
         found.append(_override(inv, _CLEARED, _KEEP_ENV))
     return found
+
+
+def _reads_interlock_env(inv: Invocation) -> bool:
+    """A program that reads the run's INTERLOCK_* variables: git (its hooks run interlock),
+    interlock itself (`interlock`, `interlock-sh`, `python -m interlock`), or a program known
+    only at run time (it may be either). A plain program (`env -i sort`) reads none, and the
+    commands a shell runs are judged each with the emptied environment."""
+    name = inv.name
+    if name is None or name in ("git", "interlock-sh") or name.startswith("git-"):
+        return True
+    return _interlock_words(inv) is not None
 
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -394,9 +405,10 @@ _UNKNOWN_NAME = (
     f"({_PERSON})"
 )
 _CLEARED = (
-    "the environment is emptied for it (`env -i`, `env -`): every INTERLOCK_* variable the run "
-    "was given is unset, as `env -u INTERLOCK_RUN` unsets one, so interlock's hooks and "
-    f"wrapper no longer know they are inside the run ({_PERSON})"
+    "the environment is emptied for it (`env -i`, `exec -c`, `setpriv --reset-env`, a login "
+    "shell: `sudo -i`, `su -`): every INTERLOCK_* variable the run "
+    "was given is unset, as `env -u INTERLOCK_RUN` unsets one, so git's hooks and interlock "
+    f"itself no longer know they are inside the run ({_PERSON})"
 )
 
 _NAME_IT = 'write the variable\'s name out (`export NAME="$VALUE"`)'
@@ -414,7 +426,8 @@ def _unknown_name(word: Word) -> bool:
     is not."""
     if word.literal() is not None:
         return False
-    name = word.text.partition("=")[0].replace('"', "").replace("'", "")
+    # `unset 'a[1]'`, `a[$i]=1`: the variable is the name before the subscript
+    name = word.text.partition("=")[0].partition("[")[0].replace('"', "").replace("'", "")
     return not _IDENTIFIER.match(name) and not name.startswith("-")
 
 

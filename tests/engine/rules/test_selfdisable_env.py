@@ -29,19 +29,52 @@ def override_reasons(command: str) -> list[str]:
         "env -i git status",
         "env - git status",
         "env --ignore-environment git status",
-        "env -i PATH=/usr/bin bash -c 'ls'",
         'env -i PATH="$PATH" bash -c "git commit -m x"',
-        "env -i HOME=/tmp make test",
+        "env -i HOME=/tmp bash -c 'cd sub && git push'",
         "sudo env -i git status",
-        "env -C sub -i ls",
+        "env -C sub -i git status",
+        "env -i /usr/bin/git status",
+        "env -i git-receive-pack .",
+        "env -i interlock check 'git status'",
+        "env -i python3 -m interlock status",
+        "env -i ~/.local/bin/interlock-sh -c ls",
+        "env -i $TOOL status",
+        "exec -c git status",
+        "setpriv --reset-env git status",
+        "sudo -i git status",
+        "sudo --login git status",
+        "su - -c 'git status'",
+        "su -l root -c 'git commit -m x'",
+        "runuser -l dev -c 'git commit -m x'",
+        "runuser -l -u dev -- git status",
     ],
 )
-def test_emptying_the_environment_is_an_override_like_unsetting_one_variable(
+def test_emptying_the_environment_of_git_or_interlock_is_an_override_like_unsetting_one(
     command: str,
 ) -> None:
     verdict, found = judged(command)
     assert verdict == "block", command
     assert "selfdisable.env-override" in found, command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "env -i sort file",
+        "find . -type f | env -i LC_COLLATE=C sort",
+        "env -i perl -V",
+        "env -i PATH=/usr/bin bash -c 'ls'",
+        "env -i HOME=/tmp make test",
+        "exec -cl bash",
+        "sudo -i ls",
+        "su - postgres -c 'createdb app'",
+        "setpriv --reset-env printenv",
+    ],
+)
+def test_emptying_the_environment_of_a_plain_program_is_not_an_override(command: str) -> None:
+    """A program that reads no INTERLOCK_* variable loses nothing interlock needs; a shell's
+    commands are judged each with the emptied environment (git among them is refused)."""
+    assert "selfdisable.env-override" not in judged(command)[1], command
 
 
 def test_the_emptied_environment_reaches_the_commands_of_a_shell_it_starts() -> None:
@@ -51,7 +84,20 @@ def test_the_emptied_environment_reaches_the_commands_of_a_shell_it_starts() -> 
 
 @pytest.mark.parametrize(
     "command",
-    ["env git status", "env PATH=/usr/bin git status", "env -u HOME git status", "git status"],
+    [
+        "env git status",
+        "env PATH=/usr/bin git status",
+        "env -u HOME git status",
+        "git status",
+        "exec git status",
+        "exec -a name git status",
+        "setpriv --reuid 1000 git status",
+        "sudo git status",
+        "sudo -s git status",
+        "su -c 'git status'",
+        "su root -c ls",
+        "runuser -u dev -- git status",
+    ],
 )
 def test_a_kept_environment_is_not_emptied(command: str) -> None:
     assert all(not i.clears_env for i in walk(parse(command))), command
@@ -82,6 +128,7 @@ def test_the_emptied_environment_finding_says_what_it_unsets_and_what_to_do() ->
         "export ${P}_MODE=off",
         "export A=1 `echo B`=2",
         'export -n PATH "$X"=1',
+        'unset "$A"[1]',
     ],
 )
 def test_a_setter_naming_a_variable_known_only_at_run_time_is_an_override(command: str) -> None:
@@ -101,6 +148,9 @@ def test_a_setter_naming_a_variable_known_only_at_run_time_is_an_override(comman
         'local x="$1"',
         "export -p",
         'N=FOO; export "$N"=1',
+        "unset array[$RANDOM%4]",
+        "unset 'array[1]' x",
+        "a[$i]=1",
         'echo "$N"=1',
         'printenv "$N"',
     ],

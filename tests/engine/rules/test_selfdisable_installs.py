@@ -54,6 +54,12 @@ def tree(git_repo: Path) -> Path:
     (git_repo / "loop.txt").write_text("-r loop.txt\n")
     (git_repo / "edit.txt").write_text("-e ./other\n")
     (git_repo / "bin.txt").write_bytes(b"\x00interlock\n")
+    chain = {"deep.txt": "a.txt", "a.txt": "b.txt", "b.txt": "c.txt", "two.txt": "a2.txt"}
+    for name, nested in chain.items():
+        (git_repo / name).write_text(f"-r {nested}\n")
+    (git_repo / "a2.txt").write_text("-r c.txt\n")
+    (git_repo / "c.txt").write_text("requests\n")
+    (git_repo / "r").write_text("interlock\n")
     return git_repo
 
 
@@ -143,6 +149,13 @@ def test_an_install_of_other_packages_is_allowed(command: str) -> None:
         "pip install -r loop.txt",
         "pip install -r bin.txt",
         "cd req && pip install -r all.txt",
+        "pip install -r deep.txt",
+        "pip install -rr",
+        "cd other && pip install -e.",
+        "pip install -e other requests",
+        "pip install --editable=./lib interlock",
+        "pip install -e./lib other",
+        "pip install --editable other requests",
         "pip install -e ./cfglib",
         "conda install --file requirements.txt",
     ],
@@ -164,6 +177,11 @@ def test_an_install_the_tree_shows_is_interlock_is_interlock_off(tree: Path, com
         "pip install ./absent",
         "pip install -r dev.txt",
         "pip install -r req/ok.txt",
+        "pip install -r two.txt",
+        "pip install -e",
+        "pip install requests -r",
+        "pip install --target other requests",
+        "pip install -t other -c dev.txt requests",
         "pip install -r absent.txt",
     ],
 )

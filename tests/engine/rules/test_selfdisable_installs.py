@@ -154,7 +154,7 @@ def test_an_install_of_other_packages_is_allowed(command: str) -> None:
         "cd other && pip install -e.",
         "pip install -e other requests",
         "pip install --editable=./lib interlock",
-        "pip install -e./lib other",
+        "pip install -e./lib ./other",
         "pip install --editable other requests",
         "pip install -e ./cfglib",
         "conda install --file requirements.txt",

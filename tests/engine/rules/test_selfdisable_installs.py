@@ -42,6 +42,10 @@ def tree(git_repo: Path) -> Path:
         "broken/pyproject.toml": "[project\n",
         "lib/pyproject.toml": '[project]\nname = "interlock-tools"\n',
         "cfglib/setup.cfg": "[metadata]\nversion = 1\n",
+        "cfgok/setup.cfg": "[metadata]\nname = app-two\n",
+        "pyok/setup.py": "from setuptools import setup\nsetup(name='app-three')\n",
+        "badcfg/setup.cfg": "name = x\n[metadata\n",
+        "badcfg/setup.py": "setup(name='app-four')\n",
     }
     for name, text in trees.items():
         (git_repo / name).parent.mkdir(exist_ok=True)
@@ -118,6 +122,8 @@ def test_an_install_whose_package_is_interlock_is_interlock_off(command: str) ->
         "pip install git+https://github.com/psf/requests",
         "pip install 'requests @ git+https://example.com/interlock'",
         "pip install dist/app-1.0-py3-none-any.whl",
+        "pip install dist/interlock-extras-1.0.tar.gz",
+        "pip install interlock_extras-1.0-py3-none-any.whl",
         "pip install --target interlock requests",
         "pip install -t interlock requests",
         "pip install -i https://example.com/interlock/simple requests",
@@ -178,6 +184,9 @@ def test_an_install_the_tree_shows_is_interlock_is_interlock_off(tree: Path, com
         "pip install -r dev.txt",
         "pip install -r req/ok.txt",
         "pip install -r two.txt",
+        "pip install -e ./cfgok",
+        "pip install ./pyok",
+        "pip install ./badcfg",
         "pip install -e",
         "pip install requests -r",
         "pip install --target other requests",

@@ -131,6 +131,7 @@ _ARCHIVES = (".whl", ".tar.gz", ".tgz", ".tar.bz2", ".zip")
 _NAMED_URL = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(\[[^\]]*\])?\s*@")
 _EGG = re.compile(r"[#&]egg=([A-Za-z0-9._-]+)")
 _MAX_NESTED = 3
+_TILDE_PATH = re.compile(r"^~[A-Za-z0-9._-]*/[^$`'\"\\*?\[\]]*$")
 _SETUP_NAME = re.compile(r"\bname\s*=\s*['\"]([^'\"]+)['\"]")
 
 
@@ -143,7 +144,7 @@ def _install_operands(words: Sequence[Word]) -> tuple[list[Word], list[Word], li
     k = 0
     while k < len(words):
         word, text = words[k], words[k].literal()
-        if text is None or not text.startswith("-") or text == "-":
+        if text is None or not text.startswith("-"):
             requirements.append(word)
             k += 1
             continue
@@ -213,7 +214,7 @@ def _is_path(text: str) -> bool:
 
 def _path_reason(text: str, cwd: str | None, files: TreeReader | None) -> str | None:
     directory = re.sub(r"\[[^\]]*\]$", "", text).rstrip("/") or "/"
-    base = directory.rsplit("/", 1)[-1]
+    base = directory.rpartition("/")[2]
     if base.endswith(_ARCHIVES):
         named = _dist_name(base)
         return f"{text} holds the project {named}" if _canonical(named) == PACKAGE else None
@@ -235,16 +236,15 @@ def _requirement_reason(
     """Why installing this requirement (`-e` value: editable) replaces (or may replace)
     interlock, else None."""
     text = word.literal()
-    if text is None:
-        if files is None or not word.text.startswith("~"):
-            return f"{word.text} is a package known only at run time"
-        text = word.text
+    if text is None and not _TILDE_PATH.match(word.text):
+        return f"{word.text} is a package known only at run time"
+    text = word.text if text is None else text  # `~/src/x`: a path, whatever $HOME is
     named = _NAMED_URL.match(text) or _EGG.search(text)
     if named is not None:
         name = named.group(1)
         return f"{text} is the project {name}" if _canonical(name) == PACKAGE else None
-    if "://" in text or re.match(r"^(git|hg|svn|bzr)\+", text):
-        base = text.split("#")[0].rstrip("/").rsplit("/", 1)[-1].removesuffix(".git")
+    if "://" in text:  # also `git+https://`, `git+ssh://`
+        base = text.split("#")[0].rstrip("/").rpartition("/")[2].removesuffix(".git")
         named_base = _dist_name(base) if base.endswith(_ARCHIVES) else base
         return f"{text} is the project {base}" if _canonical(named_base) == PACKAGE else None
     if editable or _is_path(text):

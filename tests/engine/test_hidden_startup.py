@@ -38,6 +38,8 @@ def judged(repo: Path, command: str) -> tuple[str, set[str]]:
         "env BASH_ENV=e.sh make test",
         "export BASH_ENV=e.sh; bash -c ls",
         "cd sub; BASH_ENV=e.sh bash -c ls",
+        "echo 'git checkout -- .' > ok.sh; BASH_ENV=ok.sh bash -c ls",
+        "GIT_PAGER='git checkout -- .' BASH_ENV=ok.sh git log",
     ],
 )
 def test_a_discard_in_the_file_a_shell_reads_first_is_refused(tree: Path, command: str) -> None:

@@ -92,7 +92,7 @@ def test_a_script_operand_after_an_option_and_its_value_is_not_inline_code(text:
         "perl -n -e 'system(\"rm -rf .\")'",
         "ruby -r json -e 'system(\"rm -rf .\")'",
         "ruby -n -e 'system(\"rm -rf .\")'",
-        "node -r ./env.js -e 'require(\"child_process\").execSync(\"rm -rf .\")'",
+        'node -r ./env.js -e \'require("child_process").execSync("rm -rf .")\'',
         "lua -l socket -e 'os.execute(\"rm -rf .\")'",
     ],
 )

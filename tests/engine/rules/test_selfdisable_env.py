@@ -47,6 +47,8 @@ def override_reasons(command: str) -> list[str]:
         "su -l root -c 'git commit -m x'",
         "runuser -l dev -c 'git commit -m x'",
         "runuser -l -u dev -- git status",
+        "su - root <<'EOF'\ngit status\nEOF",
+        "su - -c 'ls' \"$U\"",
     ],
 )
 def test_emptying_the_environment_of_git_or_interlock_is_an_override_like_unsetting_one(
@@ -69,6 +71,7 @@ def test_emptying_the_environment_of_git_or_interlock_is_an_override_like_unsett
         "sudo -i ls",
         "su - postgres -c 'createdb app'",
         "setpriv --reset-env printenv",
+        "su -c 'ls' \"$U\"",
     ],
 )
 def test_emptying_the_environment_of_a_plain_program_is_not_an_override(command: str) -> None:
@@ -97,6 +100,7 @@ def test_the_emptied_environment_reaches_the_commands_of_a_shell_it_starts() -> 
         "su -c 'git status'",
         "su root -c ls",
         "runuser -u dev -- git status",
+        "su root <<'EOF'\ngit status\nEOF",
     ],
 )
 def test_a_kept_environment_is_not_emptied(command: str) -> None:
@@ -148,6 +152,7 @@ def test_a_setter_naming_a_variable_known_only_at_run_time_is_an_override(comman
         'local x="$1"',
         "export -p",
         'N=FOO; export "$N"=1',
+        'export -"$FLAGS" PATH=/bin',
         "unset array[$RANDOM%4]",
         "unset 'array[1]' x",
         "a[$i]=1",

@@ -51,7 +51,7 @@ def tree(git_repo: Path) -> Path:
         (git_repo / name).parent.mkdir(exist_ok=True)
         (git_repo / name).write_text(text)
     (git_repo / "requirements.txt").write_text("requests\n# pinned\ninterlock==0.1  # x\n")
-    (git_repo / "dev.txt").write_text("pytest\n-e ./lib\n")
+    (git_repo / "dev.txt").write_text("pytest\n\n# interlock comes from install.sh\n-e ./lib\n")
     (git_repo / "req").mkdir()
     (git_repo / "req" / "all.txt").write_text("-r ../requirements.txt\n")
     (git_repo / "req" / "ok.txt").write_text("-r ../dev.txt\n")
@@ -92,6 +92,7 @@ def tree(git_repo: Path) -> Path:
         "pip install dist/interlock-0.1-py3-none-any.whl",
         "pip install ./interlock-0.1.tar.gz",
         "pip install git+https://github.com/x/interlock.git",
+        "pip install 'git+https://github.com/x/interlock.git#subdirectory=src'",
         "pip install 'git+https://example.com/x/y.git#egg=interlock'",
         "pip install 'interlock @ git+https://example.com/x/y'",
         "pip install https://example.com/interlock-0.1-py3-none-any.whl",
@@ -251,6 +252,7 @@ def test_the_install_finding_says_why_it_is_interlock(command: str, why: str) ->
     [
         "rm ~/.local/bin/interlock",
         "rm -f /usr/local/bin/interlock-sh",
+        "rm bin/interlock-sh",
         "ln -sf /bin/true ~/.local/bin/interlock",
         "echo > $(which interlock)",
         "echo 'exit 0' > \"$(command -v interlock-sh)\"",

@@ -72,6 +72,7 @@ def test_emptying_the_environment_of_git_or_interlock_is_an_override_like_unsett
         "su - postgres -c 'createdb app'",
         "setpriv --reset-env printenv",
         "su -c 'ls' \"$U\"",
+        "exec -c -a",
     ],
 )
 def test_emptying_the_environment_of_a_plain_program_is_not_an_override(command: str) -> None:
@@ -153,6 +154,8 @@ def test_a_setter_naming_a_variable_known_only_at_run_time_is_an_override(comman
         "export -p",
         'N=FOO; export "$N"=1',
         'export -"$FLAGS" PATH=/bin',
+        "export '$N'=1",
+        'export "\\$N"=1',
         "unset array[$RANDOM%4]",
         "unset 'array[1]' x",
         "a[$i]=1",

@@ -40,6 +40,7 @@ def judged(repo: Path, command: str) -> tuple[str, set[str]]:
         "cd sub; BASH_ENV=e.sh bash -c ls",
         "echo 'git checkout -- .' > ok.sh; BASH_ENV=ok.sh bash -c ls",
         "GIT_PAGER='git checkout -- .' BASH_ENV=ok.sh git log",
+        "BASH_ENV=e.sh",
     ],
 )
 def test_a_discard_in_the_file_a_shell_reads_first_is_refused(tree: Path, command: str) -> None:

@@ -245,7 +245,7 @@ def analyse(
     for k, inv in enumerate(invocations):
         origin = walked.origins.get(id(inv))
         own = rules.check_invocation(inv, invocations[:k])
-        for code in hidden.hidden_code(inv, line):
+        for code in hidden.hidden_code(inv, line, files):
             if code.text is not None and walked.traps.get(id(inv)) and code.origin == hidden.TRAP:
                 code = replace(code, text=walked.traps[id(inv)] + code.text)
             found, degraded = _judge_hidden(

@@ -5,7 +5,9 @@ like the same command line typed directly (its findings say what ran it) and rep
 whose text is only known at run time as unknown code. The sources:
 - git: aliases and the programs its configuration names (gitcode.py);
 - variables that name a program (`GIT_PAGER=...`, `EDITOR=...`, GIT_CONFIG_* program keys),
-  and `BASH_ENV`/`ENV` naming a file written earlier on the line;
+  and `BASH_ENV`/`ENV` naming a file, which a shell started with it reads before its command:
+  one written earlier on the line, else the file in the tree (read through the ScriptFiles
+  tree fact); a name known only at run time, or a file that cannot be read, is unknown code;
 - `trap 'BODY' SIGNAL`: the body runs later, on the signal or at exit;
 - a shell, `source`/`.` or an interpreter (python, node, perl, ruby, php) given a script that
   is a process substitution (`bash <(curl ...)`), its stdin (`sh /dev/stdin`, `. /dev/fd/0`,
@@ -14,7 +16,9 @@ whose text is only known at run time as unknown code. The sources:
   `make` reading a makefile written on the line; a program copied under another name
   (`cp /usr/bin/git ./g && ./g reset --hard`); a shell alias defined on the line;
 - self-disable that only the line shows: INTERLOCK_* written into a shell startup file,
-  `[tool.interlock]` into pyproject.toml, the daemon's pids piped into `xargs kill`.
+  `[tool.interlock]` into pyproject.toml, the daemon's pids piped into `xargs kill`;
+  and that only the tree shows: an install whose package is interlock (`pip install -e DIR`
+  where DIR's pyproject.toml names interlock; rules.uninstalls reads it).
 What the line defines is in linecontext.py.
 """
 
@@ -40,6 +44,7 @@ from interlock.engine.linecontext import (
     words_text,
     written,
 )
+from interlock.engine.rules import uninstalls
 from interlock.engine.rules.args import known_path, parse_args, spec
 from interlock.engine.rules.common import join_cwd
 from interlock.engine.rules.daemonkill import pids_reach_daemon
@@ -50,6 +55,8 @@ from interlock.engine.rules.git.config import (
     is_program_key,
     program_code,
 )
+from interlock.engine.rules.selfdisable import package_manager
+from interlock.engine.scriptfiles import ScriptFiles
 from interlock.engine.unwrap import STDIN_SHELLS as SHELLS
 from interlock.engine.unwrap import shell_script, template
 from interlock.shell.model import SimpleCommand, Word
@@ -60,7 +67,7 @@ _INTERPRETERS = {"node": "node", "nodejs": "node", "perl": "perl", "ruby": "ruby
 # that give code (no script then). A value only ever attached is no option's here: `perl -x
 # t.pl`, `ruby -x t.rb` run t.pl and t.rb (perl's -M/-m and ruby's -F/-K/-x are the same).
 _INTERP_VALUE = {"python": "WXQ", "node": "rC", "perl": "I", "ruby": "IrCEX", "php": "cdz"}
-_INTERP_CODE = {"python": "cm", "node": "ep", "perl": "eE", "ruby": "e", "php": "r"}
+_INTERP_CODE = {"python": "cm", "node": "ep", "perl": "eE", "ruby": "e", "php": "rBRE"}
 # Long options that take the next word as their value (`node --require ./env.js app.js`).
 _INTERP_LONG_VALUE = {
     "python": ("check-hash-based-pycs",),
@@ -269,19 +276,15 @@ def _own_writes(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     return found
 
 
-def _env_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
+def _env_code(inv: Invocation, line: LineContext, files: ScriptFiles | None) -> list[HiddenCode]:
     found: list[HiddenCode] = []
     words = assignments(inv)
     for word in words:
+        found += _startup_file(word, inv, line, files)
         text = word.literal()
         if text is None:
             continue
         name, _, assigned = text.partition("=")
-        if name in ("BASH_ENV", "ENV") and assigned:
-            written, content = line.file(inv.cwd, assigned)
-            if written:
-                origin = f"`{name}` ({assigned}, written earlier on this line), which shells read"
-                found.append(HiddenCode(content, origin, inv.cwd))
         if name in PROGRAM_ENV and (code := env_code(name, assigned)) is not None:
             found.append(HiddenCode(code, f"`{name}`", inv.cwd))
     for key, pair_value in env_pairs(words):
@@ -289,6 +292,53 @@ def _env_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
             if (code := program_code(key, pair_value)) is not None:
                 found.append(HiddenCode(code, f"git config `{key}`", inv.cwd))
     return found
+
+
+_STARTUP_ENV = ("BASH_ENV", "ENV")
+_EMPTY_FILES = ("/dev/null",)
+
+
+def _startup_file(
+    word: Word, inv: Invocation, line: LineContext, files: ScriptFiles | None
+) -> list[HiddenCode]:
+    """`BASH_ENV=FILE` (`ENV=FILE`): a shell started with it reads FILE before its command,
+    so FILE's text is code the line runs (`BASH_ENV=e.sh bash -c ls` runs e.sh first)."""
+    text = word.literal()
+    name, _, assigned = (text if text is not None else word.text).partition("=")
+    if name not in _STARTUP_ENV or not assigned or assigned in _EMPTY_FILES:
+        return []
+    if text is None:
+        origin = f"`{name}` ({assigned}), a file known only at run time, which shells read first"
+        return [HiddenCode(None, origin, inv.cwd)]
+    found: list[HiddenCode] = []
+    for cwd in dict.fromkeys((inv.cwd, *inv.alt_cwds)):  # `cd sub; X`: sub, or here
+        found += _startup_text(name, assigned, cwd, line, files)
+    return found
+
+
+def _startup_text(
+    name: str, assigned: str, cwd: str | None, line: LineContext, files: ScriptFiles | None
+) -> list[HiddenCode]:
+    written, content = line.file(cwd, assigned)
+    if written:
+        origin = f"`{name}` ({assigned}, written earlier on this line), which shells read"
+        return [HiddenCode(content, origin, cwd)]
+    script = files.read(cwd, assigned, "here") if files is not None else None
+    if script is not None:
+        return [HiddenCode(script.text, f"`{name}` ({assigned}), which shells read first", cwd)]
+    if files is not None and not files.present(cwd, assigned):
+        return []  # no such file: the shell reads nothing
+    origin = f"`{name}` ({assigned}), a file interlock cannot read, which shells read first"
+    return [HiddenCode(None, origin, cwd)]
+
+
+def _install_code(inv: Invocation, files: ScriptFiles | None) -> list[HiddenCode]:
+    """An install that replaces interlock's package (rules.uninstalls.replaces_interlock)."""
+    program, args = package_manager(inv)
+    reason = uninstalls.replaces_interlock(program, args, inv.cwd, files)
+    if reason is None:
+        return []
+    return [HiddenCode(None, reason, inv.cwd, "selfdisable.interlock-off")]
 
 
 def _piped_kill(inv: Invocation, line: LineContext) -> list[HiddenCode]:
@@ -301,13 +351,17 @@ def _piped_kill(inv: Invocation, line: LineContext) -> list[HiddenCode]:
     return []
 
 
-def hidden_code(inv: Invocation, line: LineContext) -> list[HiddenCode]:
-    """The command lines `inv` runs that are not among its own words (module docstring)."""
+def hidden_code(
+    inv: Invocation, line: LineContext, files: ScriptFiles | None = None
+) -> list[HiddenCode]:
+    """The command lines `inv` runs that are not among its own words (module docstring);
+    files: reads the files of the tree (None: the line's text alone)."""
     if not inv.argv:
-        return _env_code(inv, line)
-    found = _env_code(inv, line) if (inv.assignments or inv.name in SETTERS) else []
+        return _env_code(inv, line, files)
+    found = _env_code(inv, line, files) if (inv.assignments or inv.name in SETTERS) else []
     if inv.redirects or inv.name == "tee":
         found += _own_writes(inv, line)
+    found += _install_code(inv, files)
     name = inv.name
     if name == "kill" and inv.extra_args:
         found += _piped_kill(inv, line)

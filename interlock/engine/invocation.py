@@ -53,6 +53,10 @@ class Invocation:
     stdin: commands whose output its stdin may carry, besides a pipe (engine.linecontext reads
       the commands piped in): `< <(...)`, `<<< "$P"` and `echo "$P" |` (what P carries:
       engine.shellvars); for the pids `xargs kill` is fed.
+    clears_env: it starts with an emptied environment (`env -i`, `env -`, `exec -c`,
+      `setpriv --reset-env`, a login shell's `sudo -i`, `su -`, `runuser -l`; also behind an
+      enclosing `env -i bash -c '...'`): every variable the run was given is unset for it,
+      INTERLOCK_* among them; only `assignments` reach it.
     """
 
     argv: tuple[Word, ...]
@@ -71,6 +75,7 @@ class Invocation:
     pipe: int = field(default=0, compare=False)
     own_redirects: int = field(default=0, compare=False)
     stdin: tuple[Node, ...] = field(default=(), compare=False, repr=False)
+    clears_env: bool = False
 
     @cached_property
     def name(self) -> str | None:

@@ -169,7 +169,8 @@ def _runner(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     parsed = parse_options(words, i, spec)
     if parsed is None:
         return None
-    return exec_at(name, words, parsed[1] + operands)
+    clears = name == "setpriv" and parsed[0].has("--reset-env")  # only TERM and the user's
+    return exec_at(name, words, parsed[1] + operands, clears_env=clears)
 
 
 # -- runners that move the command: another root, directory, namespace or service -----------

@@ -157,6 +157,20 @@ class ScriptFiles:
                 return found
         return None
 
+    def present(self, cwd: str | None, name: str) -> bool:
+        """Whether anything is on disk where `read(cwd, name, "here")` looks (True when
+        where it looks is unknown: it may be)."""
+        if cwd is None and not name.startswith("/"):
+            return True
+        return os.path.lexists(os.path.join(self.start, cwd or "", name))
+
+    def text(self, cwd: str | None, name: str) -> str | None:
+        """The text of any small regular file (a project's pyproject.toml), looked up as
+        `read` looks `here`; None when it cannot be read."""
+        if cwd is None and not name.startswith("/"):
+            return None
+        return _text_of(os.path.normpath(os.path.join(self.start, cwd or "", name)))
+
     def _load(self, shown: str, path: str) -> ScriptFile | None:
         path = os.path.normpath(path)
         if path not in self._cache:
@@ -165,6 +179,15 @@ class ScriptFiles:
 
 
 def _read(shown: str, path: str) -> ScriptFile | None:
+    text = _text_of(path)
+    kind = _shebang(text) if text is not None else None
+    if text is None or kind is None:
+        return None
+    return ScriptFile(shown, path, text, kind[0], kind[1])
+
+
+def _text_of(path: str) -> str | None:
+    """A regular file's text: None when it is not one, too large, binary or not UTF-8."""
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
@@ -184,13 +207,9 @@ def _read(shown: str, path: str) -> ScriptFile | None:
     if len(data) > MAX_BYTES or b"\0" in data:
         return None
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    kind = _shebang(text)
-    if kind is None:
-        return None
-    return ScriptFile(shown, path, text, kind[0], kind[1])
 
 
 def _descriptor(operand: str | None) -> int | None:

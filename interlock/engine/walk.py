@@ -106,6 +106,7 @@ class _Env(NamedTuple):
     # (`done < <(pgrep x)`, `<<< "$P"`: the redirects of a command hold the enclosing ones)
     stdin: tuple[Node, ...] = ()
     piped: Pipeline | None = None
+    clears_env: bool = False  # an enclosing `env -i` emptied the environment
 
 
 def walk(
@@ -433,6 +434,7 @@ class _Walker:
             arg_search=env.arg_search,
             arg_file=env.arg_file,
             stdin=env.stdin,
+            clears_env=env.clears_env,
         )
         self.invocations.append(inv)
         if env.origin is not None:
@@ -492,6 +494,7 @@ class _Walker:
                 arg_roots=found.arg_roots if found.extra_args else env.arg_roots,
                 arg_search=found.arg_search if found.extra_args else env.arg_search,
                 arg_file=env.arg_file or found.arg_file,
+                clears_env=env.clears_env or found.clears_env,
             )
             if found.kind == "script":
                 same_shell = all(s.same_shell for s in found.scripts) and cwd == scope.cwd

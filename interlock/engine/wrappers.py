@@ -114,7 +114,9 @@ def _sudo(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
         found = Unwrap("script", via, scripts=(Script(stdin, via),))
     else:
         return None
-    return replace(found, assignments=assignments, masks=masks, cwd=where)
+    # -i: a login shell starts from a fresh environment (sudo's own env_reset otherwise keeps
+    # what sudoers says, a person's choice)
+    return replace(found, assignments=assignments, masks=masks, cwd=where, clears_env=login)
 
 
 _SUDO_PLAIN = frozenset("_-$/.,:@+%^")
@@ -201,7 +203,10 @@ def _builtin(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
 
 def _exec_builtin(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     parsed = parse_options(words, 1, OptSpec("a"))
-    return None if parsed is None else exec_at("exec", words, parsed[1])
+    if parsed is None:
+        return None
+    opts, i = parsed
+    return exec_at("exec", words, i, clears_env=opts.has("-c"))  # `exec -c`: an empty env
 
 
 # -- process control -----------------------------------------------------------------------
@@ -403,20 +408,20 @@ def _su(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
         return None
     opts, operands, hidden = found
     login = opts.has("-l", "--login") or any(lit(w) == "-" for w in operands)
-    cwd = None if login else KEEP
+    cwd = None if login else KEEP  # a login shell also starts from a fresh environment
     via = f"{name} -c"
     if hidden:
         unknown = Script(RUNTIME_CODE, via, degraded=True)
-        return Unwrap("script", via, scripts=(unknown,), cwd=cwd)
+        return Unwrap("script", via, scripts=(unknown,), cwd=cwd, clears_env=login)
     code = opts.word(*_SU_CODE)
     if code is not None:
-        return replace(script_from(code, via), cwd=cwd)
+        return replace(script_from(code, via), cwd=cwd, clears_env=login)
     if name == "runuser" and opts.has("-u", "--user"):
-        return exec_at(name, tuple(operands), 0, cwd=cwd)
+        return exec_at(name, tuple(operands), 0, cwd=cwd, clears_env=login)
     # the words after the user are the shell's (`su -- root -c CODE`, `su root x.sh`)
     args = tuple(w for w in operands if lit(w) != "-")[1:]
     shell = _shell((Word("sh", "sh"),) + args, stdin)
-    return None if shell is None else replace(shell, cwd=cwd)
+    return None if shell is None else replace(shell, cwd=cwd, clears_env=login)
 
 
 def _su_operands(words: tuple[Word, ...]) -> tuple[Options, list[Word], bool] | None:

@@ -116,8 +116,6 @@ ALLOWED = [
     "env -u HUSKY_SKIP_HOOKS git commit -m x",
     "env --unset=HUSKY_SKIP_HOOKS git commit -m x",
     "HUSKY=0 env -u HUSKY git commit -m x",
-    "HUSKY=0 env -i git commit -m x",
-    "HUSKY=0 env - git commit -m x",
     "HUSKY= git commit -m x",
     'su root -c "ls"',
     "su $username -c ls",

@@ -229,7 +229,7 @@ USER_SHELL_ALLOWED = [
     "su -c 'rm -rf build'",
     "sudo -s <<EOF\nrm -rf build\nEOF",
     "runuser -u app -- rm -rf build",
-    "sudo -i git status",
+    "sudo -i ls",
 ]
 
 

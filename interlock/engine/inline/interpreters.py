@@ -55,22 +55,23 @@ def inline_code(words: tuple[Word, ...], stdin: str | None = None) -> InlineCode
         found = _python_code(words, stdin)
         language = "python"
     elif name in ("node", "nodejs", "bun", "deno"):
-        found = _flag_code(words, stdin, ("-e", "--eval", "-p", "--print", "eval"), "")
+        found = _flag_code(words, stdin, ("-e", "--eval", "-p", "--print", "eval"), "erC", "node")
         language = "node"
     elif name == "perl":
-        found = _flag_code(words, stdin, ("-e", "-E"), "eEiIMmlx0CdD")
+        found = _flag_code(words, stdin, ("-e", "-E"), "eEiIMmlx0CdD", "perl")
         language = "perl"
     elif name == "ruby":
-        found = _flag_code(words, stdin, ("-e",), "eIrCEFKTWx")
+        found = _flag_code(words, stdin, ("-e",), "eIrCEFKTWxX", "ruby")
         language = "ruby"
     elif name.startswith("php"):
-        found = _flag_code(words, stdin, ("-r",), "r")
+        # -B, -R and -E run code before, for and after each line of stdin, as -r runs it once
+        found = _flag_code(words, stdin, ("-r", "-B", "-R", "-E"), _PHP_VALUE, "php")
         language = "php"
     elif name in ("lua", "luajit") or re.match(r"^lua[0-9.]+$", name):
-        found = _flag_code(words, stdin, ("-e",), "elW")
+        found = _flag_code(words, stdin, ("-e",), "elW", "lua")
         language = "lua"
     elif name in ("rscript", "r"):
-        found = _flag_code(words, stdin, ("-e", "--expr"), "e")
+        found = _flag_code(words, stdin, ("-e", "--expr"), "e", "r")
         language = "r"
     else:
         return _other(name, words, stdin)
@@ -95,6 +96,37 @@ def _other(name: str, words: tuple[Word, ...], stdin: str | None) -> InlineCode 
         return None
     actions = (Action(argv=(UNREADABLE,)),) if found.unknown else ()
     return InlineCode(found.language, found.via, found.code, actions)
+
+
+# php's short options that take a value, attached or the next word (getopt's `-d k=v`, `-dk=v`).
+_PHP_VALUE = "rBREcdzfFtS"
+# Per language: the short options whose value, when not attached, is the next word (`perl -I
+# lib -e CODE`, `ruby -r json -e CODE`, `php -d k=v -r CODE`, `lua -l mod -e CODE`), and the
+# long ones that take the next word (`node --require ./env.js -e CODE`, as engine.hidden reads
+# them). Other value letters take only an attached value (`perl -Mstrict`, `-i.bak`).
+_SEPARATE: dict[str, tuple[str, tuple[str, ...]]] = {
+    "node": (
+        "rC",
+        (
+            "--require",
+            "--import",
+            "--loader",
+            "--experimental-loader",
+            "--conditions",
+            "--input-type",
+            "--env-file",
+            "--inspect-port",
+            "--disable-warning",
+            "--redirect-warnings",
+            "--title",
+        ),
+    ),
+    "perl": ("I", ()),
+    "ruby": ("IrCEX", ("--encoding", "--external-encoding", "--internal-encoding")),
+    "php": (_PHP_VALUE, ()),
+    "lua": ("l", ()),
+    "r": ("", ()),
+}
 # Words that give Python code a way to touch files or run programs: code that does not parse
 # but mentions one of them cannot be read, so it is unknown code, not harmless.
 _CAPABLE = re.compile(
@@ -164,10 +196,16 @@ def _python_code(words: tuple[Word, ...], stdin: str | None) -> tuple[str, Code 
 
 
 def _flag_code(
-    words: tuple[Word, ...], stdin: str | None, flags: tuple[str, ...], with_value: str
+    words: tuple[Word, ...],
+    stdin: str | None,
+    flags: tuple[str, ...],
+    with_value: str,
+    language: str,
 ) -> tuple[str, Code | None] | None:
     """`-e CODE` style: flags that take code; with_value lists short letters taking a value
-    (the code flags among them), so `perl -lne CODE` and `ruby -rjson -e CODE` are read."""
+    (the code flags among them), so `perl -lne CODE` and `ruby -rjson -e CODE` are read; an
+    option's value given as the next word (_SEPARATE) is skipped, never read as the script."""
+    separate, long_value = _SEPARATE[language]
     chunks: list[str] = []
     flag_used = ""
     unknown = False
@@ -185,9 +223,13 @@ def _flag_code(
                 chunks.append(text)
                 i += 1
             flag_used = flag_used or v.split("=", 1)[0]
+        elif v in long_value:
+            i += 1
         elif v.startswith("-") and len(v) > 1 and not v.startswith("--") and with_value:
             for j, ch in enumerate(v[1:], start=1):
-                if ch not in with_value or (ch in "l0" and not v[j + 1 : j + 2].isdigit()):
+                if ch not in with_value or (
+                    language == "perl" and ch in "l0" and not v[j + 1 : j + 2].isdigit()
+                ):
                     continue  # perl's -l and -0 take only digits: `-lne` is -l -n -e
                 if "-" + ch in flags:
                     if v[j + 1 :]:
@@ -198,6 +240,8 @@ def _flag_code(
                     unknown |= not literal
                     chunks.append(text)
                     flag_used = flag_used or "-" + ch
+                elif ch in separate and not v[j + 1 :]:
+                    i += 1  # `-I lib`: the next word is the option's value
                 break
         elif not v.startswith("-") or v == "-":
             break

@@ -1,4 +1,7 @@
-"""Which changed paths are interlock's own: hooks, config, state, git config files.
+"""Which changed paths are interlock's own: hooks, config, state, git config files, and its
+install: the `interlock` and `interlock-sh` programs in a `bin/` directory, its virtualenv
+(`~/.local/share/interlock/`), its package in a `site-packages/` (a change to any of them
+removes or replaces every door at once, as `pip uninstall interlock` does).
 
 A literal path is resolved against the invocation's cwd and read component by component
 (`cd .git && rm hooks/pre-commit` is `.git/hooks/pre-commit`; a bare repository's
@@ -47,6 +50,32 @@ def _is_git_config(parts: list[str]) -> bool:
     return False
 
 
+_PROGRAMS = ("interlock", "interlock-sh")
+# `$(which interlock)`, `` `command -v interlock-sh` ``: the path of the program on PATH
+_FINDS_PROGRAM = re.compile(
+    r"\b(which|whereis|command\s+-[vV]|type\s+-[apP]+|realpath|readlink\s+-f)\s+"
+    r"([^\s)`]*/)?interlock(-sh)?\b"
+)
+_PACKAGE_ENTRY = re.compile(r"^(interlock|interlock[-.].*|__editable__[._]+interlock[-_.].*)$")
+
+
+def _is_install(parts: list[str]) -> bool:
+    """`.../bin/interlock`, `.../bin/interlock-sh`, `.../share/interlock[/...]` (install.sh's
+    virtualenv), `.../site-packages/interlock[-0.1.dist-info, .pth, ...]`."""
+    if len(parts) >= 2 and parts[-1] in _PROGRAMS and parts[-2] == "bin":
+        return True
+    pairs = list(zip(parts, parts[1:], strict=False))
+    return ("share", "interlock") in pairs or any(
+        a == "site-packages" and _PACKAGE_ENTRY.match(b.lower()) for a, b in pairs
+    )
+
+
+def _install_rule(touch: Touch, parts: list[str]) -> str | None:
+    if touch.verb == "mode" and touch.mode and _keeps_hook_running(touch.mode):
+        return None  # `chmod +x ~/.local/bin/interlock` keeps it running
+    return "selfdisable.interlock-off" if _is_install(parts) else None
+
+
 def _literal_rule(touch: Touch, path: str) -> str | None:
     parts = _parts(path)
     if _under_git_dir(parts, "hooks"):
@@ -61,7 +90,7 @@ def _literal_rule(touch: Touch, path: str) -> str | None:
         return "selfdisable.config-edit"
     if touch.verb != "mode" and _is_git_config(parts):
         return "selfdisable.hooks-path"
-    return None
+    return _install_rule(touch, parts)
 
 
 def _text_rule(touch: Touch, text: str) -> str | None:
@@ -75,7 +104,9 @@ def _text_rule(touch: Touch, text: str) -> str | None:
         return "selfdisable.config-edit"
     if touch.verb != "mode" and (clean.endswith("/.gitconfig") or clean.endswith("git/config")):
         return "selfdisable.hooks-path"
-    return None
+    if _FINDS_PROGRAM.search(clean):
+        return _install_rule(touch, ["bin", "interlock"])
+    return _install_rule(touch, _parts(clean))
 
 
 def rule_for(touch: Touch, cwd: str | None) -> str | None:

@@ -83,9 +83,12 @@ rule(
 rule(
     "selfdisable.interlock-off",
     "self-disable",
-    "interlock off / uninstall / allow / approve from inside the run, or its package removed",
-    f"the run would turn off or overrule its own guard ({_PERSON}); removing interlock's "
-    "package (`pip uninstall interlock`, pipx, uv, poetry, conda) removes every door at once",
+    "interlock off / uninstall / allow / approve from inside the run, or its package or "
+    "programs removed or replaced",
+    f"the run would turn off or overrule its own guard ({_PERSON}); removing or replacing "
+    "interlock's package (`pip uninstall interlock`, `pip install interlock==0.1`, an install "
+    "of a tree whose project is interlock; pipx, uv, poetry, conda) or its programs "
+    "(`bin/interlock`, `bin/interlock-sh`, its virtualenv) changes every door at once",
     "do what the finding asks instead; a person can approve it outside the run",
     (
         "interlock off",
@@ -93,12 +96,16 @@ rule(
         "interlock allow",
         "interlock hooks uninstall",
         "pip uninstall -y interlock",
+        "rm ~/.local/bin/interlock",
+        "ln -sf /bin/true ~/.local/bin/interlock-sh",
     ),
     (
         "interlock check 'git status'",
         "interlock explain git.reset-hard",
         "interlock status",
         "pip uninstall -y requests",
+        "pip install requests",
+        "cat ~/.local/bin/interlock",
     ),
 )
 rule(
@@ -373,7 +380,55 @@ def _env_findings(inv: Invocation) -> list[Finding]:
         names = [o.removeprefix("--unset=").removeprefix("-u").partition("=")[0] for o in operands]
         if any(re.match(_ENV_NAME, n) for n in names):
             found.append(_find("selfdisable.env-override", inv))
+    if inv.name in _SETTERS and any(_unknown_name(w) for w in inv.argv[1:]):
+        found.append(_override(inv, _UNKNOWN_NAME.format(inv.name), _NAME_IT))
+    if inv.clears_env and _reads_interlock_env(inv):
+        found.append(_override(inv, _CLEARED, _KEEP_ENV))
     return found
+
+
+def _reads_interlock_env(inv: Invocation) -> bool:
+    """A program that reads the run's INTERLOCK_* variables: git (its hooks run interlock),
+    interlock itself (`interlock`, `interlock-sh`, `python -m interlock`), or a program known
+    only at run time (it may be either). A plain program (`env -i sort`) reads none, and the
+    commands a shell runs are judged each with the emptied environment."""
+    name = inv.name
+    if name is None or name in ("git", "interlock-sh") or name.startswith("git-"):
+        return True
+    return _interlock_words(inv) is not None
+
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_UNKNOWN_NAME = (
+    '`{}` names a variable known only at run time (`export "$N"=1`, `export $(cat .env)`): '
+    "it may set or unset an INTERLOCK_* variable, which relaxes the guard; unknown is not safe "
+    f"({_PERSON})"
+)
+_CLEARED = (
+    "the environment is emptied for it (`env -i`, `exec -c`, `setpriv --reset-env`, a login "
+    "shell: `sudo -i`, `su -`): every INTERLOCK_* variable the run "
+    "was given is unset, as `env -u INTERLOCK_RUN` unsets one, so git's hooks and interlock "
+    f"itself no longer know they are inside the run ({_PERSON})"
+)
+
+_NAME_IT = 'write the variable\'s name out (`export NAME="$VALUE"`)'
+_KEEP_ENV = "keep the environment; drop only what you mean to with `env -u NAME` (not INTERLOCK_*)"
+
+
+def _override(inv: Invocation, reason: str, instead: str) -> Finding:
+    info = catalog()["selfdisable.env-override"]
+    return make_finding(info, inv, reason=reason, instead=instead)
+
+
+def _unknown_name(word: Word) -> bool:
+    """A setter's operand whose variable name is known only at run time (`"$N"=1`, `$N`,
+    `$(cat .env)`, `X{A,B}=1`); an option (`-x`) or a written name (`PATH="$PWD:$PATH"`)
+    is not."""
+    if word.literal() is not None:
+        return False
+    # `unset 'a[1]'`, `a[$i]=1`: the variable is the name before the subscript
+    name = word.text.partition("=")[0].partition("[")[0].replace('"', "").replace("'", "")
+    return not _IDENTIFIER.match(name) and not name.startswith("-")
 
 
 _PYTHON = re.compile(r"^(python|pypy)[0-9.]*$")
@@ -491,14 +546,19 @@ def _interlock_findings(inv: Invocation) -> list[Finding]:
     return []
 
 
-def _uninstall_findings(inv: Invocation) -> list[Finding]:
-    """A package manager removing interlock's package (`pip uninstall -y interlock`, also as
-    `python3 -m pip uninstall interlock`): interlock off for every door at once."""
+def package_manager(inv: Invocation) -> tuple[str | None, tuple[Word, ...]]:
+    """The program and its arguments, `python3 -m pip ...` read as `pip ...`."""
     program, args = inv.name, inv.argv[1:]
     if program is not None and _PYTHON.match(program):
         program, i = _python_module_of(inv)
         args = inv.argv[i:]
-    if uninstalls.removes_interlock(program, args):
+    return program, args
+
+
+def _uninstall_findings(inv: Invocation) -> list[Finding]:
+    """A package manager removing interlock's package (`pip uninstall -y interlock`, also as
+    `python3 -m pip uninstall interlock`): interlock off for every door at once."""
+    if uninstalls.removes_interlock(*package_manager(inv)):
         return [_find("selfdisable.interlock-off", inv)]
     return []
 

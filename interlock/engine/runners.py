@@ -225,6 +225,7 @@ def _unshare(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     if not opts.has("-R", "--root"):
         return exec_at("unshare", words, i, cwd=wd)
     root = opts.value("-R", "--root")
+    wd = opts.directory("-w", "--wd", places=False)  # the host's places are not the root's
     inner = "/" if wd == KEEP else wd
     if inner is None or not inner.startswith("/"):  # relative to a directory outside it
         return exec_at("unshare", words, i, cwd=None)

@@ -46,6 +46,7 @@ from interlock.engine.shellstate import (
     is_cd,
     is_popd,
     join_cwd,
+    place_of,
     set_options,
 )
 from interlock.engine.unwrap import KEEP, Script, Unwrap
@@ -400,6 +401,8 @@ class _Walker:
             redirects = tuple(shellvars.expand_redirect(r, known) for r in redirects)
             for word in cmd.assignments + cmd.words:
                 scope.vars = shellvars.forget_in_word(word, scope.vars)
+        if any(w.substitutions or "$" in w.text for w in words):  # `"$(pwd)"`: a known place
+            words = tuple(_placed(word, scope) for word in words)
         env = env._replace(
             source=env.source or cmd,
             key=key,
@@ -624,6 +627,11 @@ class _Walker:
         if inner is not None:
             step.scripts.append(inner)
             step.success = step.success + inner.success
+
+
+def _placed(word: Word, scope: Scope) -> Word:
+    place = place_of(word, scope)
+    return word if place is None else replace(word, place=place)
 
 
 def _origin_of(cmd: SimpleCommand, file: _InFile, enclosing: Origin | None) -> Origin:

@@ -21,13 +21,16 @@ class Word:
     is a parameter, command, arithmetic or process expansion, a tilde (`~/x`: never resolved to
     $HOME) or a brace expansion (`{a,b}`). `has_glob` is True for unquoted `*`, `?`, `[...]`
     and extglob groups. `substitutions` holds the parsed `$(...)`, backtick and `<(...)`
-    bodies found in the word, so the walker can visit them.
+    bodies found in the word, so the walker can visit them. `place` is set by the walker on a
+    word that names the shell's own directory (`"$(pwd)"`, `"$PWD/src"`, `"$(git rev-parse
+    --show-toplevel)"`): that directory in engine.shellstate's terms, or None.
     """
 
     text: str
     value: str | None
     has_glob: bool = False
     substitutions: tuple[Node, ...] = ()
+    place: str | None = None
 
     def literal(self) -> str | None:
         return self.value

@@ -221,10 +221,66 @@ TOP = "/(the top of the worktree)"
         ('cd "$(git -C x rev-parse --show-toplevel)" && rm -rf *', None),
         ('cd "$(git rev-parse --show-toplevel 2>/dev/null)" && rm -rf *', None),
         ('cd "$(X=1 git rev-parse --show-toplevel)" && rm -rf *', None),
-        ('cd "$(git rev-parse --show-toplevel)/x" && rm -rf *', None),
+        ('cd "x$(git rev-parse --show-toplevel)/x" && rm -rf *', None),
         ('cd "x$(git rev-parse --show-toplevel)" && rm -rf *', None),
         ('cd "$(hg root)" && rm -rf *', None),
     ],
 )
 def test_a_cd_to_the_top_of_the_worktree_is_a_known_place(command, cwd):
+    assert walked(command)["rm -rf *"].cwd == cwd
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd"),
+    [
+        ('cd "$PWD" && rm -rf *', ""),
+        ('cd "$(pwd)" && rm -rf *', ""),
+        ("cd `pwd` && rm -rf *", ""),
+        ("cd $(pwd -P) && rm -rf *", ""),
+        ('cd "$(pwd -L)/src" && rm -rf *', "src"),
+        ("cd ${PWD}/src && rm -rf *", "src"),
+        ('cd "$PWD"/src/ && rm -rf *', "src"),
+        ('cd "$PWD"//src && rm -rf *', "src"),
+        ('cd "$PWD/src/.." && rm -rf *', ""),
+        ('cd src && cd "$PWD" && rm -rf *', "src"),
+        ('cd src && cd "$(pwd)/.." && rm -rf *', ""),
+        ('cd src && cd "$(pwd)/../.." && rm -rf *', ".."),
+        ('cd /opt/x && cd "$(pwd)/y" && rm -rf *', "/opt/x/y"),
+        ('cd "$(git rev-parse --show-toplevel)" && cd "$(pwd)/src" && rm -rf *', f"{TOP}/src"),
+        ('cd "$(git rev-parse --show-toplevel)" && cd "$PWD" && rm -rf *', TOP),
+        ('cd "$(git rev-parse --show-toplevel)/x" && rm -rf *', f"{TOP}/x"),
+        ('cd "$(git rev-parse --show-toplevel)/x/" && rm -rf *', f"{TOP}/x"),
+        ('cd "$(git rev-parse --show-toplevel)/.." && rm -rf *', f"{TOP}/.."),
+        ('cd "$(git rev-parse --show-cdup)src" && rm -rf *', f"{TOP}/src"),
+        ("cd $(git rev-parse --show-cdup)src && rm -rf *", f"{TOP}/src"),
+        ('pushd "$PWD/src" && rm -rf *', "src"),
+        # one of several places, or an unknown one: unknown
+        ('cd src; cd "$PWD" && rm -rf *', None),
+        ('cd "$X" && cd "$(pwd)" && rm -rf *', None),
+        ('cd "$(git rev-parse --show-cdup)/x" && rm -rf *', None),  # `/x` at the top
+        # the line assigned PWD, or may have, or defined its own pwd or git
+        ('PWD=/x; cd "$PWD" && rm -rf *', None),
+        ('eval "$X"; cd "$PWD" && rm -rf *', None),
+        ('pwd() { echo /; }; cd "$(pwd)" && rm -rf *', None),
+        ('git() { echo /; }; cd "$(git rev-parse --show-toplevel)" && rm -rf *', None),
+        # not the place: other commands, more words, a glob or an unknown rest
+        ('cd "$(cd x && pwd)" && rm -rf *', None),
+        ('cd "$(pwd; true)" && rm -rf *', None),
+        ('cd "$(pwd -x)" && rm -rf *', None),
+        ('cd "$(pwd 2>/dev/null)" && rm -rf *', None),
+        ('cd "$(X=1 pwd)" && rm -rf *', None),
+        ('cd "$(echo "$PWD")" && rm -rf *', None),
+        ('cd "$(pwd)x" && rm -rf *', None),
+        ('cd "$PWDX" && rm -rf *', None),
+        ('cd "${PWD:-/}" && rm -rf *', None),
+        ('cd "$PWD$X" && rm -rf *', None),
+        ('cd "$(pwd)/$X" && rm -rf *', None),
+        ('cd "$(pwd)"/* && rm -rf *', None),
+        ('cd "$(pwd)$(pwd)" && rm -rf *', None),
+        ('cd "$(pwd)"/"$(pwd)" && rm -rf *', None),
+    ],
+)
+def test_a_word_naming_the_shells_own_place_is_that_place(command, cwd):
+    """`$PWD`, `$(pwd)` and the top of the worktree, with a literal rest, are known places
+    when the shell's directory is (issue: `cd "$PWD" && git checkout -- .` was unknown)."""
     assert walked(command)["rm -rf *"].cwd == cwd

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from interlock.engine.mounts import Mounts
+from interlock.engine.mounts import OPAQUE, Mounts
 from interlock.engine.unwrap import (
     KEEP,
     OptSpec,
@@ -191,7 +191,7 @@ def _chroot(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
 
 def _new_root(root: str | None, workdir: str) -> Mounts:
     """A command run under another root: its `/` is root (relative to where it starts)."""
-    return Mounts(known=False) if root is None else Mounts((("/", root),), workdir)
+    return OPAQUE if root is None else Mounts((("/", root),), workdir)
 
 
 _UNSHARE = OptSpec(

@@ -101,6 +101,7 @@ class _Env(NamedTuple):
     file: _InFile | None = None  # the script file these commands are read from
     origin: Origin | None = None
     fed: tuple[tuple[int, str], ...] = ()  # the files `<` on the simple command opens, by fd
+    unmapped: tuple[str, ...] = ()  # in a container: its paths whose host place is not known
 
 
 def walk(
@@ -394,6 +395,8 @@ class _Walker:
         if env.file is not None:
             env = env._replace(origin=_origin_of(cmd, env.file, env.origin))
         words, assignments, redirects = cmd.words, cmd.assignments, cmd.redirects
+        if env.unmapped:  # `sh -c 'echo > /w/x'` in a container: an unknown target
+            redirects = tuple(_hidden(r, env.unmapped) for r in redirects)
         known = scope.vars
         if not known.empty:  # variables the line assigned earlier, put in (engine.shellvars)
             words = shellvars.expand_words(words, known)
@@ -423,6 +426,7 @@ class _Walker:
 
     def resolve(self, words: tuple[Word, ...], stdin: str | None, scope: Scope, env: _Env) -> Step:
         """Strip wrappers from words; walk what they hand over to; return the Step."""
+        words = mounts.hide(words, env.unmapped)  # in a container (see _Env.unmapped)
         masks: str | None = None
         local_via: tuple[str, ...] = ()
         cwd, alts = scope.cwd, scope.alts
@@ -454,6 +458,8 @@ class _Walker:
                 direct = not alts and unwrap(words, None) is None and not inline_code(words, None)
                 words, cwd = mounts.enter(found.mounts, words, cwd if direct else None)
                 alts = ()
+                if not direct:  # `sh -c 'rm /w/x'`: those paths are unknown in all it runs
+                    env = env._replace(unmapped=env.unmapped + found.mounts.reach())
         code = inline_code(words, stdin)
         ran = self.file_run(words, cwd, found, env)
         inv = self.emit(words, env, cwd, env.degraded or code is not None, scope, alts)
@@ -627,6 +633,12 @@ class _Walker:
         if inner is not None:
             step.scripts.append(inner)
             step.success = step.success + inner.success
+
+
+def _hidden(redirect: Redirect, reach: tuple[str, ...]) -> Redirect:
+    if redirect.target is None or redirect.heredoc is not None:
+        return redirect
+    return replace(redirect, target=mounts.hide((redirect.target,), reach)[0])
 
 
 def _placed(word: Word, scope: Scope) -> Word:

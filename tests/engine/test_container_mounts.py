@@ -105,11 +105,70 @@ def test_the_mapped_command_names_the_host_path_and_the_container_s_directory():
         ("--mount type=bind,src=.,dst=/w --workdir=/w", Mounts((("/w", "."),), "/w")),
         ("--mount type=volume,source=cache,target=/c -v /data", Mounts()),
         ("--tmpfs /run -v node_modules:/app/node_modules", Mounts()),
-        ("-v $HOME:/h", Mounts(known=False)),
-        ("-v ~/x:/h", Mounts(known=False)),
+        ("-v $HOME:/h", Mounts(known=False, unmapped=("/h",))),
+        ("-v ~/x:/h", Mounts(known=False, unmapped=("/h",))),
         ("-w relative", Mounts(known=False)),
+        ("--mount type=bind,source=$X,target=/h/", Mounts(known=False, unmapped=("/h",))),
+        ("-v $X:/a -v $Y:/a", Mounts(known=False, unmapped=("/a",))),
+        ("--privileged -v .:/w", Mounts((("/w", "."),), known=False, unmapped=("/",))),
+        ("--volumes-from data", Mounts(known=False, unmapped=("/",))),
+        ("-v a:b:c:d", Mounts(known=False, unmapped=("/",))),
+        ("--mount type=bind,target=/w", Mounts(known=False, unmapped=("/",))),
+        ("--mount type=tmpfs,target=/w -v /data", Mounts()),
     ],
 )
 def test_docker_run_options_give_the_binds_and_the_working_directory(options, mounts):
     words = parse(f"docker run {options} img").root.words[2:-1]  # type: ignore[union-attr]
     assert read_mounts(words, "aceEhlmpuvw") == mounts
+
+
+UNMAPPED = [
+    # the docker command's directory is one of several (a `cd` that may have failed)
+    "cd src; docker run -v $PWD:/w img rm -f /w/app.py",
+    'cd src; docker run -v "$(pwd)":/w img rm -f /w/app.py',
+    "cd src; docker run --mount type=bind,source=$PWD,target=/w img rm -f /w/app.py",
+    "cd src; podman run -v .:/w img rm -f /w/app.py",
+    # a source only known at run time, or none on the line
+    'docker run -v "$X":/w img rm -f /w/src/app.py',
+    'docker run --mount type=bind,source="$X",target=/w img rm -f /w/src/app.py',
+    "docker exec box rm -f /w/src/app.py",
+    "docker compose run app rm -f /w/src/app.py",
+    "kubectl exec pod -- rm -f /w/src/app.py",
+    'chroot "$R" rm -f /src/app.py',
+    # code the container runs, and a command whose directory inside is the image's
+    'docker run -v $PWD:/w img sh -c "rm -f /w/src/app.py"',
+    'docker run -v $PWD:/w img sh -c "cd /w/src && rm app.py"',
+    "docker run -v $PWD:/w img python3 -c \"import os; os.remove('/w/src/app.py')\"",
+    "docker run -v $PWD:/w img rm -f /w/src/app.py other",
+    # a path on the host that cannot be named from the container's directory
+    "docker run -v /srv:/s -v $PWD:/w -w /s img rm -f /w/src/app.py",
+]
+
+
+@pytest.mark.parametrize("line", UNMAPPED)
+def test_a_container_path_whose_host_place_is_not_known_is_an_unknown_target(tree, line):
+    """It was judged as the host's own `/w/...` (which does not exist: nothing lost), so
+    `cd src; docker run -v $PWD:/w img rm -f /w/a.py` removed a person's edits unrefused."""
+    found = lost(tree, line)
+    assert found is not None and at(tree, "src/app.py") <= found
+
+
+@pytest.mark.parametrize("line", [u for u in UNMAPPED if "app.py other" not in u and "&&" not in u])
+def test_a_container_path_whose_host_place_is_not_known_loses_nothing_in_a_clean_tree(
+    git_repo, line
+):
+    assert lost(git_repo, line) is None
+
+
+def test_only_the_paths_a_container_may_reach_the_host_through_are_hidden():
+    [inv] = walk.walk(parse('docker run -v "$X":/w img rm -rf /w/a /etc/x --out=/w/b /wx'))
+    assert [w.literal() for w in inv.argv] == ["rm", "-rf", None, "/etc/x", None, "/wx"]
+    assert inv.argv[2].text == "/w/a" and inv.cwd is None
+    inv = walk.walk(parse("cd a; docker run -v .:/w -v /srv:/s img rm /w/x /s/y /t"))[-1]
+    assert [w.literal() for w in inv.argv] == ["rm", None, None, "/t"]
+    [inv] = walk.walk(parse("docker exec box /w/bin/tool /w/x"))
+    assert [w.literal() for w in inv.argv] == ["/w/bin/tool", None]  # the program stays named
+    inv = walk.walk(parse("docker run -v .:/w img sh -c 'cat < /w/in > /w/out 2>/t'"))[-1]
+    assert [r.target.literal() for r in inv.redirects if r.target] == [None, None, "/t"]
+    [inv] = walk.walk(parse("docker run -v /srv:/s -v .:/w -w /s img rm /w/x /s/y"))
+    assert [w.literal() for w in inv.argv] == ["rm", None, None] and inv.cwd is None

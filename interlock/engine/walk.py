@@ -426,7 +426,6 @@ class _Walker:
 
     def resolve(self, words: tuple[Word, ...], stdin: str | None, scope: Scope, env: _Env) -> Step:
         """Strip wrappers from words; walk what they hand over to; return the Step."""
-        words = mounts.hide(words, env.unmapped)  # in a container (see _Env.unmapped)
         masks: str | None = None
         local_via: tuple[str, ...] = ()
         cwd, alts = scope.cwd, scope.alts
@@ -434,6 +433,8 @@ class _Walker:
         while (found := unwrap(words, stdin)) is not None and found.kind in ("exec", "script"):
             if found.cwd != KEEP:
                 moved = found.cwd
+                if moved is not None and mounts.is_under(moved, env.unmapped):
+                    moved = None  # `env -C /w` in a container: where /w is on the host
                 cwd = None if moved is None else join_cwd(cwd, moved)
                 alts = tuple(None if moved is None else join_cwd(a, moved) for a in alts)
             masks = masks or found.masks
@@ -456,10 +457,13 @@ class _Walker:
             if found.mounts is not None:  # a container: its paths where they are on the host
                 # only a command run directly: paths inside code it runs are not mapped
                 direct = not alts and unwrap(words, None) is None and not inline_code(words, None)
-                words, cwd = mounts.enter(found.mounts, words, cwd if direct else None)
-                alts = ()
-                if not direct:  # `sh -c 'rm /w/x'`: those paths are unknown in all it runs
+                if direct:
+                    words, cwd = mounts.enter(found.mounts, words, cwd)
+                else:  # `sh -c 'rm /w/x'`: those paths are unknown in all it runs
+                    cwd = None
                     env = env._replace(unmapped=env.unmapped + found.mounts.reach())
+                alts = ()
+        words = words[:1] + mounts.hide(words[1:], env.unmapped)  # in a container (_Env)
         code = inline_code(words, stdin)
         ran = self.file_run(words, cwd, found, env)
         inv = self.emit(words, env, cwd, env.degraded or code is not None, scope, alts)

@@ -170,5 +170,11 @@ def test_only_the_paths_a_container_may_reach_the_host_through_are_hidden():
     assert [w.literal() for w in inv.argv] == ["/w/bin/tool", None]  # the program stays named
     inv = walk.walk(parse("docker run -v .:/w img sh -c 'cat < /w/in > /w/out 2>/t'"))[-1]
     assert [r.target.literal() for r in inv.redirects if r.target] == [None, None, "/t"]
+    [inv] = walk.walk(parse("docker run -v .:/w img env -C /w/src rm -f app.py /tmp/x"))
+    assert inv.cwd is None and [w.literal() for w in inv.argv] == ["rm", "-f", "app.py", "/tmp/x"]
+    [inv] = walk.walk(parse("docker run -v .:/w img env -C /opt rm -f x"))
+    assert inv.cwd == "/opt"  # not a path the container shares with the host
+    [inv] = walk.walk(parse("docker run -v .:/w img sudo -u me rm -f /w/x"))
+    assert [w.literal() for w in inv.argv] == ["rm", "-f", None]
     [inv] = walk.walk(parse("docker run -v /srv:/s -v .:/w -w /s img rm /w/x /s/y"))
     assert [w.literal() for w in inv.argv] == ["rm", None, None] and inv.cwd is None

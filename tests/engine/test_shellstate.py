@@ -284,3 +284,20 @@ def test_a_word_naming_the_shells_own_place_is_that_place(command, cwd):
     """`$PWD`, `$(pwd)` and the top of the worktree, with a literal rest, are known places
     when the shell's directory is (issue: `cd "$PWD" && git checkout -- .` was unknown)."""
     assert walked(command)["rm -rf *"].cwd == cwd
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd"),
+    [
+        ('env -C "$(pwd)/src" rm -rf *', "src"),
+        ('cd src && env -C "$PWD/.." rm -rf *', ""),
+        ('env -C "$X" env -C "$(pwd)" rm -rf *', ""),  # read where the shell is
+        ('env -C "$X" rm -rf *', None),
+        ('env -C "$(pwd)x" rm -rf *', None),
+        ('sudo -D "$(git rev-parse --show-toplevel)" rm -rf *', TOP),
+        # under another root, the host's place is no place there
+        ('unshare -R /r -w "$(pwd)" rm -rf *', None),
+    ],
+)
+def test_a_wrappers_directory_naming_the_shells_own_place_is_that_place(command, cwd):
+    assert walked(command)["rm -rf *"].cwd == cwd

@@ -23,8 +23,11 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from interlock.engine.places import TOP_CWD, under
 from interlock.shell.model import Word
 
+# A host source in the shell's directory (`$PWD`, `$(pwd)`), where the line's shell is.
+SHELL = "$PWD"
 # The host's working directory, as it is spelled in a -v source.
 _PWD = re.compile(r"^(?:\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)(?=[/:,]|$)")
 _BIND_KEYS = ("source", "src")
@@ -61,11 +64,12 @@ def _text(word: Word) -> str:
 
 
 def _host(source: str) -> str | None:
-    """A bind's host side as a path (relative to the docker command's directory), or None."""
+    """A bind's host side as a path (relative to the docker command's directory; `$PWD/x`:
+    to the shell's, which a wrapper's `-C` does not move), or None."""
     match = _PWD.match(source)
     if match is not None:
         rest = source[match.end() :]
-        return None if "$" in rest or "`" in rest else "." + rest
+        return None if "$" in rest or "`" in rest else SHELL + rest
     if "$" in source or "`" in source or source.startswith("~"):
         return None
     if source.startswith("/") or source == "." or source.startswith(("./", "../")):
@@ -160,13 +164,22 @@ def _on_host(path: str, binds: tuple[tuple[str, str], ...]) -> str | None:
     return posixpath.normpath(posixpath.join(best[1], rest)) if rest else best[1]
 
 
-def _where(host: str, cwd: str) -> str:
-    """`host` (relative to the docker command's directory, or absolute) from `cwd`."""
+def _where(host: str, cwd: str, shell: str | None) -> str | None:
+    """`host` (relative to the docker command's directory, or to the shell's: SHELL, or
+    absolute) from where the line started; None when the shell's directory is unknown."""
+    rest = under(SHELL, host)
+    if rest is not None:
+        if shell is None:
+            return None
+        host, cwd = rest or ".", shell
     return host if host.startswith("/") else posixpath.normpath(posixpath.join(cwd or ".", host))
 
 
 def _relative(path: str, inner: str) -> str | None:
-    """A path (relative to where the line started, or absolute) as seen from `inner`."""
+    """A path (relative to where the line started, or absolute) as seen from `inner`. Under
+    the top of the worktree (a place known by name only) it is named from inside that only."""
+    if under(TOP_CWD, path) is not None:
+        return posixpath.relpath(path, inner) if under(TOP_CWD, inner) is not None else None
     if path.startswith("/"):
         return path
     if inner.startswith("/"):
@@ -208,15 +221,19 @@ def hide(words: tuple[Word, ...], reach: tuple[str, ...]) -> tuple[Word, ...]:
 
 
 def enter(
-    mounts: Mounts, rest: tuple[Word, ...], cwd: str | None
+    mounts: Mounts, rest: tuple[Word, ...], cwd: str | None, shell: str | None
 ) -> tuple[tuple[Word, ...], str | None]:
     """The command inside, its absolute container paths under a bind replaced by where they
     are on the host, and the directory it runs in (None: unknown). `cwd`: the docker
-    command's directory (relative to where the line started, as the walker keeps it); None
-    when it is unknown, or one of several: the paths under reach are then unknown words."""
+    command's directory (relative to where the line started, as the walker keeps it), and
+    `shell` the shell's (`$PWD` in a source); None when it is unknown, or one of several:
+    the paths under reach are then unknown words."""
     if not mounts.known or cwd is None:
         return rest[:1] + hide(rest[1:], mounts.reach()), None
-    binds = tuple((target, _where(host, cwd)) for target, host in mounts.binds)
+    found = [(target, _where(host, cwd, shell)) for target, host in mounts.binds]
+    binds = tuple((target, host) for target, host in found if host is not None)
+    if len(binds) < len(found):  # `$PWD` of a shell whose directory is not known
+        return rest[:1] + hide(rest[1:], mounts.reach()), None
     if mounts.workdir is not None:
         inner = _on_host(mounts.workdir, binds)
     else:

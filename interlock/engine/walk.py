@@ -458,7 +458,7 @@ class _Walker:
                 # only a command run directly: paths inside code it runs are not mapped
                 direct = not alts and unwrap(words, None) is None and not inline_code(words, None)
                 if direct:
-                    words, cwd = mounts.enter(found.mounts, words, cwd)
+                    words, cwd = mounts.enter(found.mounts, words, cwd, scope.cwd)
                 else:  # `sh -c 'rm /w/x'`: those paths are unknown in all it runs
                     cwd = None
                     env = env._replace(unmapped=env.unmapped + found.mounts.reach())

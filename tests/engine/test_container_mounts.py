@@ -48,6 +48,14 @@ def at(repo: Path, *paths: str) -> set[str]:
         ("podman run -v .:/app:Z -w /app/src img rm -rf ../notes.md", ("notes.md",)),
         ("docker container run -v `pwd`:/repo img rm -rf /repo/src /repo/notes.md", None),
         ("nerdctl run --volume $PWD:/app img truncate -s0 /app/notes.md", ("notes.md",)),
+        # `$PWD` is the shell's directory, where a wrapper's -C does not go
+        ('env -C src docker run -v "$PWD":/app img rm -f /app/notes.md', ("notes.md",)),
+        ("env -C src docker run -v .:/app img rm -f /app/app.py", ("src/app.py",)),
+        # the top of the worktree, a place known by name: its paths named from inside it
+        (
+            'cd "$(git rev-parse --show-toplevel)" && docker run -v $PWD:/a img rm /a/notes.md',
+            ("notes.md",),
+        ),
     ],
 )
 def test_a_target_inside_a_bind_mount_is_judged_where_it_is_on_the_host(tree, line, paths):
@@ -100,8 +108,8 @@ def test_the_mapped_command_names_the_host_path_and_the_container_s_directory():
 @pytest.mark.parametrize(
     ("options", "mounts"),
     [
-        ('-v "$PWD":/app', Mounts((("/app", "."),))),
-        ("-itv $PWD/src:/src:ro -w /src", Mounts((("/src", "./src"),), "/src")),
+        ('-v "$PWD":/app', Mounts((("/app", "$PWD"),))),
+        ("-itv $PWD/src:/src:ro -w /src", Mounts((("/src", "$PWD/src"),), "/src")),
         ("--mount type=bind,src=.,dst=/w --workdir=/w", Mounts((("/w", "."),), "/w")),
         ("--mount type=volume,source=cache,target=/c -v /data", Mounts()),
         ("--tmpfs /run -v node_modules:/app/node_modules", Mounts()),

@@ -77,7 +77,30 @@ def test_hide_makes_the_paths_under_the_reach_unknown_and_keeps_their_text():
     ],
 )
 def test_enter_maps_what_it_can_and_hides_what_it_cannot(mounts, cwd, argv, expected, inner):
-    found, where = enter(mounts, words(*argv), cwd)
+    found, where = enter(mounts, words(*argv), cwd, cwd)
+    assert literals(found) == expected and where == inner
+
+
+TOP = "/(the top of the worktree)"
+
+
+@pytest.mark.parametrize(
+    ("binds", "cwd", "shell", "argv", "expected", "inner"),
+    [
+        # `$PWD` is the shell's directory, `.` the docker command's (after `env -C src`)
+        ((("/w", "$PWD"),), "src", "", ("rm", "/w/a"), ["rm", "../a"], "src"),
+        ((("/w", "$PWD/x"),), "src", "", ("rm", "/w/a"), ["rm", "../x/a"], "src"),
+        ((("/w", "."),), "src", "", ("rm", "/w/a"), ["rm", "a"], "src"),
+        ((("/w", "$PWD"),), "src", None, ("rm", "/w/a", "/t"), ["rm", None, "/t"], None),
+        # the top of the worktree: named from inside it, never as a path of the host
+        ((("/w", "."),), TOP, TOP, ("rm", "/w/a"), ["rm", "a"], TOP),
+        ((("/w", "$PWD"),), f"{TOP}/src", TOP, ("rm", "/w/a"), ["rm", "../a"], f"{TOP}/src"),
+        ((("/w", "/(the top of the worktree)"),), "", "", ("rm", "/w/a"), ["rm", None], None),
+        ((("/w", "/srv"),), TOP, TOP, ("rm", "/w/a"), ["rm", "/srv/a"], TOP),
+    ],
+)
+def test_enter_reads_each_source_where_it_is(binds, cwd, shell, argv, expected, inner):
+    found, where = enter(Mounts(binds), words(*argv), cwd, shell)
     assert literals(found) == expected and where == inner
 
 

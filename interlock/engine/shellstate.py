@@ -91,10 +91,7 @@ def place_of(word: Word, scope: Scope) -> str | None:
     alternatives); `"$(git rev-parse --show-toplevel)"`, `"$(git rev-parse --show-cdup)"`
     where the shell is in the start's worktree. The result is absolute in join_cwd's terms
     (a path, TOP_CWD or START_CWD, then the rest); None for any other word or place."""
-    text = word.text
-    if word.value is not None or len(word.substitutions) > 1:
-        return None
-    match = _PLACE_HEAD.match(text)
+    match = _PLACE_HEAD.match(word.text)  # (a literal word never starts with `$` or a quote)
     if match is None:
         return None
     quote, head, after = match.groups()
@@ -102,7 +99,7 @@ def place_of(word: Word, scope: Scope) -> str | None:
     if rest.value is None or rest.has_glob or rest.end != len(quote + after):
         return None
     tail = rest.value
-    if head[:1] == "`" or head.startswith("$("):
+    if head[:1] == "`" or head.startswith("$("):  # the word's one substitution: the rest is literal
         kind = _printed_place(word.substitutions[0], scope) if word.substitutions else None
     else:  # `$PWD`: unless the line assigned it (`PWD=/x`), what `cd` set
         kind = None if "PWD" in scope.vars.values or scope.vars.wild else "pwd"

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from interlock.engine.invocation import Invocation
+from interlock.engine.shellstate import TEMP_CWD
 from interlock.engine.walk import walk
 from interlock.shell.parse import parse
 
@@ -254,6 +255,7 @@ def test_a_cd_to_the_top_of_the_worktree_is_a_known_place(command, cwd):
         ('cd "$(git rev-parse --show-cdup)src" && rm -rf *', f"{TOP}/src"),
         ("cd $(git rev-parse --show-cdup)src && rm -rf *", f"{TOP}/src"),
         ('pushd "$PWD/src" && rm -rf *', "src"),
+        ('cd "$PWD/src" x && rm -rf *', "src"),  # the first operand, as for `cd src x`
         # one of several places, or an unknown one: unknown
         ('cd src; cd "$PWD" && rm -rf *', None),
         ('cd "$X" && cd "$(pwd)" && rm -rf *', None),
@@ -300,4 +302,17 @@ def test_a_word_naming_the_shells_own_place_is_that_place(command, cwd):
     ],
 )
 def test_a_wrappers_directory_naming_the_shells_own_place_is_that_place(command, cwd):
+    assert walked(command)["rm -rf *"].cwd == cwd
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd"),
+    [
+        ('cd "$(mktemp -d)" && rm -rf *', TEMP_CWD),
+        ('cd "$(mktemp -d)" x && rm -rf *', TEMP_CWD),  # the first operand, as for `cd a x`
+        ('cd "$TMPDIR/work" && rm -rf *', TEMP_CWD),
+        ('cd "$X" && rm -rf *', None),
+    ],
+)
+def test_a_cd_into_a_temp_dir_named_at_run_time_is_in_a_temp_dir(command, cwd):
     assert walked(command)["rm -rf *"].cwd == cwd

@@ -220,6 +220,11 @@ def hide(words: tuple[Word, ...], reach: tuple[str, ...]) -> tuple[Word, ...]:
     return tuple(out)
 
 
+def hide_args(argv: tuple[Word, ...], reach: tuple[str, ...]) -> tuple[Word, ...]:
+    """A command's words, its arguments under `reach` hidden (the program stays named)."""
+    return argv[:1] + hide(argv[1:], reach)
+
+
 def enter(
     mounts: Mounts, rest: tuple[Word, ...], cwd: str | None, shell: str | None
 ) -> tuple[tuple[Word, ...], str | None]:
@@ -229,17 +234,17 @@ def enter(
     `shell` the shell's (`$PWD` in a source); None when it is unknown, or one of several:
     the paths under reach are then unknown words."""
     if not mounts.known or cwd is None:
-        return rest[:1] + hide(rest[1:], mounts.reach()), None
+        return hide_args(rest, mounts.reach()), None
     found = [(target, _where(host, cwd, shell)) for target, host in mounts.binds]
     binds = tuple((target, host) for target, host in found if host is not None)
     if len(binds) < len(found):  # `$PWD` of a shell whose directory is not known
-        return rest[:1] + hide(rest[1:], mounts.reach()), None
+        return hide_args(rest, mounts.reach()), None
     if mounts.workdir is not None:
         inner = _on_host(mounts.workdir, binds)
     else:
         inner = cwd if _is_path_free(rest) else None  # the image's own WORKDIR is unknown
     if inner is None:
-        return rest[:1] + hide(rest[1:], mounts.reach()), None
+        return hide_args(rest, mounts.reach()), None
     words = list(rest)
     for k, word in enumerate(rest[1:], start=1):
         literal = word.literal()
@@ -251,7 +256,7 @@ def enter(
         host = _on_host(path, binds)
         seen = None if host is None else _relative(host, inner)
         if host is not None and seen is None:  # not to be named from the directory inside
-            return rest[:1] + hide(rest[1:], mounts.reach()), None
+            return hide_args(rest, mounts.reach()), None
         if seen is not None:  # shown as typed (messages quote the command), read as mapped
             words[k] = Word(word.text, f"{prefix}{eq}{seen}")
     return tuple(words), inner

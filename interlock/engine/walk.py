@@ -463,7 +463,7 @@ class _Walker:
                     cwd = None
                     env = env._replace(unmapped=env.unmapped + found.mounts.reach())
                 alts = ()
-        words = words[:1] + mounts.hide(words[1:], env.unmapped)  # in a container (_Env)
+        words = mounts.hide_args(words, env.unmapped)  # in a container (_Env.unmapped)
         code = inline_code(words, stdin)
         ran = self.file_run(words, cwd, found, env)
         inv = self.emit(words, env, cwd, env.degraded or code is not None, scope, alts)
@@ -640,7 +640,7 @@ class _Walker:
 
 
 def _hidden(redirect: Redirect, reach: tuple[str, ...]) -> Redirect:
-    if redirect.target is None or redirect.heredoc is not None:
+    if redirect.target is None:
         return redirect
     return replace(redirect, target=mounts.hide((redirect.target,), reach)[0])
 

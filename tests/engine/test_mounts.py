@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from interlock.engine import walk
-from interlock.engine.mounts import OPAQUE, Mounts, enter, hide, is_under
+from interlock.engine.mounts import OPAQUE, Mounts, enter, hide, hide_args, is_under
 from interlock.shell.model import Word
 from interlock.shell.parse import parse
 
@@ -122,3 +122,9 @@ def test_only_the_paths_a_container_may_reach_the_host_through_are_hidden():
     assert [w.literal() for w in inv.argv] == ["rm", "-f", None]
     [inv] = walk.walk(parse("docker run -v /srv:/s -v .:/w -w /s img rm /w/x /s/y"))
     assert [w.literal() for w in inv.argv] == ["rm", None, None] and inv.cwd is None
+
+
+def test_hide_args_keeps_the_program_named():
+    found = hide_args(words("/w/bin/tool", "/w/x", "/t"), ("/w",))
+    assert literals(found) == ["/w/bin/tool", None, "/t"]
+    assert hide_args((), ("/w",)) == ()

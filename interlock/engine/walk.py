@@ -404,8 +404,7 @@ class _Walker:
             redirects = tuple(shellvars.expand_redirect(r, known) for r in redirects)
             for word in cmd.assignments + cmd.words:
                 scope.vars = shellvars.forget_in_word(word, scope.vars)
-        if any(w.substitutions or "$" in w.text for w in words):  # `"$(pwd)"`: a known place
-            words = tuple(_placed(word, scope) for word in words)
+        words = tuple(_placed(word, scope) for word in words)  # `"$(pwd)"`: a known place
         env = env._replace(
             source=env.source or cmd,
             key=key,
@@ -642,7 +641,8 @@ class _Walker:
 def _hidden(redirect: Redirect, reach: tuple[str, ...]) -> Redirect:
     if redirect.target is None:
         return redirect
-    return replace(redirect, target=mounts.hide((redirect.target,), reach)[0])
+    (target,) = mounts.hide((redirect.target,), reach)
+    return replace(redirect, target=target)
 
 
 def _placed(word: Word, scope: Scope) -> Word:

@@ -8,7 +8,7 @@ import pytest
 
 from interlock.engine import walk
 from interlock.engine.mounts import OPAQUE, Mounts, enter, hide, hide_args, is_under
-from interlock.shell.model import Word
+from interlock.shell.model import Redirect, Word
 from interlock.shell.parse import parse
 
 
@@ -110,6 +110,10 @@ def test_only_the_paths_a_container_may_reach_the_host_through_are_hidden():
     assert inv.argv[2].text == "/w/a" and inv.cwd is None
     inv = walk.walk(parse("cd a; docker run -v .:/w -v /srv:/s img rm /w/x /s/y /t"))[-1]
     assert [w.literal() for w in inv.argv] == ["rm", None, None, "/t"]
+    [inv] = walk.walk(parse('chroot "$R" rm -f /x rel'))
+    assert [w.literal() for w in inv.argv] == ["rm", "-f", None, "rel"] and inv.cwd is None
+    [inv] = walk.walk(parse("chroot /r rm -f /x"))
+    assert [w.literal() for w in inv.argv] == ["rm", "-f", "/r/x"]
     [inv] = walk.walk(parse("docker exec box /w/bin/tool /w/x"))
     assert [w.literal() for w in inv.argv] == ["/w/bin/tool", None]  # the program stays named
     inv = walk.walk(parse("docker run -v .:/w img sh -c 'cat < /w/in > /w/out 2>/t'"))[-1]
@@ -128,3 +132,14 @@ def test_hide_args_keeps_the_program_named():
     found = hide_args(words("/w/bin/tool", "/w/x", "/t"), ("/w",))
     assert literals(found) == ["/w/bin/tool", None, "/t"]
     assert hide_args((), ("/w",)) == ()
+
+
+def test_code_a_container_runs_is_in_the_images_directory_and_hides_redirect_targets():
+    inv = walk.walk(parse("docker run -v .:/w img sh -c 'rm -rf src'"))[-1]
+    assert inv.name == "rm" and inv.cwd is None
+    assert walk._hidden(Redirect(">&", 2), ("/",)) == Redirect(">&", 2)  # no target: as it is
+    kept = Redirect(">", None, Word("/t/x", "/t/x"))
+    assert walk._hidden(kept, ("/w",)) == kept
+    assert walk._hidden(Redirect(">", None, Word("/w/x", "/w/x")), ("/w",)).target == Word(
+        "/w/x", None
+    )

@@ -299,6 +299,11 @@ def test_a_word_naming_the_shells_own_place_is_that_place(command, cwd):
         ('sudo -D "$(git rev-parse --show-toplevel)" rm -rf *', TOP),
         # under another root, the host's place is no place there
         ('unshare -R /r -w "$(pwd)" rm -rf *', None),
+        ('unshare -w "$(pwd)/src" rm -rf *', "src"),
+        # the last of several: each value has its word, or the last has none (the target's)
+        ('env -C "$X" -C "$(pwd)/src" rm -rf *', "src"),
+        ('env -C "$(pwd)/src" -C "$X" rm -rf *', None),
+        ("nsenter -w rm -rf *", None),  # the target process's directory
     ],
 )
 def test_a_wrappers_directory_naming_the_shells_own_place_is_that_place(command, cwd):

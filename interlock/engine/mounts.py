@@ -194,13 +194,12 @@ def _is_path_free(words: tuple[Word, ...]) -> bool:
     return "/" in firsts and all(c in "-/" for c in firsts)
 
 
-def _container_path(word: Word) -> tuple[str, str] | None:
-    """An absolute path a word names (`/w/x`, `--out=/w/x`): (the text before it, the path)."""
+def _path_in(word: Word) -> str | None:
+    """The path a literal word names (`/w/x`; `/w/x` of `--out=/w/x`), or None."""
     literal = word.literal()
     if literal is None:
         return None
-    prefix, eq, path = literal.partition("=") if literal.startswith("-") else ("", "", literal)
-    return (prefix + eq, path) if path.startswith("/") else None
+    return literal.partition("=")[2] if literal.startswith("-") else literal
 
 
 def is_under(path: str, roots: tuple[str, ...]) -> bool:
@@ -213,9 +212,9 @@ def hide(words: tuple[Word, ...], reach: tuple[str, ...]) -> tuple[Word, ...]:
     if not reach:
         return words
     out = list(words)
-    for k, word in enumerate(words):
-        found = _container_path(word)
-        if found is not None and is_under(found[1], reach):
+    for k, word in enumerate(words):  # (the reach is absolute: a relative path is never in it)
+        path = _path_in(word)
+        if path is not None and is_under(path, reach):
             out[k] = Word(word.text, None, word.has_glob, word.substitutions)
     return tuple(out)
 

@@ -7,7 +7,15 @@ from __future__ import annotations
 import pytest
 
 from interlock.engine import walk
-from interlock.engine.mounts import OPAQUE, Mounts, enter, hide, hide_args, is_under
+from interlock.engine.mounts import (
+    OPAQUE,
+    Mounts,
+    enter,
+    hide,
+    hide_args,
+    is_under,
+    read_mounts,
+)
 from interlock.shell.model import Redirect, Word
 from interlock.shell.parse import parse
 
@@ -43,9 +51,13 @@ def test_a_path_is_under_a_root_by_its_components(path, roots, under):
 
 
 def test_hide_makes_the_paths_under_the_reach_unknown_and_keeps_their_text():
-    found = hide(words("-f", "/w/a", "--out=/w/b", "-o=/x", "/x/c", "rel", "-"), ("/w",))
-    assert literals(found) == ["-f", None, None, "-o=/x", "/x/c", "rel", "-"]
-    assert [w.text for w in found] == ["-f", "/w/a", "--out=/w/b", "-o=/x", "/x/c", "rel", "-"]
+    given = words("-f", "/w/a", "--out=/w/b", "-o=/x", "/x/c", "rel", "-", "w/a") + (
+        Word("$X", None),
+    )
+    found = hide(given, ("/w",))
+    assert literals(found) == ["-f", None, None, "-o=/x", "/x/c", "rel", "-", "w/a", None]
+    assert [w.text for w in found] == [w.text for w in given]
+    assert literals(hide(words("rel", "-x", "/a"), ("/",))) == ["rel", "-x", None]
     glob = Word("/w/*.py", "/w/*.py", True)
     assert hide((glob,), ("/w",))[0].has_glob
     same = words("/w/a")
@@ -143,3 +155,17 @@ def test_code_a_container_runs_is_in_the_images_directory_and_hides_redirect_tar
     assert walk._hidden(Redirect(">", None, Word("/w/x", "/w/x")), ("/w",)).target == Word(
         "/w/x", None
     )
+
+
+@pytest.mark.parametrize(
+    ("options", "mounts"),
+    [
+        ("-v $PWD/$X:/h", Mounts(known=False, unmapped=("/h",))),
+        ("-v $PWD/`x`:/h", Mounts(known=False, unmapped=("/h",))),
+        ("-v $PWD/x:/h", Mounts((("/h", "$PWD/x"),))),
+        ("--mount type=bind,source=cache,target=/w", Mounts(known=False, unmapped=("/",))),
+        ("--mount type=bind,source=/srv,target=/w", Mounts((("/w", "/srv"),))),
+    ],
+)
+def test_a_source_read_from_the_shells_directory_or_not_understood(options, mounts):
+    assert read_mounts(tuple(Word(t, t) for t in options.split()), "v") == mounts

@@ -234,6 +234,8 @@ def walked_call(command: str) -> GitCall:
         ('env -C sub git -C "$(pwd)" status', ""),  # read before env moves
         ('env -C "$X" git -C "$(pwd)/src" status', "src"),
         ('cd /opt && git -C "$PWD" status', "/opt"),
+        ('git -Csub -C "$PWD" status', ""),  # an attached value has no word of its own
+        ('git -C "$PWD" -Csub status', "sub"),
     ],
 )
 def test_dash_c_naming_the_shells_own_place_is_that_place(command: str, cwd: str) -> None:

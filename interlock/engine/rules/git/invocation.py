@@ -180,7 +180,7 @@ def parse_git(inv: Invocation, assume_git: bool = False) -> GitCall | None:
     exec_paths: list[str | None] = []
     for opt in parsed.opts:
         if opt.name == "-C":
-            place = opt.word.place if opt.value is None and opt.word is not None else None
+            place = opt.word.place if opt.word is not None else None  # (never a literal's)
             if place is not None:  # `-C "$(git rev-parse --show-toplevel)"`: a known place
                 cwd = cwd_of(place)  # wherever git was, the place is known
                 continue

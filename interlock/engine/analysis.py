@@ -50,14 +50,22 @@ def _severity(rule: str) -> Severity:
     return info.severity if info is not None else "block"
 
 
+def _free_by_text(finding: Finding) -> bool:
+    return finding.targets is not None and finding.targets.by_tree_only
+
+
 def _dedupe(findings: list[Finding]) -> tuple[Finding, ...]:
-    seen: set[tuple[str, str, str | None, str]] = set()
+    seen: dict[tuple[str, str, str | None, str], int] = {}
     unique: list[Finding] = []
     for finding in findings:  # one command reached twice; one finding of each of its reasons
         key = (finding.rule, finding.text, finding.cwd, finding.reason)
         if key not in seen:
-            seen.add(key)
+            seen[key] = len(unique)
             unique.append(finding)
+        elif _free_by_text(unique[seen[key]]) and not _free_by_text(finding):
+            # the same text twice (`git commit -am x && git reset --hard HEAD~1 && git reset
+            # --hard HEAD~1`): the one that destroys by text alone stands for both
+            unique[seen[key]] = finding
     return tuple(unique)
 
 

@@ -7,7 +7,7 @@ validator); its exit status comes back (`docker run` returns the container's), e
 
 from __future__ import annotations
 
-from interlock.engine.mounts import Mounts, read_mounts
+from interlock.engine.mounts import OPAQUE, Mounts, read_mounts
 from interlock.engine.unwrap import OptSpec, Unwrap, command_name, lit, parse_options
 from interlock.shell.model import Word
 
@@ -139,9 +139,8 @@ def _after(
     if not rest:
         return None
     masks = _DETACHED if detach else None
-    if mounts is not None and mounts.known:
-        return Unwrap("exec", via, rest=rest, masks=masks, mounts=mounts)
-    return Unwrap("exec", via, rest=rest, cwd=None, masks=masks)
+    # binds not on the line (`docker exec`): any path inside may be the host's (mounts.hide)
+    return Unwrap("exec", via, rest=rest, masks=masks, mounts=mounts or OPAQUE)
 
 
 def _docker_run(via: str, words: tuple[Word, ...], i: int) -> Unwrap | None:

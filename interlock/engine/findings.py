@@ -94,6 +94,10 @@ class Targets:
     follows: bool = False
     # Work saved earlier on the line (engine.sequence); the facts layer does not count it lost.
     saved: tuple[Saved, ...] = ()
+    # Covered on the line only by a save of a whole worktree (`git stash -a && rm -rf sub`):
+    # by text alone nothing is lost; in a tree, the facts layer still counts the work of other
+    # worktrees under the targets (a submodule, a nested repository), which it does not reach.
+    tree_saved: bool = False
     # tar -x/unzip -o: the archive (relative to the cwd) whose members, with `strip` leading
     # components dropped, are written under paths[0]; read in the tree when it is a file.
     archive: str | None = None
@@ -113,7 +117,7 @@ class Targets:
         """A discard only the tree can show (a literal temp dir, a bare lease, a write that
         may create its file, a checkout operand that reads as a branch): by text alone (the
         `--assume-dirty` judgement) it destroys nothing."""
-        return self.temp_only or self.lease or self.creates or self.ref_like
+        return self.temp_only or self.lease or self.creates or self.ref_like or self.tree_saved
 
 
 @dataclass(frozen=True)

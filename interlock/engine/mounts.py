@@ -9,6 +9,12 @@ A host source is known when it is literal (absolute or `./x`), or the working di
 (`$PWD`, `${PWD}`, `$(pwd)`, backquoted pwd), with a literal rest. Anything else (a named
 volume is not a host path; `$HOME/x`, `--volumes-from`, `--privileged`) leaves the mapping
 unknown, and the command inside is judged from an unknown directory, as before.
+
+A container path that reaches the host where the mapping is not known (`Mounts.reach`: the
+bind targets, or `/` when the container may reach anything: `--privileged`, `docker exec`)
+is no host path: `hide` makes such words unknown, so `cd src; docker run -v $PWD:/w img rm
+/w/a.py` (the cwd src, or the start) is judged as an unknown target, never as a missing
+host file `/w/a.py`. The walker hides them in code the container runs, too (`sh -c`).
 """
 
 from __future__ import annotations
@@ -17,8 +23,11 @@ import posixpath
 import re
 from dataclasses import dataclass
 
+from interlock.engine.places import TOP_CWD, under
 from interlock.shell.model import Word
 
+# A host source in the shell's directory (`$PWD`, `$(pwd)`), where the line's shell is.
+SHELL = "$PWD"
 # The host's working directory, as it is spelled in a -v source.
 _PWD = re.compile(r"^(?:\$PWD|\$\{PWD\}|\$\(pwd\)|`pwd`)(?=[/:,]|$)")
 _BIND_KEYS = ("source", "src")
@@ -36,6 +45,16 @@ class Mounts:
     binds: tuple[tuple[str, str], ...] = ()
     workdir: str | None = None
     known: bool = True
+    unmapped: tuple[str, ...] = ()  # container paths bound to a host place not known
+
+    def reach(self) -> tuple[str, ...]:
+        """The container paths that may be the host's: under a bind, or under `unmapped`."""
+        return tuple(target for target, _ in self.binds) + self.unmapped
+
+
+# A container that may reach any host path, where (`docker exec`: its mounts are not on the
+# line; a root only known at run time).
+OPAQUE = Mounts(known=False, unmapped=("/",))
 
 
 def _text(word: Word) -> str:
@@ -45,11 +64,12 @@ def _text(word: Word) -> str:
 
 
 def _host(source: str) -> str | None:
-    """A bind's host side as a path (relative to the docker command's directory), or None."""
+    """A bind's host side as a path (relative to the docker command's directory; `$PWD/x`:
+    to the shell's, which a wrapper's `-C` does not move), or None."""
     match = _PWD.match(source)
     if match is not None:
         rest = source[match.end() :]
-        return None if "$" in rest or "`" in rest else "." + rest
+        return None if "$" in rest or "`" in rest else SHELL + rest
     if "$" in source or "`" in source or source.startswith("~"):
         return None
     if source.startswith("/") or source == "." or source.startswith(("./", "../")):
@@ -57,22 +77,24 @@ def _host(source: str) -> str | None:
     return ""  # a named volume: not on the host
 
 
-def _volume(spec: str) -> tuple[str, str] | None | bool:
-    """`SRC:DST[:MODE]` -> (DST, host); True: no host path (a named or anonymous volume);
-    None: not understood."""
+# A bind as read: (DST, host), host None when only known at run time (`-v "$X":/w`); True:
+# no host path (a named or anonymous volume); None: not understood (it may reach anything).
+_Bind = tuple[str, str | None] | None | bool
+
+
+def _volume(spec: str) -> _Bind:
+    """`SRC:DST[:MODE]` (see _Bind)."""
     parts = spec.split(":")
     if len(parts) == 1:
         return True  # `-v /data`: an anonymous volume
     if len(parts) not in (2, 3) or not parts[1].startswith("/"):
         return None
     host = _host(parts[0])
-    if host is None:
-        return None
     return True if host == "" else (posixpath.normpath(parts[1]), host)
 
 
-def _mount(spec: str) -> tuple[str, str] | None | bool:
-    """`type=bind,source=SRC,target=DST[,readonly]` (as `_volume` answers)."""
+def _mount(spec: str) -> _Bind:
+    """`type=bind,source=SRC,target=DST[,readonly]` (see _Bind)."""
     fields = dict(part.partition("=")[::2] for part in spec.split(","))
     kind = fields.get("type", "volume")
     target = next((fields[k] for k in _TARGET_KEYS if k in fields), None)
@@ -82,12 +104,13 @@ def _mount(spec: str) -> tuple[str, str] | None | bool:
     if kind != "bind" or target is None or source is None or not target.startswith("/"):
         return None
     host = _host(source)
-    return None if host is None or host == "" else (posixpath.normpath(target), host)
+    return None if host == "" else (posixpath.normpath(target), host)
 
 
 def read_mounts(options: tuple[Word, ...], short_values: str) -> Mounts:
     """The binds and working directory that docker run's option words give."""
     binds: list[tuple[str, str]] = []
+    unmapped: list[str] = []
     workdir: str | None = None
     known = True
     i = 0
@@ -104,6 +127,7 @@ def read_mounts(options: tuple[Word, ...], short_values: str) -> Mounts:
                     break
         if name in _OPAQUE:
             known = False
+            unmapped.append("/")
         if name in ("-v", "--volume", "--mount", "-w", "--workdir"):
             if value is None:
                 i += 1
@@ -113,12 +137,16 @@ def read_mounts(options: tuple[Word, ...], short_values: str) -> Mounts:
                 known = known and workdir is not None
             else:
                 bind = _mount(value) if name == "--mount" else _volume(value)
-                if bind is None:
+                if not isinstance(bind, tuple):
+                    known = known and bind is True
+                    unmapped += ["/"] if bind is None else []
+                elif bind[1] is None:
                     known = False
-                elif bind is not True:
-                    binds.append(bind)  # type: ignore[arg-type]
+                    unmapped.append(bind[0])
+                else:
+                    binds.append((bind[0], bind[1]))
         i += 1
-    return Mounts(tuple(binds), workdir, known)
+    return Mounts(tuple(binds), workdir, known, tuple(dict.fromkeys(unmapped)))
 
 
 def _on_host(path: str, binds: tuple[tuple[str, str], ...]) -> str | None:
@@ -136,13 +164,22 @@ def _on_host(path: str, binds: tuple[tuple[str, str], ...]) -> str | None:
     return posixpath.normpath(posixpath.join(best[1], rest)) if rest else best[1]
 
 
-def _where(host: str, cwd: str) -> str:
-    """`host` (relative to the docker command's directory, or absolute) from `cwd`."""
+def _where(host: str, cwd: str, shell: str | None) -> str | None:
+    """`host` (relative to the docker command's directory, or to the shell's: SHELL, or
+    absolute) from where the line started; None when the shell's directory is unknown."""
+    rest = under(SHELL, host)
+    if rest is not None:
+        if shell is None:
+            return None
+        host, cwd = rest or ".", shell
     return host if host.startswith("/") else posixpath.normpath(posixpath.join(cwd or ".", host))
 
 
 def _relative(path: str, inner: str) -> str | None:
-    """A path (relative to where the line started, or absolute) as seen from `inner`."""
+    """A path (relative to where the line started, or absolute) as seen from `inner`. Under
+    the top of the worktree (a place known by name only) it is named from inside that only."""
+    if under(TOP_CWD, path) is not None:
+        return posixpath.relpath(path, inner) if under(TOP_CWD, inner) is not None else None
     if path.startswith("/"):
         return path
     if inner.startswith("/"):
@@ -157,21 +194,56 @@ def _is_path_free(words: tuple[Word, ...]) -> bool:
     return "/" in firsts and all(c in "-/" for c in firsts)
 
 
+def _path_in(word: Word) -> str | None:
+    """The path a literal word names (`/w/x`; `/w/x` of `--out=/w/x`), or None."""
+    literal = word.literal()
+    if literal is None:
+        return None
+    return literal.partition("=")[2] if literal.startswith("-") else literal
+
+
+def is_under(path: str, roots: tuple[str, ...]) -> bool:
+    path = posixpath.normpath(path)
+    return any(path == r or path.startswith(r.rstrip("/") + "/") for r in roots)
+
+
+def hide(words: tuple[Word, ...], reach: tuple[str, ...]) -> tuple[Word, ...]:
+    """The words, those naming a container path under `reach` made unknown (kept as typed)."""
+    if not reach:
+        return words
+    out = list(words)
+    for k, word in enumerate(words):  # (the reach is absolute: a relative path is never in it)
+        path = _path_in(word)
+        if path is not None and is_under(path, reach):
+            out[k] = Word(word.text, None, word.has_glob, word.substitutions)
+    return tuple(out)
+
+
+def hide_args(argv: tuple[Word, ...], reach: tuple[str, ...]) -> tuple[Word, ...]:
+    """A command's words, its arguments under `reach` hidden (the program stays named)."""
+    return argv[:1] + hide(argv[1:], reach)
+
+
 def enter(
-    mounts: Mounts, rest: tuple[Word, ...], cwd: str | None
+    mounts: Mounts, rest: tuple[Word, ...], cwd: str | None, shell: str | None
 ) -> tuple[tuple[Word, ...], str | None]:
     """The command inside, its absolute container paths under a bind replaced by where they
     are on the host, and the directory it runs in (None: unknown). `cwd`: the docker
-    command's directory (relative to where the line started, as the walker keeps it)."""
+    command's directory (relative to where the line started, as the walker keeps it), and
+    `shell` the shell's (`$PWD` in a source); None when it is unknown, or one of several:
+    the paths under reach are then unknown words."""
     if not mounts.known or cwd is None:
-        return rest, None
-    binds = tuple((target, _where(host, cwd)) for target, host in mounts.binds)
+        return hide_args(rest, mounts.reach()), None
+    found = [(target, _where(host, cwd, shell)) for target, host in mounts.binds]
+    binds = tuple((target, host) for target, host in found if host is not None)
+    if len(binds) < len(found):  # `$PWD` of a shell whose directory is not known
+        return hide_args(rest, mounts.reach()), None
     if mounts.workdir is not None:
         inner = _on_host(mounts.workdir, binds)
     else:
         inner = cwd if _is_path_free(rest) else None  # the image's own WORKDIR is unknown
     if inner is None:
-        return rest, None
+        return hide_args(rest, mounts.reach()), None
     words = list(rest)
     for k, word in enumerate(rest[1:], start=1):
         literal = word.literal()
@@ -182,6 +254,8 @@ def enter(
             continue
         host = _on_host(path, binds)
         seen = None if host is None else _relative(host, inner)
+        if host is not None and seen is None:  # not to be named from the directory inside
+            return hide_args(rest, mounts.reach()), None
         if seen is not None:  # shown as typed (messages quote the command), read as mapped
             words[k] = Word(word.text, f"{prefix}{eq}{seen}")
     return tuple(words), inner

@@ -31,7 +31,7 @@ from interlock.config import load_config
 from interlock.engine import findmatch
 from interlock.engine.facts import DESTROYED_KINDS, TreeFacts, collect_facts, lease_drops
 from interlock.engine.findings import Finding, Saved, Targets
-from interlock.engine.shellstate import TOP_CWD
+from interlock.engine.places import TOP_CWD
 from interlock.engine.treepaths import (
     archive_members,
     existing_ancestor,

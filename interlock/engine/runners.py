@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from interlock.engine.mounts import Mounts
+from interlock.engine.mounts import OPAQUE, Mounts
 from interlock.engine.unwrap import (
     KEEP,
     OptSpec,
@@ -192,7 +192,7 @@ def _chroot(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
 
 def _new_root(root: str | None, workdir: str) -> Mounts:
     """A command run under another root: its `/` is root (relative to where it starts)."""
-    return Mounts(known=False) if root is None else Mounts((("/", root),), workdir)
+    return OPAQUE if root is None else Mounts((("/", root),), workdir)
 
 
 _UNSHARE = OptSpec(
@@ -226,6 +226,7 @@ def _unshare(words: tuple[Word, ...], stdin: str | None) -> Unwrap | None:
     if not opts.has("-R", "--root"):
         return exec_at("unshare", words, i, cwd=wd)
     root = opts.value("-R", "--root")
+    wd = opts.directory("-w", "--wd", places=False)  # the host's places are not the root's
     inner = "/" if wd == KEEP else wd
     if inner is None or not inner.startswith("/"):  # relative to a directory outside it
         return exec_at("unshare", words, i, cwd=None)

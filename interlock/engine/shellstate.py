@@ -1,15 +1,20 @@
 """Shell state the walker follows through a command line: the working directory (`cd`,
 `pushd`, `popd`), the directories a failed `cd` may leave the shell in, `set -e`, and which
-commands surely exited 0 so far (engine.walk builds one Scope per shell).
+commands surely exited 0 so far (engine.walk builds one Scope per shell); and the place a word
+names when it is the shell's own directory (`"$(pwd)/src"`, `"$PWD"`, `"$(git rev-parse
+--show-toplevel)"`: place_of), so `cd`, `git -C` and a wrapper's `-C` to it are known places.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from dataclasses import dataclass, field
 
 from interlock.engine.invocation import Invocation
+from interlock.engine.places import START_CWD, TOP_CWD, cwd_of
 from interlock.engine.shellvars import Vars
+from interlock.shell.lex import scan_word
 from interlock.shell.model import CommandList, Compound, Node, SimpleCommand, Word
 
 # The invocations that surely exited 0 when a node did (an `&&` chain: all of them; a
@@ -59,33 +64,67 @@ class Scope:
 TEMP_CWD = "/tmp/(a temp directory named at run time)"
 
 
-# The directory of a `cd` to the top of the worktree the line starts in (`cd "$(git rev-parse
-# --show-toplevel)"`, `cd "$(git rev-parse --show-cdup)"`): a known place, which the facts
-# layer resolves (engine.precision) and which stays unknown outside every worktree. Paths
-# under it are `TOP_CWD/sub`, and `..` from it is kept as written (`TOP_CWD/..`).
-TOP_CWD = "/(the top of the worktree)"
 # What `git rev-parse` prints for the top: an absolute path, or the way up to it (empty at the
 # top, so only a quoted word stays one argument: `cd ""` stays, a bare `cd` goes home).
 _TOP_OPTIONS = {"--show-toplevel": False, "--show-cdup": True}
+# A word that starts with the shell's directory: `$PWD`, `${PWD}`, `$(...)` or `` `...` ``
+# (whose command is read by _printed_place), in double quotes or not; the rest is literal.
+_PLACE_HEAD = re.compile(
+    r'^("?)(\$PWD(?![A-Za-z0-9_])|\$\{PWD\}|\$\([^()`$]*\)|`[^`$()]*`)(.*)$', re.S
+)
 
 
-def _names_top(word: Word) -> bool:
-    """`"$(git rev-parse --show-toplevel)"` (or in backticks, or --show-cdup quoted): the
-    whole word is what git prints for the top of the worktree it runs in."""
-    text = word.text
-    quoted = len(text) > 1 and text[0] == text[-1] == '"'
-    inner = text[1:-1] if quoted else text
-    if len(word.substitutions) != 1 or not (
-        (inner.startswith("$(") and inner.endswith(")")) or inner[:1] == inner[-1:] == "`"
-    ):
-        return False
-    node = word.substitutions[0]
+def _printed_place(node: Node, scope: Scope) -> str | None:
+    """What a substitution without side effects prints: `pwd` ("pwd"), `git rev-parse
+    --show-toplevel` or `--show-cdup` (the option); None for anything else (another command,
+    an assignment or redirection on it, a function of the line by that name)."""
     if not isinstance(node, SimpleCommand) or node.assignments or node.redirects:
-        return False
+        return None
     words = [w.literal() for w in node.words]
-    if words[:2] != ["git", "rev-parse"] or len(words) != 3 or words[2] not in _TOP_OPTIONS:
-        return False
-    return quoted or not _TOP_OPTIONS[words[2]]
+    if not words or words[0] in scope.vars.functions:
+        return None
+    if words[0] == "pwd" and all(w in ("-P", "-L") for w in words[1:]):
+        return "pwd"
+    if words[:2] == ["git", "rev-parse"] and len(words) == 3 and words[2] in _TOP_OPTIONS:
+        return words[2]
+    return None
+
+
+def place_of(word: Word, scope: Scope) -> str | None:
+    """The directory a word names when it starts with the shell's own place (`Word.place`):
+    `"$(pwd)"`, `"$PWD/src"`, `` `pwd` `` where the cwd is known (one place, no
+    alternatives); `"$(git rev-parse --show-toplevel)"`, `"$(git rev-parse --show-cdup)"`
+    where the shell is in the start's worktree. The result is absolute in join_cwd's terms
+    (a path, TOP_CWD or START_CWD, then the rest); None for any other word or place."""
+    match = _PLACE_HEAD.match(word.text)  # (a literal word never starts with `$` or a quote)
+    if match is None:
+        return None
+    quote, head, after = match.groups()
+    rest = scan_word(quote + after, 0)
+    if rest.value is None or rest.has_glob or rest.end != len(quote + after):
+        return None
+    tail = rest.value
+    if head[:1] == "`" or head.startswith("$("):  # the word's one substitution: the rest is literal
+        kind = _printed_place(word.substitutions[0], scope) if word.substitutions else None
+    else:  # `$PWD`: unless the line assigned it (`PWD=/x`), what `cd` set
+        kind = None if "PWD" in scope.vars.values or scope.vars.wild else "pwd"
+    if kind is None:
+        return None
+    if kind != "pwd":
+        if not all(c in ("", TOP_CWD) for c in (scope.cwd, *scope.alts)):
+            return None  # from elsewhere, the top may be another worktree's (a nested one)
+        if _TOP_OPTIONS[kind]:  # the way up ('' at the top): unquoted and alone, no word
+            fits = (quote or tail) and not tail.startswith("/")
+            return join_cwd(TOP_CWD, tail or ".") if fits else None
+        base = TOP_CWD
+    elif scope.cwd is None or scope.alts:
+        return None  # an unknown place, or one of several
+    else:
+        base = scope.cwd if scope.cwd.startswith("/") else f"{START_CWD}/{scope.cwd}"
+    if tail and not tail.startswith("/"):
+        return None  # `"$(pwd)x"`: another name
+    base = base.rstrip("/")
+    return f"{base}/{tail.strip('/')}" if tail.strip("/") else base
 
 
 def _is_temp_dir(text: str) -> bool:
@@ -96,8 +135,8 @@ def _is_temp_dir(text: str) -> bool:
 
 def join_cwd(cwd: str | None, directory: str) -> str | None:
     """`sub` + `../x` -> `x`; absolute stays absolute; '' is where the line started."""
-    if directory.startswith("/"):
-        return posixpath.normpath(directory)
+    if directory.startswith("/"):  # a path, or a place (place_of)
+        return cwd_of(directory)
     if cwd is None:
         return None
     if cwd == TOP_CWD or cwd.startswith(TOP_CWD + "/"):  # `..` may leave it: kept as written
@@ -147,15 +186,12 @@ def change_directory(inv: Invocation, scope: Scope) -> None:
         scope.cwd, scope.alts = scope.stack.pop() if scope.stack and not args else (None, ())
         return
     target = args[0].literal() if args else None
+    target = args[0].place if args and target is None else target
     if name == "pushd":
         scope.stack.append((scope.cwd, scope.alts))
         if target is not None and target[:1] in "+-" and target[1:].isdigit():
             target = None
-    here = all(c in ("", TOP_CWD) for c in (scope.cwd, *scope.alts))  # in the start's worktree
-    if target is None and args and here and _names_top(args[0]):
-        scope.cwd = TOP_CWD  # the top of the worktree the line starts in
-        scope.alts = ()
-    elif target is None and args and _is_temp_dir(args[0].text):
+    if target is None and args and _is_temp_dir(args[0].text):
         scope.cwd = TEMP_CWD  # `cd "$(mktemp -d)"`, `cd "$TMPDIR"`: somewhere in a temp dir
         scope.alts = ()
     elif target is None or target == "-" or args[0].has_glob:

@@ -141,13 +141,19 @@ class Options:
                 found = word
         return found
 
-    def directory(self, *names: str) -> str | None:
+    def directory(self, *names: str, places: bool = True) -> str | None:
         """The directory the last of these options (which take a value) names: KEEP when
-        none is given, None when its value is only known at run time (`-C "$D"`)."""
+        none is given, None when its value is only known at run time (`-C "$D"`). `places`:
+        a word naming the shell's own place (`-C "$(pwd)"`, shellstate.place_of) gives that
+        place, in the walker's join_cwd terms."""
         found: str | None = KEEP
+        given = 0
         for name, value in self.items:
             if name in names:
-                found = value
+                found, given = value, given + 1
+        words = [word for name, word in self.words if name in names]
+        if found is None and places and len(words) == given:  # each one has its word
+            return words[-1].place
         return found
 
 

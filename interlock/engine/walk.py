@@ -47,6 +47,7 @@ from interlock.engine.shellstate import (
     is_cd,
     is_popd,
     join_cwd,
+    place_of,
     set_options,
 )
 from interlock.engine.unwrap import KEEP, Script, Unwrap
@@ -107,6 +108,7 @@ class _Env(NamedTuple):
     stdin: tuple[Node, ...] = ()
     piped: Pipeline | None = None
     clears_env: bool = False  # an enclosing `env -i` emptied the environment
+    unmapped: tuple[str, ...] = ()  # in a container: its paths whose host place is not known
 
 
 def walk(
@@ -448,6 +450,8 @@ class _Walker:
         if env.file is not None:
             env = env._replace(origin=_origin_of(cmd, env.file, env.origin))
         words, assignments, redirects = cmd.words, cmd.assignments, cmd.redirects
+        if env.unmapped:  # `sh -c 'echo > /w/x'` in a container: an unknown target
+            redirects = tuple(_hidden(r, env.unmapped) for r in redirects)
         known = scope.vars
         if not known.empty:  # variables the line assigned earlier, put in (engine.shellvars)
             words = shellvars.expand_words(words, known)
@@ -455,6 +459,7 @@ class _Walker:
             redirects = tuple(shellvars.expand_redirect(r, known) for r in redirects)
             for word in cmd.assignments + cmd.words:
                 scope.vars = shellvars.forget_in_word(word, scope.vars)
+        words = tuple(_placed(word, scope) for word in words)  # `"$(pwd)"`: a known place
         env = env._replace(
             source=env.source or cmd,
             key=key,
@@ -484,6 +489,8 @@ class _Walker:
         while (found := unwrap(words, stdin)) is not None and found.kind in ("exec", "script"):
             if found.cwd != KEEP:
                 moved = found.cwd
+                if moved is not None and mounts.is_under(moved, env.unmapped):
+                    moved = None  # `env -C /w` in a container: where /w is on the host
                 cwd = None if moved is None else join_cwd(cwd, moved)
                 alts = tuple(None if moved is None else join_cwd(a, moved) for a in alts)
             masks = masks or found.masks
@@ -507,8 +514,13 @@ class _Walker:
             if found.mounts is not None:  # a container: its paths where they are on the host
                 # only a command run directly: paths inside code it runs are not mapped
                 direct = not alts and unwrap(words, None) is None and not inline_code(words, None)
-                words, cwd = mounts.enter(found.mounts, words, cwd if direct else None)
+                if direct:
+                    words, cwd = mounts.enter(found.mounts, words, cwd, scope.cwd)
+                else:  # `sh -c 'rm /w/x'`: those paths are unknown in all it runs
+                    cwd = None
+                    env = env._replace(unmapped=env.unmapped + found.mounts.reach())
                 alts = ()
+        words = mounts.hide_args(words, env.unmapped)  # in a container (_Env.unmapped)
         code = inline_code(words, stdin)
         ran = self.file_run(words, cwd, found, env)
         inv = self.emit(words, env, cwd, env.degraded or code is not None, scope, alts)
@@ -686,6 +698,18 @@ class _Walker:
         if inner is not None:
             step.scripts.append(inner)
             step.success = step.success + inner.success
+
+
+def _hidden(redirect: Redirect, reach: tuple[str, ...]) -> Redirect:
+    if redirect.target is None:
+        return redirect
+    (target,) = mounts.hide((redirect.target,), reach)
+    return replace(redirect, target=target)
+
+
+def _placed(word: Word, scope: Scope) -> Word:
+    place = place_of(word, scope)
+    return word if place is None else replace(word, place=place)
 
 
 def _origin_of(cmd: SimpleCommand, file: _InFile, enclosing: Origin | None) -> Origin:

@@ -23,7 +23,9 @@ class Word:
     and extglob groups. `substitutions` holds the parsed `$(...)`, backtick and `<(...)`
     bodies found in the word, so the walker can visit them. `carried`: commands whose output a
     variable in the word may hold (`P=$(pgrep x); kill $P`: the pgrep), put there by the
-    walker (engine.shellvars); they do not run here.
+    walker (engine.shellvars); they do not run here. `place` is set by the walker on a
+    word that names the shell's own directory (`"$(pwd)"`, `"$PWD/src"`, `"$(git rev-parse
+    --show-toplevel)"`): that directory in engine.shellstate's terms, or None.
     """
 
     text: str
@@ -31,6 +33,7 @@ class Word:
     has_glob: bool = False
     substitutions: tuple[Node, ...] = ()
     carried: tuple[Node, ...] = field(default=(), compare=False)
+    place: str | None = None
 
     def literal(self) -> str | None:
         return self.value

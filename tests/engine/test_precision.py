@@ -725,3 +725,38 @@ def test_a_search_with_one_start_beyond_every_worktree_counts_all_under_each_sta
     assert reasons('find . / -name "$X" -delete', dirty) == [
         f"2 files (notes.txt, src/app.py); .git (git's own data); {around}{run_time}"
     ]
+
+
+@pytest.mark.parametrize(
+    ("command", "start", "lost"),
+    [
+        ('git -C "$(git rev-parse --show-toplevel)" checkout -- src/app.py', "", "src/app.py"),
+        ('git -C "$(git rev-parse --show-toplevel)" checkout -- src/app.py', "src", "src/app.py"),
+        ('cd "$(git rev-parse --show-toplevel)" && git checkout -- .', "src", "src/app.py"),
+        ('git -C "$(pwd)" checkout -- app.py', "src", "src/app.py"),
+        ("git -C `pwd`/src checkout -- app.py", "", "src/app.py"),
+        ('cd "$PWD" && git checkout -- .', "src", "src/app.py"),
+        ('cd src && git -C "$PWD" checkout -- app.py', "", "src/app.py"),
+        ('env -C "$PWD/src" git checkout -- app.py', "", "src/app.py"),
+        ('cd "$(pwd)/src" && rm -f app.py', "", "src/app.py"),
+    ],
+)
+def test_a_place_named_by_the_shells_own_directory_is_judged_there(
+    git_repo, git, command, start, lost
+):
+    """The agent's idiom `git -C "$(git rev-parse --show-toplevel)" checkout -- f` was refused
+    in a clean tree (a repository named at run time); now it is judged where it acts."""
+    assert reasons(command, git_repo / start) == []
+    (git_repo / "src" / "app.py").write_text("edited\n")
+    assert reasons(command, git_repo / start) == [f"1 file under src/ ({lost})"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'git -C "$(git -C "$X" rev-parse --show-toplevel)" checkout -- src/app.py',
+        'cd src; git -C "$PWD" checkout -- app.py',
+    ],
+)
+def test_a_place_only_known_at_run_time_stays_unknown(git_repo, command):
+    assert reasons(command, git_repo) != []

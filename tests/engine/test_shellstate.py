@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from interlock.engine.invocation import Invocation
+from interlock.engine.shellstate import TEMP_CWD
 from interlock.engine.walk import walk
 from interlock.shell.parse import parse
 
@@ -221,10 +222,110 @@ TOP = "/(the top of the worktree)"
         ('cd "$(git -C x rev-parse --show-toplevel)" && rm -rf *', None),
         ('cd "$(git rev-parse --show-toplevel 2>/dev/null)" && rm -rf *', None),
         ('cd "$(X=1 git rev-parse --show-toplevel)" && rm -rf *', None),
-        ('cd "$(git rev-parse --show-toplevel)/x" && rm -rf *', None),
+        ('cd "x$(git rev-parse --show-toplevel)/x" && rm -rf *', None),
         ('cd "x$(git rev-parse --show-toplevel)" && rm -rf *', None),
         ('cd "$(hg root)" && rm -rf *', None),
     ],
 )
 def test_a_cd_to_the_top_of_the_worktree_is_a_known_place(command, cwd):
     assert walked(command)["rm -rf *"].cwd == cwd
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd"),
+    [
+        ('cd "$PWD" && rm -rf *', ""),
+        ('cd "$(pwd)" && rm -rf *', ""),
+        ("cd `pwd` && rm -rf *", ""),
+        ("cd $(pwd -P) && rm -rf *", ""),
+        ('cd "$(pwd -L)/src" && rm -rf *', "src"),
+        ("cd ${PWD}/src && rm -rf *", "src"),
+        ('cd "$PWD"/src/ && rm -rf *', "src"),
+        ('cd "$PWD"//src && rm -rf *', "src"),
+        ('cd "$PWD/src/.." && rm -rf *', ""),
+        ('cd src && cd "$PWD" && rm -rf *', "src"),
+        ('cd src && cd "$(pwd)/.." && rm -rf *', ""),
+        ('cd src && cd "$(pwd)/../.." && rm -rf *', ".."),
+        ('cd /opt/x && cd "$(pwd)/y" && rm -rf *', "/opt/x/y"),
+        ('cd "$(git rev-parse --show-toplevel)" && cd "$(pwd)/src" && rm -rf *', f"{TOP}/src"),
+        ('cd "$(git rev-parse --show-toplevel)" && cd "$PWD" && rm -rf *', TOP),
+        ('cd "$(git rev-parse --show-toplevel)/x" && rm -rf *', f"{TOP}/x"),
+        ('cd "$(git rev-parse --show-toplevel)/x/" && rm -rf *', f"{TOP}/x"),
+        ('cd "$(git rev-parse --show-toplevel)/.." && rm -rf *', f"{TOP}/.."),
+        ('cd "$(git rev-parse --show-cdup)src" && rm -rf *', f"{TOP}/src"),
+        ("cd $(git rev-parse --show-cdup)src && rm -rf *", f"{TOP}/src"),
+        ('pushd "$PWD/src" && rm -rf *', "src"),
+        ('cd "$PWD/src" x && rm -rf *', "src"),  # the first operand, as for `cd src x`
+        # one of several places, or an unknown one: unknown
+        ('cd src; cd "$PWD" && rm -rf *', None),
+        ('cd "$X" && cd "$(pwd)" && rm -rf *', None),
+        ('cd "$(git rev-parse --show-cdup)/x" && rm -rf *', None),  # `/x` at the top
+        # the line assigned PWD, or may have, or defined its own pwd or git
+        ('PWD=/x; cd "$PWD" && rm -rf *', None),
+        ('eval "$X"; cd "$PWD" && rm -rf *', None),
+        ('pwd() { echo /; }; cd "$(pwd)" && rm -rf *', None),
+        ('git() { echo /; }; cd "$(git rev-parse --show-toplevel)" && rm -rf *', None),
+        # not the place: other commands, more words, a glob or an unknown rest
+        ('cd "$(cd x && pwd)" && rm -rf *', None),
+        ('cd "$(pwd; true)" && rm -rf *', None),
+        ('cd "$(pwd -x)" && rm -rf *', None),
+        ('cd "$(pwd 2>/dev/null)" && rm -rf *', None),
+        ('cd "$(X=1 pwd)" && rm -rf *', None),
+        ('cd "$(echo "$PWD")" && rm -rf *', None),
+        ('cd "$(pwd)x" && rm -rf *', None),
+        ('cd "$PWDX" && rm -rf *', None),
+        ('cd "${PWD:-/}" && rm -rf *', None),
+        ('cd "$PWD$X" && rm -rf *', None),
+        ('cd "$(pwd)/$X" && rm -rf *', None),
+        ('cd "$(pwd)"/* && rm -rf *', None),
+        ('cd "$(pwd)$(pwd)" && rm -rf *', None),
+        ('cd "$(pwd)"/"$(pwd)" && rm -rf *', None),
+    ],
+)
+def test_a_word_naming_the_shells_own_place_is_that_place(command, cwd):
+    """`$PWD`, `$(pwd)` and the top of the worktree, with a literal rest, are known places
+    when the shell's directory is (issue: `cd "$PWD" && git checkout -- .` was unknown)."""
+    assert walked(command)["rm -rf *"].cwd == cwd
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd"),
+    [
+        ('env -C "$(pwd)/src" rm -rf *', "src"),
+        ('cd src && env -C "$PWD/.." rm -rf *', ""),
+        ('env -C "$X" env -C "$(pwd)" rm -rf *', ""),  # read where the shell is
+        ('env -C "$X" rm -rf *', None),
+        ('env -C "$(pwd)x" rm -rf *', None),
+        ('sudo -D "$(git rev-parse --show-toplevel)" rm -rf *', TOP),
+        # under another root, the host's place is no place there
+        ('unshare -R /r -w "$(pwd)" rm -rf *', None),
+        ('unshare -w "$(pwd)/src" rm -rf *', "src"),
+        # the last of several: each value has its word, or the last has none (the target's)
+        ('env -C "$X" -C "$(pwd)/src" rm -rf *', "src"),
+        ('env -C "$(pwd)/src" -C "$X" rm -rf *', None),
+        ("nsenter -w rm -rf *", None),  # the target process's directory
+    ],
+)
+def test_a_wrappers_directory_naming_the_shells_own_place_is_that_place(command, cwd):
+    assert walked(command)["rm -rf *"].cwd == cwd
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd"),
+    [
+        ('cd "$(mktemp -d)" && rm -rf *', TEMP_CWD),
+        ('cd "$(mktemp -d)" x && rm -rf *', TEMP_CWD),  # the first operand, as for `cd a x`
+        ('cd "$X" && rm -rf *', None),
+    ],
+)
+def test_a_cd_into_a_temp_dir_named_at_run_time_is_in_a_temp_dir(command, cwd):
+    assert walked(command)["rm -rf *"].cwd == cwd
+
+
+def test_a_cd_into_tmpdir_goes_where_the_checking_environment_says(monkeypatch):
+    """`$TMPDIR` is not a temp dir by its name: it is what the environment holds (unset: the
+    cd goes to `/work`), as engine.shellvars reads it."""
+    monkeypatch.setenv("TMPDIR", "/tmp/scratch")
+    assert walked('cd "$TMPDIR/work" && rm -rf *')["rm -rf *"].cwd == "/tmp/scratch/work"
+    monkeypatch.delenv("TMPDIR")
+    assert walked('cd "$TMPDIR/work" && rm -rf *')["rm -rf *"].cwd == "/work"

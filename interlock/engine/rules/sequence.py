@@ -82,16 +82,23 @@ def _same_tree(a: str, b: str) -> bool:
 
 
 def _covered(
-    path: str, whole: bool, need: frozenset[str], state: saves.State, earlier: Sequence[Invocation]
+    path: str,
+    whole: bool,
+    need: frozenset[str],
+    state: saves.State,
+    earlier: Sequence[Invocation],
+    trees: bool = True,
 ) -> bool:
-    """Whether the saves hold every kind of work `need` at `path` (whole: its worktree)."""
+    """Whether the saves hold every kind of work `need` at `path` (whole: its worktree);
+    `trees`: count the saves of a whole worktree (`git stash -a`), which the text alone
+    cannot tell reach `path` (a submodule or a nested repository under it is another tree)."""
     held: set[str] = set()
     for at, save, dest in state.saves:
         if dest is not None and "untracked" in need and _under(dest, path):
             continue  # the copy is destroyed with the rest (a copy never covers a whole tree)
         if any(_under(w, path) or _under(path, w) for w in _written_after(at, earlier)):
             continue  # written again since: the new content is not saved
-        if save.whole and _same_tree(save.path, path):
+        if save.whole and trees and _same_tree(save.path, path):
             held |= save.kinds
         elif not save.whole and not whole and _under(path, save.path):
             held |= save.kinds
@@ -125,19 +132,27 @@ def _apply_saves(
         refs = ()
     cwd = finding.cwd
     in_git = targets.destroys not in ("files", "all")
-    if cwd is None or (targets.unknown and not in_git):
-        covered = False  # anywhere at all
-    elif targets.whole_tree or not targets.paths or targets.unknown:
-        covered = _covered(cwd, True, need, state, earlier)  # pathspecs stay in the worktree
-    else:
-        covered = all(_covered(resolve(cwd, p), False, need, state, earlier) for p in targets.paths)
-    if covered and not refs:
+
+    def covered(trees: bool) -> bool:
+        if cwd is None or (targets.unknown and not in_git):
+            return False  # anywhere at all
+        if targets.whole_tree or not targets.paths or targets.unknown:
+            return _covered(cwd, True, need, state, earlier, trees)  # pathspecs stay in the tree
+        paths = [resolve(cwd, p) for p in targets.paths]
+        return all(_covered(p, False, need, state, earlier, trees) for p in paths)
+
+    if not refs and covered(trees=False):
         return None
+    # covered only by a save of a whole worktree: the facts layer tells which entries lie in
+    # that worktree (engine.precision), so `git stash -a && git submodule deinit -f sub` still
+    # counts the submodule's own work, which no stash of the superproject holds
+    tree_saved = not refs and covered(trees=True)
     where = [resolve(cwd, t) for t in targets.paths] if cwd is not None else []
     saved = tuple(  # a copy destroyed by this very command saves nothing
         s for _, s, dest in state.saves if dest is None or not any(_overlap(dest, w) for w in where)
     )
-    return replace(finding, targets=replace(targets, refs=refs, saved=targets.saved + saved))
+    widened = replace(targets, refs=refs, saved=targets.saved + saved, tree_saved=tree_saved)
+    return replace(finding, targets=widened)
 
 
 def _written_on_line(inv: Invocation, earlier: Sequence[Invocation]) -> set[str]:

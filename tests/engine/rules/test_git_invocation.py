@@ -8,7 +8,10 @@ from collections.abc import Callable
 import pytest
 
 from interlock.engine.invocation import Invocation
+from interlock.engine.places import TOP_CWD
 from interlock.engine.rules.git.invocation import GitCall, alias_value, parse_git
+from interlock.engine.walk import walk
+from interlock.shell.parse import parse
 
 
 @pytest.fixture(scope="session")
@@ -207,3 +210,48 @@ def test_alias_value_is_case_insensitive_and_the_last_wins() -> None:
     assert alias_value(config, "X") == "c"
     assert alias_value(config, "y") == "b"
     assert alias_value(config, "z") is None
+
+
+def walked_call(command: str) -> GitCall:
+    """The git call of a line as the walker reads it (the places of its words are set)."""
+    found = [parse_git(i) for i in walk(parse(command))]
+    calls = [c for c in found if c is not None and c.sub is not None]
+    assert calls, command
+    return calls[-1]
+
+
+@pytest.mark.parametrize(
+    ("command", "cwd"),
+    [
+        ('git -C "$(git rev-parse --show-toplevel)" status', TOP_CWD),
+        ('git -C "$(git rev-parse --show-toplevel)/src" status', f"{TOP_CWD}/src"),
+        ('git -C "$(pwd)" status', ""),
+        ('git -C "$PWD/src" status', "src"),
+        ('cd src && git -C "$PWD" status', "src"),
+        ('cd src && git -C "$(pwd)/.." status', ""),
+        ('cd src && git -C "$(pwd)" -C x status', "src/x"),
+        ('git -C sub -C "$(pwd)" status', ""),  # the shell's place, not sub's
+        ('env -C sub git -C "$(pwd)" status', ""),  # read before env moves
+        ('env -C "$X" git -C "$(pwd)/src" status', "src"),
+        ('cd /opt && git -C "$PWD" status', "/opt"),
+        ('git -Csub -C "$PWD" status', ""),  # an attached value has no word of its own
+        ('git -C "$PWD" -Csub status', "sub"),
+    ],
+)
+def test_dash_c_naming_the_shells_own_place_is_that_place(command: str, cwd: str) -> None:
+    found = walked_call(command)
+    assert found.cwd == cwd and not found.elsewhere
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        'cd src; git -C "$PWD" status',  # src, or here if the cd failed
+        'git -C "$(git -C "$X" rev-parse --show-toplevel)" status',
+        'cd "$X" && git -C "$(pwd)" status',
+        'cd src && git -C "$(git rev-parse --show-toplevel)" status',  # src may be a repository
+    ],
+)
+def test_dash_c_naming_an_uncertain_place_may_be_any_repository(command: str) -> None:
+    found = walked_call(command)
+    assert found.cwd is None and found.elsewhere

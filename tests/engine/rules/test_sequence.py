@@ -652,3 +652,66 @@ def test_a_stash_of_some_paths_credits_only_their_part_of_the_index(dirty):
     assert lost == {"README.md", "notes.md"}  # still in the index, outside the stash's paths
     command = "git add -A && git stash push -- src && git checkout -- src"
     assert verdict(command, repo, assume_dirty=False) == "allow"
+
+
+@pytest.fixture
+def with_submodule(git_repo: Path, tmp_path: Path) -> Path:
+    """git_repo with a real submodule `sub` whose working tree holds unsaved work (an edited
+    tracked file and an untracked one), and an edit of its own (src/app.py)."""
+    upstream = tmp_path / "upstream"
+    upstream.mkdir()
+    git(upstream, "init", "-q", "-b", "main")
+    (upstream / "lib.py").write_text("committed\n")
+    git(upstream, "add", "-A")
+    git(upstream, "commit", "-qm", "lib")
+    git(
+        git_repo, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(upstream), "sub"
+    )
+    git(git_repo, "commit", "-qm", "sub")
+    (git_repo / "sub" / "lib.py").write_text("edited in the submodule\n")
+    (git_repo / "sub" / "new.py").write_text("untracked in the submodule\n")
+    (git_repo / "src" / "app.py").write_text("edited\n")
+    return git_repo
+
+
+def lost_by(command: str, repo: Path) -> list[str]:
+    result = evaluate(command, str(repo), mode="blocking").result
+    return [p for f in result.findings if f.kind == "discard" for p in f.lost]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git submodule deinit -f sub",
+        "git stash -a && git submodule deinit -f sub",
+        "git stash -u && git submodule deinit --force -- sub",
+        "git add -A && git stash && git submodule deinit -f sub",
+        "git stash --all && rm -rf sub",
+        "git stash -a && git submodule deinit -f sub && git stash pop",
+    ],
+)
+def test_a_stash_of_the_superproject_does_not_hold_a_submodules_work(with_submodule, command):
+    """`git stash -a && git submodule deinit -f sub` was allowed: the stash was read as
+    holding the whole tree, but git stashes nothing inside a submodule, and deinit -f
+    removes its working tree."""
+    sub = with_submodule / "sub"
+    assert {str(sub / "lib.py"), str(sub / "new.py")} <= set(lost_by(command, with_submodule))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "git stash -a && git checkout -- .",  # the submodule's tree is not touched
+        "git stash -u && git reset --hard",
+        "git -C sub stash -u && git submodule deinit -f sub",  # kept in the submodule's stash
+        "git stash -a && git clean -fdx",
+    ],
+)
+def test_a_stash_still_holds_what_lies_in_its_own_worktree(with_submodule, command):
+    assert lost_by(command, with_submodule) == []
+    assert verdict(command, str(with_submodule), assume_dirty=False) == "allow"
+
+
+def test_by_text_alone_a_whole_tree_stash_still_covers_its_discards():
+    assert verdict("git stash -a && git submodule deinit -f sub") == "allow"
+    assert verdict("git stash -a && rm -rf sub") == "allow"

@@ -13,6 +13,7 @@ import shlex
 
 from interlock.engine.findings import Finding, Targets
 from interlock.engine.invocation import Invocation
+from interlock.engine.places import cwd_of
 from interlock.engine.rules.args import parse_args, spec
 from interlock.engine.rules.common import catalog, join_cwd, make_finding
 from interlock.engine.rules.git.config import Pair, env_pairs, option_pair
@@ -179,6 +180,10 @@ def parse_git(inv: Invocation, assume_git: bool = False) -> GitCall | None:
     exec_paths: list[str | None] = []
     for opt in parsed.opts:
         if opt.name == "-C":
+            place = opt.word.place if opt.word is not None else None  # (never a literal's)
+            if place is not None:  # `-C "$(git rev-parse --show-toplevel)"`: a known place
+                cwd = cwd_of(place)  # wherever git was, the place is known
+                continue
             cwd = join_cwd(cwd, opt.value) if opt.value != "" else cwd
             elsewhere = elsewhere or opt.value is None  # `-C "$d"`: any repository at all
         elif opt.name == "-c":

@@ -532,8 +532,11 @@ def _declared(words: Sequence[Word], v: Vars, name: str) -> Vars:
     if "n" in flags or any(w.literal() is None and "=" not in w.text for w in operands):
         return v.forget()  # a name reference (-n), or names known only at run time
     if any(c in flags for c in "aAilu"):  # arrays, integers, case changes: values transformed
-        names = [re.match(_NAME, w.text) for w in operands]
-        return v.forget([m.group(0) for m in names if m])
+        named = [(m.group(0), w) for w in operands if (m := re.match(_NAME, w.text))]
+        v = v.forget([n for n, _ in named])
+        for n, w in named:  # `declare -a pids=($(pgrep x))`: what they may hold
+            v = v.carry([n], carried_by(w, v))
+        return v
     export = name == "export" or "x" in flags
     plain = [w for w in operands if "=" not in w.text]
     if export:

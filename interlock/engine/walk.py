@@ -275,6 +275,7 @@ class _Walker:
         for k, item in enumerate(items):
             op = ops[k - 1] if k else "&&"
             scope.done = start_done + prefix if op == "&&" else start_done
+            ran_vars = scope.vars  # after every item so far ran
             if op == "||" and scope.vars is not start_vars:  # what ran before is unknown here
                 scope.vars = shellvars.merge([start_vars, scope.vars])
             pre_cwd, pre_alts = scope.cwd, scope.alts
@@ -304,11 +305,14 @@ class _Walker:
             held = prefix
             prefix = prefix + got if op == "&&" else ()
             first_vars = scope.vars if k == 0 else first_vars
-        if scope.vars is not first_vars:  # an assignment after the first item may not have run
+        guarded = len(items) > 1 and ops[-1] == "||" and ends_shell(items[-1])
+        if guarded and "||" not in ops[:-1]:
+            scope.vars = ran_vars  # `T=$(mktemp -d) || exit 1`: goes on only if all ran
+        elif scope.vars is not first_vars:  # an assignment after the first item may not have run
             scope.vars = shellvars.merge([first_vars, scope.vars])
         if fallout:
             scope.set_alts(scope.alts + tuple(fallout))
-        if len(items) > 1 and ops[-1] == "||" and ends_shell(items[-1]):
+        if guarded:
             scope.done = start_done + held  # `X || exit`: the line goes on only if X succeeded
         elif len(items) == 1 and scope.errexit:
             scope.done = start_done + prefix

@@ -371,3 +371,26 @@ def test_a_trap_sees_the_environment_the_line_left_alone(git_repo, monkeypatch):
     (git_repo / "src" / "app.py").write_text("unsaved\n")
     for line in ("trap 'rm -rf \"$TMPDIR/x\"' EXIT", "F=a; trap 'rm -rf \"$TMPDIR\"/*' EXIT"):
         assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost], line
+
+
+@pytest.mark.parametrize(
+    ("line", "argv"),
+    [
+        ("F=a || exit 1; rm $F", ["rm", "a"]),  # goes on only if the assignment ran
+        ("cond && F=a || exit; rm $F", ["rm", "a"]),
+        ("F=x; cond && F=a || return 1; rm $F", ["rm", "a"]),
+        ("F=x; cond || F=a || exit; rm $F", ["rm", None]),  # F=a may not have run
+        ("F=x; F=a || F=b; rm $F", ["rm", None]),  # no exit: F=b may have run
+        ("F=x; F=a || echo failed; rm $F", ["rm", None]),
+    ],
+)
+def test_a_chain_guarded_by_exit_goes_on_with_what_all_of_it_assigned(line, argv):
+    """`T=$(mktemp -d) || exit 1; rm -rf "$T"` was refused: after `||` the walker forgot what
+    the chain assigned, though the line only goes on when all of it ran."""
+    assert argvs(line)[-1] == argv
+
+
+def test_a_temp_dir_assigned_before_an_exit_guard_stays_one(git_repo):
+    (git_repo / "src" / "app.py").write_text("unsaved\n")
+    line = 'T=$(mktemp -d) || exit 1; cp README.md "$T" && rm -rf "$T"'
+    assert not [f for f in findings(line, str(git_repo), assume_dirty=False) if f.lost]

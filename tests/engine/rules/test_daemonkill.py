@@ -303,6 +303,9 @@ def test_the_daemons_pids_by_any_grep_or_list_are_refused(command: str) -> None:
         'P=$(pgrep -f interlock); read p <<< "$P"; kill $p',
         "P=$(pgrep -f interlock); xargs kill <<EOF\n$P\nEOF",
         "P=$(pgrep -f interlock); kill $(echo $P)",
+        'pids=($(pgrep -f interlock)); kill "${pids[@]}"',
+        "declare -a pids=($(pgrep -f interlock)); kill ${pids[0]}",
+        "local -i p=$(pgrep -f interlock); kill $p",
     ],
 )
 def test_the_daemons_pids_carried_by_a_variable_are_refused(command: str) -> None:

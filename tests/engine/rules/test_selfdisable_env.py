@@ -235,6 +235,7 @@ def test_a_builtin_writing_a_variable_known_only_at_run_time_is_an_override(comm
         "printf -v",
         "getopts ab opt",
         "getopts INTERLOCK_MODE opt",
+        "getopts ab opt INTERLOCK_MODE",
         "let 'x = 1'",
         "let i++",
         "echo INTERLOCK_MODE=off",

@@ -16,7 +16,7 @@ from interlock.engine.findings import Finding
 from interlock.engine.invocation import Invocation
 from interlock.engine.rules import daemonkill, uninstalls
 from interlock.engine.rules import ownpaths as paths
-from interlock.engine.rules.args import literal_or_text, parse_args, spec
+from interlock.engine.rules.args import Opt, literal_or_text, parse_args, spec
 from interlock.engine.rules.common import catalog, make_finding, rule
 from interlock.engine.rules.git.config import CONFIG_OPTS, config_writes
 from interlock.engine.rules.git.invocation import GitCall, parse_git
@@ -382,9 +382,46 @@ def _env_findings(inv: Invocation) -> list[Finding]:
             found.append(_find("selfdisable.env-override", inv))
     if inv.name in _SETTERS and any(_unknown_name(w) for w in inv.argv[1:]):
         found.append(_override(inv, _UNKNOWN_NAME.format(inv.name), _NAME_IT))
+    named = _written_names(inv)
+    if any(re.match(_ENV_NAME, (w.literal() or "").partition("=")[0]) for w in named):
+        found.append(_find("selfdisable.env-override", inv))
+    if any(_unknown_name(w) for w in named):
+        found.append(_override(inv, _UNKNOWN_NAME.format(inv.name), _NAME_IT))
     if inv.clears_env and _reads_interlock_env(inv):
         found.append(_override(inv, _CLEARED, _KEEP_ENV))
     return found
+
+
+# Builtins that write a variable an operand names (an exported INTERLOCK_* changes for what
+# runs next): `read [-a] NAME`, `printf -v NAME`, `getopts OPTSTRING NAME`, `let NAME=EXPR`.
+_READ = spec(short_value="adinNptu")
+_PRINTF = spec(short_value="v")
+
+
+def _written_names(inv: Invocation) -> list[Word]:
+    """The words naming the variables `read`, `printf -v`, `getopts` and `let` write."""
+    name, args = inv.name, inv.argv[1:]
+    if name == "read":
+        parsed = parse_args(args, _READ)
+        return list(parsed.operands()) + _option_names(parsed.values("-a"))
+    if name == "printf":
+        return _option_names(parse_args(args, _PRINTF).values("-v"))
+    if name == "getopts":
+        return list(args[1:2])
+    if name == "let":
+        return list(args)
+    return []
+
+
+def _option_names(opts: list[Opt]) -> list[Word]:
+    """An option's value as a word (`-vNAME`, `-v "$N"`)."""
+    words: list[Word] = []
+    for opt in opts:
+        if opt.value is not None:
+            words.append(Word(opt.value, opt.value))
+        elif opt.word is not None:  # known only at run time
+            words.append(opt.word)
+    return words
 
 
 def _reads_interlock_env(inv: Invocation) -> bool:

@@ -188,3 +188,58 @@ def test_an_emptied_environment_drops_a_hook_skip_variable_but_is_an_override(co
     """The variable set before `env -i` does not reach git (no hook-skip finding); emptying
     the environment unsets INTERLOCK_* for git's hooks (these were allowed before)."""
     assert judged(command) == ("block", {"selfdisable.env-override"}), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "read INTERLOCK_RUN <<< x; git commit -m x",
+        'read -r -p "name? " INTERLOCK_MODE',
+        "read -a INTERLOCK_X",
+        "read -aINTERLOCK_X",
+        "read -t 5 x INTERLOCK_MODE",
+        "printf -v INTERLOCK_MODE off",
+        "printf -vINTERLOCK_MODE off",
+        "getopts ab INTERLOCK_MODE",
+        "let INTERLOCK_X=1",
+        "let INTERLOCK_X+=1",
+    ],
+)
+def test_a_builtin_writing_an_interlock_variable_is_an_override(command: str) -> None:
+    """`read`, `printf -v`, `getopts` and `let` write the variable they name: an exported
+    INTERLOCK_* changes for what runs next, as `export INTERLOCK_MODE=off` does."""
+    assert judged(command) == ("block", {"selfdisable.env-override"}), command
+    assert not any("known only at run time" in r for r in override_reasons(command)), command
+
+
+@pytest.mark.parametrize(
+    "command",
+    ['read "$N"', "read -a $ARR", 'printf -v "$N" off', 'getopts ab "$N"', 'let "$N"=1'],
+)
+def test_a_builtin_writing_a_variable_known_only_at_run_time_is_an_override(command: str) -> None:
+    assert judged(command) == ("block", {"selfdisable.env-override"}), command
+    reasons = override_reasons(command)
+    assert any(r.startswith(f"`{command.split()[0]}` names a variable known") for r in reasons)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "read -r line",
+        "read -t 5 -u 3 x y",
+        "read -p INTERLOCK_MODE x",
+        "read -d INTERLOCK_ x",
+        "read -a",
+        "printf -v x %s off",
+        "printf '%s' INTERLOCK_MODE",
+        "printf -v",
+        "getopts ab opt",
+        "getopts INTERLOCK_MODE opt",
+        "getopts ab opt INTERLOCK_MODE",
+        "let 'x = 1'",
+        "let i++",
+        "echo INTERLOCK_MODE=off",
+    ],
+)
+def test_a_builtin_writing_other_variables_is_allowed(command: str) -> None:
+    assert judged(command) == ("allow", set()), command

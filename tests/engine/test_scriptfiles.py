@@ -260,20 +260,8 @@ def test_the_kernels_resolution_of_a_path_entry_is_realpaths(tmp_path):
     (base / "loop").symlink_to(base / "loop")
     (base / "to-file").symlink_to(base / "tree" / "file")
     (base / "tree" / "bin" / "up").symlink_to("../..")
-    names = [
-        "tree/bin",
-        "to-bin",
-        "rel",
-        "dangling",
-        "loop",
-        "to-file",
-        "tree/bin/up/to-bin",
-        "to-bin/../file",
-        "missing/x",
-        "tree//bin/",
-        "tree/./bin/..",
-        "x (deleted)",
-    ]
+    names = ["tree/bin", "to-bin", "rel", "dangling", "loop", "to-file", "tree/bin/up/to-bin",
+             "to-bin/../file", "missing/x", "tree//bin/", "tree/./bin/..", "x (deleted)"]
     for name in names:
         path = os.path.join(str(base), name)
         assert real_path(path) == os.path.realpath(path), name

@@ -132,7 +132,7 @@ UNKNOWN = [
     # be several words, the command among them
     "timeout $T rm -rf build",
     "timeout $(cat t) rm -rf build",
-    "chrt $P rm -rf build",
+    'chrt $P rm -rf build',
     "flock $ARGS",
     "env $OPTS rm -rf build",
     'nice "$N" rm -rf build',

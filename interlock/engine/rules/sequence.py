@@ -87,7 +87,7 @@ def _covered(
     need: frozenset[str],
     state: saves.State,
     earlier: Sequence[Invocation],
-    trees: bool = True,
+    trees: bool,
 ) -> bool:
     """Whether the saves hold every kind of work `need` at `path` (whole: its worktree);
     `trees`: count the saves of a whole worktree (`git stash -a`), which the text alone
@@ -141,12 +141,14 @@ def _apply_saves(
         paths = [resolve(cwd, p) for p in targets.paths]
         return all(_covered(p, False, need, state, earlier, trees) for p in paths)
 
-    if not refs and covered(trees=False):
-        return None
-    # covered only by a save of a whole worktree: the facts layer tells which entries lie in
-    # that worktree (engine.precision), so `git stash -a && git submodule deinit -f sub` still
-    # counts the submodule's own work, which no stash of the superproject holds
-    tree_saved = not refs and covered(trees=True)
+    tree_saved = False
+    if not refs:
+        if covered(trees=False):
+            return None
+        # covered only by a save of a whole worktree: the facts layer tells which entries lie
+        # in that worktree (engine.precision), so `git stash -a && git submodule deinit -f
+        # sub` still counts the submodule's own work, which no stash of the superproject holds
+        tree_saved = covered(trees=True)
     where = [resolve(cwd, t) for t in targets.paths] if cwd is not None else []
     saved = tuple(  # a copy destroyed by this very command saves nothing
         s for _, s, dest in state.saves if dest is None or not any(_overlap(dest, w) for w in where)

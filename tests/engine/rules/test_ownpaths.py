@@ -132,7 +132,7 @@ def test_commands_that_name_the_daemons_state(inv, cmd, mentions):
         ("perl -pi -e 's/interlock//' pyproject.toml", True),
         ("gawk -i inplace '!/interlock/' pyproject.toml", True),
         ("gawk --include=inplace '!/interlock/' pyproject.toml", True),
-        ("awk -i \"$LIB\" '!/interlock/' pyproject.toml", True),  # a library named at run time
+        ('awk -i "$LIB" \'!/interlock/\' pyproject.toml', True),  # a library named at run time
         ("awk -i ./lib.awk '!/interlock/' pyproject.toml", False),
         ("awk '!/interlock/' pyproject.toml", False),  # prints, changes nothing
         ("sed '/interlock/d' pyproject.toml", False),

@@ -715,3 +715,11 @@ def test_a_stash_still_holds_what_lies_in_its_own_worktree(with_submodule, comma
 def test_by_text_alone_a_whole_tree_stash_still_covers_its_discards():
     assert verdict("git stash -a && git submodule deinit -f sub") == "allow"
     assert verdict("git stash -a && rm -rf sub") == "allow"
+
+
+def test_a_copy_made_on_the_line_covers_a_file_outside_every_worktree():
+    """Judged only, never run: outside every worktree the facts layer counts any file lost,
+    so the line's own copy is what makes the delete harmless."""
+    assert verdict("rm etc/passwd", "/", assume_dirty=False) == "block"
+    command = "cp etc/passwd /tmp/passwd.bak && rm etc/passwd"
+    assert verdict(command, "/", assume_dirty=False) == "allow"

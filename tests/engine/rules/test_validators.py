@@ -197,7 +197,7 @@ SLOW = [
     "./runtests.sh",
     "uvx pytest",
     "pytest -x --cov tests/test_api.py",
-    'PYTEST_ADDOPTS="-k \'not" pytest',
+    "PYTEST_ADDOPTS=\"-k 'not\" pytest",
     "FOO=--co pytest",
     "pytest --ignore=scripts",
     "pytest --ignore=build/test_gen.py",
@@ -350,7 +350,7 @@ FAST = [
     "pytest -k token",
     "pytest -k 'token and roundtrip'",
     "pytest -m smoke",
-    'go test -run "$X" ./...',
+    "go test -run \"$X\" ./...",
     "jest --selectProjects unit",
     "make lint CC=clang",
     "python -m pytest tests/test_api.py -q",
@@ -1078,7 +1078,11 @@ def verdict_kinds(inv: Callable[..., Invocation]) -> Callable[[str], list[str]]:
         # judged by text alone, as `--assume-dirty` does: literal temp-dir targets are free,
         # and a bare lease is left to the tree
         findings = rules.check_invocation(invocation)
-        kinds = {f.kind for f in findings if not (f.targets and f.targets.by_tree_only)}
+        kinds = {
+            f.kind
+            for f in findings
+            if not (f.targets and f.targets.by_tree_only)
+        }
         match = rules.classify_validator(invocation)
         found: list[str] = sorted(k for k in ("discard", "self-disable") if k in kinds)
         if match is not None and match.masked_by is not None:

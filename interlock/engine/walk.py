@@ -70,6 +70,7 @@ _SHELL_BUILTIN_VIA = frozenset({"command", "builtin"})
 _FILE_DEPTH = 4  # script files run by script files, at most
 _FILE_KEY = -1  # the step key of a script file's code under the command that runs it
 _ALT_KEY = -2  # the step keys of the other readings of a wrapper's words
+_CALL_KEY = -3  # the step keys of a function's body walked again where it is called
 ALT_MASKS = "it is another reading of a wrapper's words (where the command starts is unknown)"
 
 
@@ -210,6 +211,10 @@ class _Walker:
         self.origins: dict[int, Origin] = {}
         self.runs: dict[int, str] = {}
         self.moving: set[str] = set()  # functions whose body may change the directory
+        # functions defined on the line: the body, and the place it was walked at (a call
+        # elsewhere walks it again there: `f() { rm a.py; }; cd src && f` removes src/a.py)
+        self.bodies: dict[str, tuple[Compound, set[tuple[str | None, tuple[str | None, ...]]]]] = {}
+        self.calling: set[str] = set()  # functions whose body is being walked for a call
         self.traps: list[tuple[Invocation, object, shellvars.Vars]] = []  # with shell and vars
 
     # -- structure ---------------------------------------------------------------------------
@@ -343,6 +348,7 @@ class _Walker:
                 self.moving.discard(node.name)
                 if moves:
                     self.moving.add(node.name)
+                self.bodies[node.name] = (node, {(scope.cwd, scope.alts)})
         elif kind == "group":
             for part in node.parts:
                 success = self.node(part, scope, inner)
@@ -547,6 +553,7 @@ class _Walker:
             alternative.masks = ALT_MASKS  # the wrapper's status is the first reading's
             step.children.append(alternative)
         if set(local_via) <= _SHELL_BUILTIN_VIA:
+            self.call(words[0].literal() if words else None, scope, env)
             change_directory(inv, scope)
             if words and words[0].literal() in self.moving:  # `f() { cd src; }; f; rm x`
                 scope.cwd, scope.alts = None, ()
@@ -558,6 +565,25 @@ class _Walker:
                 fed = env.stdin + ((env.piped,) if env.piped is not None else ())
                 scope.vars = shellvars.after_reading(inv.name, inv.argv, scope.vars, fed)
         return step
+
+    def call(self, name: str | None, scope: Scope, env: _Env) -> None:
+        """A call of a function defined on the line, from a place its body was not walked at
+        yet: its commands run here, so they are walked here too (for what they do; the call's
+        own status stays the command's)."""
+        if name is None or name not in self.bodies or name in self.calling:
+            return
+        node, places = self.bodies[name]
+        if (scope.cwd, scope.alts) in places:
+            return
+        places.add((scope.cwd, scope.alts))
+        self.calling.add(name)
+        try:
+            body = scope.copy()
+            call_env = env._replace(key=env.key + (_CALL_KEY,), own=0)
+            for part in node.parts:
+                self.node(part, body, call_env)
+        finally:
+            self.calling.discard(name)
 
     def inline(self, code: InlineCode, scope: Scope, env: _Env) -> list[Step]:
         """What interpreter code runs (scanned, so degraded); its status is not followed."""

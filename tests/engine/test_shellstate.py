@@ -329,3 +329,27 @@ def test_a_cd_into_tmpdir_goes_where_the_checking_environment_says(monkeypatch):
     assert walked('cd "$TMPDIR/work" && rm -rf *')["rm -rf *"].cwd == "/tmp/scratch/work"
     monkeypatch.delenv("TMPDIR")
     assert walked('cd "$TMPDIR/work" && rm -rf *')["rm -rf *"].cwd == "/work"
+
+
+def places_of(command: str, text: str) -> list[tuple[str | None, tuple[str | None, ...]]]:
+    return [(inv.cwd, inv.alt_cwds) for inv in walk(parse(command)) if inv.text == text]
+
+
+@pytest.mark.parametrize(
+    ("command", "places"),
+    [
+        # the body runs where the call is: walked there too (and once where it was defined)
+        ("f() { rm -f a.py; }; cd src && f", [("", ()), ("src", ())]),
+        ("f() { rm -f a.py; }; (cd src; f)", [("", ()), ("src", ("",))]),
+        ("f() { rm -f a.py; }; cd src; f", [("", ()), ("src", ("",))]),
+        ('f() { rm -f a.py; }; cd "$X" && f', [("", ()), (None, ())]),
+        ("f() { rm -f a.py; }; cd src; f; f", [("", ()), ("src", ("",))]),  # once a place
+        ("cd src && f() { rm -f a.py; }; cd .. && f", [("src", ()), ("", ("..",))]),
+        # called where it was defined: walked once
+        ("f() { rm -f a.py; }; f", [("", ())]),
+        ("f() { rm -f a.py; }; g() { f; }; cd src && g", [("", ()), ("src", ())]),
+        ("f() { f; rm -f a.py; }; cd src && f", [("", ()), ("src", ())]),  # recursion: once
+    ],
+)
+def test_a_function_called_elsewhere_runs_its_body_where_it_is_called(command, places):
+    assert places_of(command, "rm -f a.py") == places

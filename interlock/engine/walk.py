@@ -579,7 +579,7 @@ class _Walker:
         self.calling.add(name)
         try:
             body = scope.copy()
-            call_env = env._replace(key=env.key + (_CALL_KEY,), own=0)
+            call_env = env._replace(key=env.key + (_CALL_KEY,))
             for part in node.parts:
                 self.node(part, body, call_env)
         finally:

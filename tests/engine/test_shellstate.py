@@ -353,3 +353,27 @@ def places_of(command: str, text: str) -> list[tuple[str | None, tuple[str | Non
 )
 def test_a_function_called_elsewhere_runs_its_body_where_it_is_called(command, places):
     assert places_of(command, "rm -f a.py") == places
+
+
+def test_a_function_body_walked_at_its_call_inherits_the_calls_redirects():
+    """`f > log`: the call's redirect encloses every command of the body (none is its own)."""
+    [_, called] = [
+        i for i in walk(parse("f() { echo x; }; cd src && f > log")) if i.text == "echo x"
+    ]
+    assert called.cwd == "src"
+    assert [r.target.literal() for r in called.redirects if r.target] == ["log"]
+    assert called.own_redirects == 0
+
+
+def test_a_function_calling_itself_from_ever_new_places_is_walked_once_per_call_chain():
+    """`f() { cd sub; f; }`: each recursive call is at a new place; the body is not walked
+    again while it is being walked for a call (no endless recursion)."""
+    found = places_of("f() { cd sub && f; rm -f a.py; }; cd src && f", "rm -f a.py")
+    assert len(found) == 2  # where it was defined, and the call from src
+    cwd, alts = found[1]
+    assert "src" in (cwd, *alts)
+
+
+def test_each_new_place_a_function_is_called_from_walks_its_body_there():
+    command = "f() { rm -f a.py; }; cd src && f; cd /tmp/x && f"
+    assert [cwd for cwd, _ in places_of(command, "rm -f a.py")] == ["", "src", "/tmp/x"]

@@ -10,6 +10,7 @@ with no finding. A code option is looked for anywhere on the line (`emacs --batc
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -35,25 +36,23 @@ _JVM = (
     r"|\bGroovyShell\b|\bEval\b|\bevaluate\s*\(|\bClass\.forName\b|\bgetMethod\b|\binvoke\w*\b"
 )
 _CAPABLE = {
-    "julia": re.compile(
+    "julia": (
         r"`|\b(?:rm|mv|cp|run|pipeline|write|touch|chmod|symlink|hardlink|success|readchomp|"
         r"ccall|eval|include_string|@eval)\b|\bMeta\.parse\b|\bopen\s*\([^)]*,\s*\"[wa+]"
     ),
-    "emacs lisp": re.compile(_LISP),
-    "tcl": re.compile(
+    "emacs lisp": _LISP,
+    "tcl": (
         r"\b(?:exec|eval|uplevel|interp|file\s+(?:delete|rename|copy|link|attributes))\b"
         r"|\bopen\s+\S+\s+[\"{]?[wa]"
     ),
-    "jvm": re.compile(_JVM),
-    "lisp": re.compile(_LISP),
-    "elixir": re.compile(
+    "jvm": _JVM,
+    "lisp": _LISP,
+    "elixir": (
         r"\bFile\.(?:rm|rm_rf|rmdir|write|rename|cp|cp_r|ln|ln_s|chmod|touch|open|stream)"
         r"|\bSystem\.(?:cmd|shell)|\bPort\.open|\bCode\.(?:eval|require|compile)\w*"
         r"|\bMix\.Shell|:(?:os|file|erlang)\.|\bapply\s*\("
     ),
-    "erlang": re.compile(
-        r"\b(?:os|file|filelib|erlang|code|c|compile)\s*:|\b(?:open_port|apply|spawn)\s*\("
-    ),
+    "erlang": (r"\b(?:os|file|filelib|erlang|code|c|compile)\s*:|\b(?:open_port|apply|spawn)\s*\("),
 }
 
 
@@ -130,6 +129,12 @@ def other_code(name: str, words: tuple[Word, ...], stdin: str | None) -> OtherCo
     return None
 
 
+@functools.cache
+def _capable(language: str) -> re.Pattern[str]:
+    """Compiled when a line first runs such code: every other check is spared the work."""
+    return re.compile(_CAPABLE[language])
+
+
 def _judged(found: Other, via: str, code: str | None) -> OtherCode:
-    unknown = code is None or _CAPABLE[found.language].search(code) is not None
+    unknown = code is None or _capable(found.language).search(code) is not None
     return OtherCode(found.language, via, code, unknown)

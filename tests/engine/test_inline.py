@@ -469,3 +469,10 @@ def test_an_unread_language_running_no_inline_code_is_not_inline_code(text):
     assert isinstance(root, SimpleCommand)
     stdin = next((r.target.literal() for r in root.redirects if r.op == "<<<" and r.target), None)
     assert other_code(root.words[0].literal() or "", root.words, stdin) is None
+
+
+def test_the_interpreters_that_import_others_are_the_ones_it_reads():
+    from interlock.engine.inline.interpreters import OTHER_NAMES
+    from interlock.engine.inline.others import _OTHERS
+
+    assert OTHER_NAMES == set(_OTHERS)

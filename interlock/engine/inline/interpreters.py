@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from interlock.engine.inline.others import other_code
 from interlock.engine.inline.textscan import regex_actions
 from interlock.engine.unwrap import command_name, template
 from interlock.shell.model import Word
@@ -88,9 +87,22 @@ def inline_code(words: tuple[Word, ...], stdin: str | None = None) -> InlineCode
 UNREADABLE = Word("<inline code interlock cannot read>", None)
 
 
+# The interpreters inline/others.py reads: it is imported for them only (a cold check would
+# spend about a millisecond on it for every line; tests/engine/test_inline.py keeps the two
+# lists the same).
+OTHER_NAMES = frozenset(
+    "julia emacs tclsh wish groovy scala kotlin kotlinc guile racket sbcl clisp clojure clj bb "
+    "elixir erl".split()
+)
+
+
 def _other(name: str, words: tuple[Word, ...], stdin: str | None) -> InlineCode | None:
     """A language interlock does not read (others.py): its code is unknown code when it names
     a way to touch files or run programs, and does nothing interlock judges otherwise."""
+    if re.sub(r"[0-9.]+$", "", name) not in OTHER_NAMES:
+        return None
+    from interlock.engine.inline.others import other_code
+
     found = other_code(name, words, stdin)
     if found is None:
         return None

@@ -159,6 +159,12 @@ def literal_prefix(word: Word) -> str:
     return "".join(known)
 
 
+def may_expand_to(known: str, text: str) -> bool:
+    """Whether a word whose literal start is `known` (literal_prefix) may begin with `text`
+    once its expansions are read: `--test_tag_filters=` of `"--$OPT"`, `addopts=` of `add$X`."""
+    return known.startswith(text) or text.startswith(known)
+
+
 def _value_opt(name: str, word: Word) -> Opt:
     """An option whose value is the word `word`."""
     lit = word.literal()

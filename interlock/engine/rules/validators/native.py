@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from interlock.engine.invocation import Invocation
-from interlock.engine.rules.args import literal_prefix, parse_args, spec
+from interlock.engine.rules.args import literal_prefix, may_expand_to, parse_args, spec
 from interlock.engine.rules.validators.runner import (
     COLLECT_ONLY,
     IGNORE_FAILURES,
@@ -340,11 +340,6 @@ def ctest(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     return seen
 
 
-def _may_be(known: str, option: str) -> bool:
-    """A word whose literal start is `known` may be `option` once its rest is expanded."""
-    return known.startswith(option) or option.startswith(known)
-
-
 def bazel(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     lits = [w.literal() or "" for w in words]
     sub = next((lit for lit in lits if lit and not lit.startswith("-")), None)
@@ -357,7 +352,7 @@ def bazel(words: tuple[Word, ...], inv: Invocation) -> Seen | None:
     for word in words:
         lit = word.literal()
         known = literal_prefix(word)
-        if lit is None and known.startswith("-") and _may_be(known, "--test_tag_filters="):
+        if lit is None and known.startswith("-") and may_expand_to(known, "--test_tag_filters="):
             seen = seen.masked(NARROWED, "a tag filter known only at run time may leave tests out")
         name, _, tags = (lit or "").partition("=")
         if name == "--test_tag_filters" and ",-" in "," + tags:

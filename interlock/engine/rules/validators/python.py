@@ -6,7 +6,7 @@ import posixpath
 import shlex
 
 from interlock.engine.invocation import Invocation
-from interlock.engine.rules.args import Args, parse_args, spec
+from interlock.engine.rules.args import Args, may_expand_to, parse_args, spec
 from interlock.engine.rules.validators.forced import forced_success
 from interlock.engine.rules.validators.regen import regenerating_flag
 from interlock.engine.rules.validators.runner import (
@@ -132,9 +132,7 @@ def _unknown_addopts(inv: Invocation, words: tuple[Word, ...]) -> str | None:
         if word.literal() is None and word.text.partition("=")[0] == "PYTEST_ADDOPTS":
             return word.text
     for opt in parse_args(words, PYTEST).values("-o", "--override-ini"):
-        if opt.unknown_value and (
-            opt.prefix.startswith("addopts=") or "addopts=".startswith(opt.prefix)
-        ):
+        if opt.unknown_value and may_expand_to(opt.prefix, "addopts="):
             return f"{opt.name} {opt.text}"
     return None
 
